@@ -1,0 +1,100 @@
+// Command gpupath explains and quantifies how data travels from a GPU on one
+// node to a GPU on another: it models every data path stage by stage, measures
+// the real machine, and renders both into reports.
+//
+// Usage:
+//
+//	gpupath model   [--preset NAME | --scenario FILE] [--set k=v] [--paths ...] [--sizes ...] [--format table|csv|json]
+//	gpupath preset  list | show NAME
+//	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet]
+//	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only]
+//
+// Exit status: 0 on success, 2 on bad input (one line on stderr), 1 when a
+// run fails for another reason.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand: it parses its own flags and does its work.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands is filled by each subcommand's file in an init function, so that
+// a new subcommand is one new file.
+var commands = map[string]command{}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode prints err as one line and maps it to the process exit status.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, errHelp) {
+		return 0
+	}
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	fmt.Fprintf(stderr, "gpupath: %s\n", msg)
+	var u *usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return usagef("no command given (try: gpupath model)")
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		printUsage(stdout)
+		return nil
+	case "version", "--version":
+		fmt.Fprintln(stdout, "gpupath", Version)
+		return nil
+	}
+	c, ok := commands[name]
+	if !ok {
+		return usagef("unknown command %q (commands: %s)", name, strings.Join(commandNames(), ", "))
+	}
+	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: gpupath <command> [flags]")
+	fmt.Fprintln(w)
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'gpupath <command> -h' for the flags of one command.")
+}
