@@ -1,0 +1,179 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+	"time"
+)
+
+// RepeatConfig says how often an operation is repeated.
+type RepeatConfig struct {
+	// Warmup iterations run first and are not recorded (default 3).
+	Warmup int
+	// MinIterations are always recorded unless the budget or ctx ends first (default 5).
+	MinIterations int
+	// MaxIterations bounds the loop (default 1,000,000).
+	MaxIterations int
+	// Budget bounds the wall time of the whole repetition, warm-up included (default 1s).
+	Budget time.Duration
+	// Tolerance is the relative change of the median between two checkpoints
+	// under which the median counts as stable (default 0.02).
+	Tolerance float64
+}
+
+func (c RepeatConfig) withDefaults() RepeatConfig {
+	if c.Warmup <= 0 {
+		c.Warmup = 3
+	}
+	if c.MinIterations <= 0 {
+		c.MinIterations = 5
+	}
+	if c.MaxIterations <= 0 {
+		c.MaxIterations = 1_000_000
+	}
+	if c.MaxIterations < c.MinIterations {
+		c.MaxIterations = c.MinIterations
+	}
+	if c.Budget <= 0 {
+		c.Budget = time.Second
+	}
+	if c.Tolerance <= 0 {
+		c.Tolerance = 0.02
+	}
+	return c
+}
+
+// Stats summarises repeated timings, in seconds.
+type Stats struct {
+	Iterations int
+	Min        float64
+	Median     float64
+	P25, P75   float64
+	P99        float64
+	Mean       float64
+	// Spread is (P75-P25)/Median.
+	Spread float64
+	// Stable is true when the median settled within the tolerance.
+	Stable bool
+}
+
+// Summarize computes Stats from samples (seconds); samples is not modified.
+func Summarize(samples []float64) Stats {
+	if len(samples) == 0 {
+		return Stats{}
+	}
+	s := append([]float64(nil), samples...)
+	sort.Float64s(s)
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	st := Stats{
+		Iterations: len(s),
+		Min:        s[0],
+		Median:     Quantile(s, 0.5),
+		P25:        Quantile(s, 0.25),
+		P75:        Quantile(s, 0.75),
+		P99:        Quantile(s, 0.99),
+		Mean:       sum / float64(len(s)),
+	}
+	if st.Median > 0 {
+		st.Spread = (st.P75 - st.P25) / st.Median
+	}
+	return st
+}
+
+// Quantile returns the q-quantile (0 ≤ q ≤ 1) of sorted values by linear
+// interpolation between closest ranks; NaN for no values.
+func Quantile(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	if q <= 0 {
+		return sorted[0]
+	}
+	if q >= 1 {
+		return sorted[n-1]
+	}
+	pos := q * float64(n-1)
+	lo := int(math.Floor(pos))
+	hi := lo + 1
+	if hi >= n {
+		return sorted[lo]
+	}
+	f := pos - float64(lo)
+	return sorted[lo]*(1-f) + sorted[hi]*f
+}
+
+// Repeat runs op after a warm-up until the median of its timings is stable
+// within cfg.Tolerance, cfg.MaxIterations is reached, or cfg.Budget is spent.
+// op returns the seconds one iteration took (so it can use any clock: the
+// wall clock, CUDA events). ctx is checked between iterations; on
+// cancellation Repeat returns what it has with ctx.Err(). The samples are
+// returned too, for fitting and bootstrap.
+func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (Stats, []float64, error) {
+	cfg = cfg.withDefaults()
+	start := time.Now()
+	deadline := start.Add(cfg.Budget)
+	for i := 0; i < cfg.Warmup; i++ {
+		if err := ctx.Err(); err != nil {
+			return Stats{}, nil, err
+		}
+		if _, err := op(); err != nil {
+			return Stats{}, nil, err
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	samples := make([]float64, 0, 64)
+	next := cfg.MinIterations // next checkpoint
+	prevMedian := math.NaN()
+	calm := 0
+	stable := false
+	for len(samples) < cfg.MaxIterations {
+		if err := ctx.Err(); err != nil {
+			st := Summarize(samples)
+			return st, samples, err
+		}
+		t, err := op()
+		if err != nil {
+			st := Summarize(samples)
+			return st, samples, err
+		}
+		if math.IsNaN(t) || t < 0 {
+			return Summarize(samples), samples, errors.New("measure: operation returned an invalid time")
+		}
+		samples = append(samples, t)
+		if len(samples) >= next {
+			m := median(samples)
+			if !math.IsNaN(prevMedian) && prevMedian > 0 && math.Abs(m-prevMedian)/prevMedian <= cfg.Tolerance {
+				calm++
+			} else {
+				calm = 0
+			}
+			prevMedian = m
+			// Two calm checkpoints in a row, each 1.5× further apart.
+			if calm >= 2 {
+				stable = true
+				break
+			}
+			next = int(math.Ceil(float64(next) * 1.5))
+		}
+		if len(samples) >= cfg.MinIterations && time.Now().After(deadline) {
+			break
+		}
+	}
+	st := Summarize(samples)
+	st.Stable = stable
+	return st, samples, nil
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return Quantile(s, 0.5)
+}

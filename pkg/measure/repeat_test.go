@@ -1,0 +1,88 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestQuantile(t *testing.T) {
+	s := []float64{1, 2, 3, 4, 5}
+	for _, tc := range []struct{ q, want float64 }{{0, 1}, {0.5, 3}, {0.25, 2}, {1, 5}, {0.99, 4.96}} {
+		if got := Quantile(s, tc.q); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Quantile(%v) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	if !math.IsNaN(Quantile(nil, 0.5)) {
+		t.Error("Quantile of nothing should be NaN")
+	}
+}
+
+func TestRepeatStopsWhenStable(t *testing.T) {
+	n := 0
+	st, samples, err := Repeat(context.Background(), RepeatConfig{Budget: 5 * time.Second}, func() (float64, error) {
+		n++
+		return 1e-6, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Stable || st.Median != 1e-6 || len(samples) != st.Iterations {
+		t.Fatalf("stats %+v, %d samples", st, len(samples))
+	}
+	if st.Iterations > 50 {
+		t.Errorf("constant timings took %d iterations to settle", st.Iterations)
+	}
+	if n != st.Iterations+3 {
+		t.Errorf("op ran %d times, want %d recorded + 3 warm-up", n, st.Iterations)
+	}
+}
+
+func TestRepeatHonoursBudgetAndContext(t *testing.T) {
+	// Alternating timings never settle: the budget must end the loop.
+	i := 0
+	start := time.Now()
+	st, _, err := Repeat(context.Background(), RepeatConfig{Budget: 50 * time.Millisecond, Tolerance: 1e-9}, func() (float64, error) {
+		i++
+		time.Sleep(time.Millisecond)
+		return float64(1 + i%7), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 500*time.Millisecond {
+		t.Errorf("budget of 50ms took %v", el)
+	}
+	if st.Stable {
+		t.Error("noisy timings reported stable")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	k := 0
+	st, samples, err := Repeat(ctx, RepeatConfig{Budget: time.Hour, Tolerance: 1e-12, MinIterations: 1}, func() (float64, error) {
+		k++
+		if k == 20 {
+			cancel()
+		}
+		return float64(k), nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(samples) == 0 || st.Iterations != len(samples) {
+		t.Errorf("cancelled run kept %d samples (stats %d)", len(samples), st.Iterations)
+	}
+}
+
+func TestRepeatPropagatesErrors(t *testing.T) {
+	boom := errors.New("boom")
+	_, _, err := Repeat(context.Background(), RepeatConfig{}, func() (float64, error) { return 0, boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	_, _, err = Repeat(context.Background(), RepeatConfig{Warmup: 1}, func() (float64, error) { return math.NaN(), nil })
+	if err == nil {
+		t.Fatal("NaN timing accepted")
+	}
+}
