@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+func init() {
+	commands["model"] = command{summary: "model every path stage by stage (latency, bandwidth, CPU, DDR, PCIe)", run: runModel}
+}
+
+// defaultModelSizes keeps the table readable: eight sizes from 8 B to 1 GiB.
+const defaultModelSizes = "8,512,4KiB,64KiB,1MiB,16MiB,256MiB,1GiB"
+
+func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("model", stdout)
+	var sf scenarioFlags
+	sf.register(fs)
+	pathList := fs.String("paths", "all", "comma-separated paths: "+joinNames(model.PathNames()))
+	sizeList := fs.String("sizes", defaultModelSizes, "message sizes: a list (8,4096,1MiB) or a range (1B:1GiB:x2)")
+	format := fs.String("format", "table", "output format: table, csv or json")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	s, err := sf.resolve()
+	if err != nil {
+		return err
+	}
+	ps, err := model.ParsePaths(*pathList)
+	if err != nil {
+		return badInput(err)
+	}
+	sizes, err := model.ParseSizes(*sizeList)
+	if err != nil {
+		return badInput(err)
+	}
+	results := model.Sweep(s, ps, sizes)
+	switch *format {
+	case "table":
+		return model.WriteTable(stdout, s, results)
+	case "csv":
+		return model.WriteCSV(stdout, s, results)
+	case "json":
+		return model.WriteJSON(stdout, s, results)
+	}
+	return usagef("--format %q: use table, csv or json", *format)
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// scenarioFlags are the flags that choose a scenario: --preset or
+// --scenario, then --set overrides.
+type scenarioFlags struct {
+	preset string
+	file   string
+	sets   multiFlag
+}
+
+func (f *scenarioFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.preset, "preset", "", "built-in scenario (gpupath preset list); default: default")
+	fs.StringVar(&f.file, "scenario", "", "scenario YAML file (may start from a preset with `base: NAME`)")
+	fs.Var(&f.sets, "set", "override one key, e.g. --set nic.rate=100Gbit/s (repeatable)")
+}
+
+// resolve returns the scenario the flags describe; every error is bad input.
+func (f *scenarioFlags) resolve() (*model.Scenario, error) {
+	if f.preset != "" && f.file != "" {
+		return nil, usagef("give --preset or --scenario, not both")
+	}
+	var s *model.Scenario
+	var err error
+	switch {
+	case f.file != "":
+		s, err = model.LoadFile(f.file)
+	case f.preset != "":
+		s, err = model.Preset(f.preset)
+	default:
+		s = model.Default()
+	}
+	if err != nil {
+		return nil, badInput(err)
+	}
+	for _, kv := range f.sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("--set %q: expected key=value", kv)
+		}
+		if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+			return nil, badInput(fmt.Errorf("--set %w", err))
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, badInput(err)
+	}
+	return s, nil
+}

@@ -1,0 +1,260 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Result is a path evaluated at one message size. Infeasible paths carry
+// only Path, Bytes, Feasible and Reason.
+type Result struct {
+	Path     string
+	Bytes    Bytes
+	Feasible bool
+	Reason   string
+
+	// Latency is the store-and-forward latency Σ T_i(n): each stage
+	// finishes before the next starts, as the seed tells it.
+	Latency Seconds
+	// Pipelined is the latency when the message moves in chunks of Chunk
+	// bytes that overlap across stages (never more than Latency).
+	Pipelined Seconds
+	Chunk     Bytes
+	Chunks    int
+
+	// Bandwidth is the streaming bandwidth for back-to-back messages of
+	// this size: the tightest shared resource. Bottleneck names it.
+	Bandwidth  Rate
+	Bottleneck string
+	// LineRate is the streaming bandwidth with unlimited CPU: the rate the
+	// wire and links allow (what "cores at line rate" refers to).
+	LineRate Rate
+
+	// CPU seconds per message, both nodes, and per side.
+	CPU, CPUSender, CPUReceiver Seconds
+	// Cores needed to carry LineRate, both nodes, and per side.
+	Cores, CoresSender, CoresReceiver float64
+
+	DDRBytes  float64 // payload bytes read or written in DDR, both nodes
+	Copies    int     // explicit payload copies
+	Crossings int     // PCIe transfers of the payload
+
+	Stages []StageResult
+}
+
+// StageResult is one stage's share of a Result.
+type StageResult struct {
+	Name   string
+	Letter string
+	Side   Side
+	What   string
+	// Latency is the stage's store-and-forward time T(n).
+	Latency   Seconds
+	Alpha     Seconds
+	Rate      Rate // asymptotic stage bandwidth (+Inf: no per-byte cost)
+	CPU       Seconds
+	DDRBytes  float64
+	Crossings int
+	Copy      bool
+}
+
+// Evaluate computes the route at message size n (n ≥ 1).
+func (r *Route) Evaluate(n Bytes) Result {
+	res := Result{Path: r.Path.Name, Bytes: n, Feasible: r.Feasible, Reason: r.Reason}
+	if !r.Feasible {
+		return res
+	}
+	res.Chunk = r.Chunk
+	res.Stages = make([]StageResult, len(r.Stages))
+	for i, st := range r.Stages {
+		t := st.Time(n)
+		cpu := st.CPU(n)
+		res.Latency += t
+		res.Stages[i] = StageResult{Name: st.Name, Letter: st.Letter, Side: st.Side, What: st.What,
+			Latency: t, Alpha: st.Alpha, Rate: st.Rate(), CPU: cpu,
+			DDRBytes: st.DDR * float64(n), Crossings: st.Crossings, Copy: st.Copy}
+		switch st.Side {
+		case Receiver:
+			res.CPUReceiver += cpu
+		default:
+			res.CPUSender += cpu
+		}
+		res.DDRBytes += st.DDR * float64(n)
+		res.Crossings += st.Crossings
+		if st.Copy {
+			res.Copies++
+		}
+	}
+	res.CPU = res.CPUSender + res.CPUReceiver
+	res.Pipelined, res.Chunks = pipelined(r.Stages, n, r.Chunk)
+	if res.Pipelined > res.Latency {
+		res.Pipelined, res.Chunks = res.Latency, 1
+	}
+	res.Bandwidth, res.Bottleneck = streaming(r.Stages, r.Resources, n, false)
+	res.LineRate, _ = streaming(r.Stages, r.Resources, n, true)
+	perSec := float64(res.LineRate) / float64(n) // messages per second at line rate
+	res.CoresSender = float64(res.CPUSender) * perSec
+	res.CoresReceiver = float64(res.CPUReceiver) * perSec
+	res.Cores = res.CoresSender + res.CoresReceiver
+	return res
+}
+
+// pipelined is the latency of n bytes sent in chunks of c: the first chunk
+// passes every stage, then each further chunk adds the busiest stage's
+// per-chunk occupancy:
+//
+//	T = Σ_i T_i(c) + Σ_{j=2..k} max_i (O_i + T_i(c_j) − α_i)
+func pipelined(stages []Stage, n, c Bytes) (Seconds, int) {
+	if c <= 0 || n <= c {
+		var t Seconds
+		for _, st := range stages {
+			t += st.Time(n)
+		}
+		return t, 1
+	}
+	k := int((n + c - 1) / c)
+	last := n - Bytes(k-1)*c
+	var t Seconds
+	for _, st := range stages {
+		t += st.Time(c)
+	}
+	step := func(size Bytes) Seconds {
+		var m Seconds
+		for _, st := range stages {
+			if v := st.Occupancy + st.Time(size) - st.Alpha; v > m {
+				m = v
+			}
+		}
+		return m
+	}
+	t += Seconds(k-2) * step(c)
+	t += step(last)
+	return t, k
+}
+
+// streaming finds the tightest resource for back-to-back messages of n
+// bytes: every stage's own occupancy (divided among its Parallel workers)
+// and every shared resource. lineOnly leaves out CPU stages and CPU
+// resources.
+func streaming(stages []Stage, resources []Resource, n Bytes, lineOnly bool) (Rate, string) {
+	worst, name := 0.0, ""
+	consider := func(busy float64, label string) {
+		if busy > worst {
+			worst, name = busy, label
+		}
+	}
+	for _, st := range stages {
+		// A CPU stage's occupancy is CPU time, counted in its side's CPU
+		// resource (whose capacity is the same number of cores).
+		if st.OnCPU {
+			continue
+		}
+		par := float64(max(st.Parallel, 1))
+		busy := float64(st.Occupancy+st.Time(n)-st.Alpha) / par
+		label := "stage: " + st.Name
+		if st.Letter != "" {
+			label = "stage " + st.Letter + ": " + st.Name
+		}
+		consider(busy, label)
+	}
+	for _, res := range resources {
+		if lineOnly && res.CPU {
+			continue
+		}
+		var load float64
+		for _, st := range stages {
+			for _, u := range st.Uses {
+				if u.Resource == res.Name {
+					load += u.load(n)
+				}
+			}
+		}
+		if load > 0 && res.Capacity > 0 {
+			consider(load/res.Capacity, res.Label)
+		}
+	}
+	if worst <= 0 {
+		return Rate(math.Inf(1)), "nothing"
+	}
+	return Rate(float64(n) / worst), name
+}
+
+// Sweep evaluates every path at every size: results are path-major, in the
+// order given.
+func Sweep(s *Scenario, ps []Path, sizes []Bytes) []Result {
+	out := make([]Result, 0, len(ps)*len(sizes))
+	for _, p := range ps {
+		r := p.Route(s)
+		for _, n := range sizes {
+			out = append(out, r.Evaluate(n))
+		}
+	}
+	return out
+}
+
+// ParseSizes parses a size list: "8,4096,1MiB", or a geometric range
+// "1B:1GiB:x2" (from, to, factor), or "8:1MiB:x4". Sizes must be ≥ 1 byte.
+func ParseSizes(list string) ([]Bytes, error) {
+	list = strings.TrimSpace(list)
+	if list == "" {
+		return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("no sizes given")}
+	}
+	var out []Bytes
+	for _, part := range strings.Split(list, ",") {
+		part = strings.TrimSpace(part)
+		if strings.Contains(part, ":") {
+			f := strings.Split(part, ":")
+			if len(f) != 3 || !strings.HasPrefix(f[2], "x") {
+				return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: a range looks like 1B:1GiB:x2", part)}
+			}
+			from, err1 := ParseBytes(f[0])
+			to, err2 := ParseBytes(f[1])
+			factor, err3 := strconv.ParseFloat(strings.TrimPrefix(f[2], "x"), 64)
+			if err := firstErr(err1, err2); err != nil {
+				return nil, &InputError{Key: "--sizes", Err: err}
+			}
+			if err3 != nil || !(factor > 1) || factor > 1e6 {
+				return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: the factor must be a number > 1", f[2])}
+			}
+			if from < 1 || to < from {
+				return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: need 1 ≤ from ≤ to", part)}
+			}
+			for v := float64(from); v <= float64(to)*(1+1e-12); v *= factor {
+				out = append(out, Bytes(math.Round(v)))
+				if len(out) > 10000 {
+					return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q gives more than 10000 sizes", part)}
+				}
+			}
+			continue
+		}
+		b, err := ParseBytes(part)
+		if err != nil {
+			return nil, &InputError{Key: "--sizes", Err: err}
+		}
+		if b < 1 {
+			return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: sizes must be at least 1 byte", part)}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// DefaultSizes is the sweep used when none is given: 1 B to 1 GiB in powers of two.
+func DefaultSizes() []Bytes {
+	var out []Bytes
+	for b := Bytes(1); b <= 1<<30; b *= 2 {
+		out = append(out, b)
+	}
+	return out
+}

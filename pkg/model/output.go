@@ -1,0 +1,234 @@
+package model
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// JSONStage is one stage in the JSON contract of `gpupath model`.
+type JSONStage struct {
+	Name     string  `json:"name"`
+	Letter   string  `json:"letter"`
+	Side     string  `json:"side"`
+	Latency  float64 `json:"latency_s"`
+	Alpha    float64 `json:"alpha_s"`
+	CPU      float64 `json:"cpu_s"`
+	DDRBytes float64 `json:"ddr_bytes"`
+	Copy     bool    `json:"copy"`
+}
+
+// JSONResult is one path × size in the JSON contract of `gpupath model`
+// (DESIGN.md). Infeasible results carry only path, bytes, feasible and reason.
+// Fields after "stages" extend the contract.
+type JSONResult struct {
+	Path          string      `json:"path"`
+	Bytes         int64       `json:"bytes"`
+	Feasible      bool        `json:"feasible"`
+	Reason        string      `json:"reason,omitempty"`
+	Latency       *float64    `json:"latency_s,omitempty"`
+	Pipelined     *float64    `json:"pipelined_latency_s,omitempty"`
+	Bandwidth     *float64    `json:"bandwidth_Bps,omitempty"`
+	CPU           *float64    `json:"cpu_s,omitempty"`
+	DDRBytes      *float64    `json:"ddr_bytes,omitempty"`
+	Copies        *int        `json:"copies,omitempty"`
+	Crossings     *int        `json:"pcie_crossings,omitempty"`
+	Stages        []JSONStage `json:"stages,omitempty"`
+	Bottleneck    string      `json:"bottleneck,omitempty"`
+	LineRate      *float64    `json:"line_rate_Bps,omitempty"`
+	Cores         *float64    `json:"cores_at_line_rate,omitempty"`
+	CoresSender   *float64    `json:"cores_sender,omitempty"`
+	CoresReceiver *float64    `json:"cores_receiver,omitempty"`
+	Chunks        *int        `json:"chunks,omitempty"`
+}
+
+// JSON converts a result to its contract form.
+func (r Result) JSON() JSONResult {
+	j := JSONResult{Path: r.Path, Bytes: int64(r.Bytes), Feasible: r.Feasible, Reason: r.Reason}
+	if !r.Feasible {
+		return j
+	}
+	f := func(v float64) *float64 { return &v }
+	i := func(v int) *int { return &v }
+	j.Latency, j.Pipelined, j.Bandwidth = f(float64(r.Latency)), f(float64(r.Pipelined)), f(finite(float64(r.Bandwidth)))
+	j.CPU, j.DDRBytes, j.Copies, j.Crossings = f(float64(r.CPU)), f(r.DDRBytes), i(r.Copies), i(r.Crossings)
+	j.Bottleneck, j.LineRate = r.Bottleneck, f(finite(float64(r.LineRate)))
+	j.Cores, j.CoresSender, j.CoresReceiver, j.Chunks = f(r.Cores), f(r.CoresSender), f(r.CoresReceiver), i(r.Chunks)
+	j.Stages = make([]JSONStage, len(r.Stages))
+	for k, st := range r.Stages {
+		j.Stages[k] = JSONStage{Name: st.Name, Letter: st.Letter, Side: string(st.Side), Latency: float64(st.Latency),
+			Alpha: float64(st.Alpha), CPU: float64(st.CPU), DDRBytes: st.DDRBytes, Copy: st.Copy}
+	}
+	return j
+}
+
+func finite(v float64) float64 {
+	if math.IsInf(v, 1) {
+		return math.MaxFloat64
+	}
+	return v
+}
+
+// WriteJSON writes {"scenario": {...}, "results": [...]} as `gpupath model --format json` does.
+func WriteJSON(w io.Writer, s *Scenario, results []Result) error {
+	out := struct {
+		Scenario map[string]any `json:"scenario"`
+		Results  []JSONResult   `json:"results"`
+	}{Scenario: s.Map(), Results: make([]JSONResult, len(results))}
+	for i, r := range results {
+		out.Results[i] = r.JSON()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// CSVHeader is the header row of WriteCSV.
+var CSVHeader = []string{"scenario", "path", "bytes", "feasible", "latency_s", "pipelined_latency_s", "bandwidth_Bps",
+	"bottleneck", "line_rate_Bps", "cpu_s", "cpu_sender_s", "cpu_receiver_s", "cores_at_line_rate",
+	"ddr_bytes", "copies", "pcie_crossings", "chunks", "reason"}
+
+// WriteCSV writes one row per path × size, with a header.
+func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for _, r := range results {
+		row := []string{s.Name, r.Path, strconv.FormatInt(int64(r.Bytes), 10), strconv.FormatBool(r.Feasible)}
+		if r.Feasible {
+			row = append(row, g(float64(r.Latency)), g(float64(r.Pipelined)), g(finite(float64(r.Bandwidth))), r.Bottleneck,
+				g(finite(float64(r.LineRate))), g(float64(r.CPU)), g(float64(r.CPUSender)), g(float64(r.CPUReceiver)), g(r.Cores),
+				g(r.DDRBytes), strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), strconv.Itoa(r.Chunks), "")
+		} else {
+			row = append(row, "", "", "", "", "", "", "", "", "", "", "", "", "", r.Reason)
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteTable writes results as aligned columns in human units, one block
+// per path; an infeasible path gets one line with its reason.
+func WriteTable(w io.Writer, s *Scenario, results []Result) error {
+	fmt.Fprintf(w, "scenario: %s — %s\n", s.Name, s.Description)
+	fmt.Fprintf(w, "latency: store-and-forward (stage by stage) and pipelined in %s chunks; bandwidth: streaming, with its bottleneck;\ncores: CPU cores both nodes need to carry the line rate; DDR B/B: DDR bytes per payload byte; PCIe: payload transfers over PCIe\n\n", s.Pipeline.Chunk.Human())
+	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true, false}}
+	t.add("path", "size", "latency", "pipelined", "bandwidth", "CPU/msg", "cores", "DDR B/B", "copies", "PCIe", "bottleneck")
+	var notes []string
+	prev := ""
+	for _, r := range results {
+		first := r.Path != prev
+		if first && prev != "" {
+			t.add()
+		}
+		prev = r.Path
+		if !r.Feasible {
+			if first {
+				t.add(r.Path, "—", "infeasible (see below)")
+				notes = append(notes, r.Path+": "+r.Reason)
+			}
+			continue
+		}
+		ddr := trimFloat(r.DDRBytes/float64(r.Bytes), 2)
+		t.add(r.Path, r.Bytes.Human(), r.Latency.Human(), r.Pipelined.Human(), r.Bandwidth.Human(), r.CPU.Human(),
+			humanCores(r.Cores), ddr, strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), r.Bottleneck)
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintf(w, "\n%s\n", wrap(n, 100, "    ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// table aligns columns: text left, numbers right.
+type table struct {
+	rows  [][]string
+	right []bool
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer) error {
+	width := map[int]int{}
+	for _, r := range t.rows {
+		if len(r) < 4 { // short rows (infeasible, blank) do not set widths past their first cell
+			if len(r) > 0 && utf8Len(r[0]) > width[0] {
+				width[0] = utf8Len(r[0])
+			}
+			continue
+		}
+		for i, c := range r {
+			if l := utf8Len(c); l > width[i] {
+				width[i] = l
+			}
+		}
+	}
+	for _, r := range t.rows {
+		var b strings.Builder
+		for i, c := range r {
+			pad := width[i] - utf8Len(c)
+			if pad < 0 {
+				pad = 0
+			}
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(t.right) && t.right[i] && len(r) >= 4 {
+				b.WriteString(strings.Repeat(" ", pad) + c)
+			} else if i == len(r)-1 {
+				b.WriteString(c)
+			} else {
+				b.WriteString(c + strings.Repeat(" ", pad))
+			}
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func utf8Len(s string) int { return len([]rune(s)) }
+
+func humanCores(c float64) string {
+	if c < 0.01 {
+		return "<0.01"
+	}
+	if c >= 100 {
+		return strconv.FormatFloat(c, 'f', 0, 64)
+	}
+	return trimFloat(c, 2)
+}
+
+func wrap(text string, width int, indent string) string {
+	var b strings.Builder
+	col := 0
+	for i, word := range strings.Fields(text) {
+		if i > 0 {
+			if col+1+len(word) > width {
+				b.WriteString("\n" + indent)
+				col = 0
+			} else {
+				b.WriteByte(' ')
+				col++
+			}
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
+}

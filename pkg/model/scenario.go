@@ -1,0 +1,626 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Class is the PCIe distance between two devices, named as `nvidia-smi topo -m` prints it.
+type Class string
+
+// The topology classes, nearest first.
+const (
+	PIX  Class = "PIX"  // at most one PCIe bridge (one switch) between them
+	PXB  Class = "PXB"  // several PCIe bridges, without the host bridge
+	PHB  Class = "PHB"  // through the PCIe host bridge (the CPU's root complex)
+	NODE Class = "NODE" // across PCIe host bridges within one NUMA node
+	SYS  Class = "SYS"  // across the inter-socket link (UPI, xGMI)
+)
+
+// Classes lists the topology classes, nearest first.
+var Classes = []Class{PIX, PXB, PHB, NODE, SYS}
+
+// NIC kinds.
+const (
+	KindIB       = "ib"       // InfiniBand verbs; TCP runs over IPoIB
+	KindRoCE     = "roce"     // Ethernet with RDMA over Converged Ethernet v2
+	KindEthernet = "ethernet" // Ethernet without RDMA
+	KindLoopback = "loopback" // no NIC: both ends on one host (the kernel's loopback device)
+)
+
+// Scenario describes two identical nodes and the network between them. Its
+// fields are set from presets, YAML files and --set overrides through the
+// key table (Keys); every key is listed there with its unit and range.
+type Scenario struct {
+	Name        string
+	Description string
+	GPU         struct {
+		Model       string
+		PCIe        Link
+		CopyLatency Seconds // fixed cost of one synchronous cudaMemcpy
+		NVLinkRate  Rate    // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
+	}
+	CPU struct {
+		Clock      Hertz
+		Cores      int
+		MemcpyRate Rate // one core, large copies
+	}
+	Memory struct {
+		Rate Rate // DDR bandwidth of one node
+	}
+	Stack struct {
+		Syscall      Seconds // one send()/recv() entry and exit
+		TxPerMessage Seconds // TCP transmit path per send (socket, TCP output, qdisc, driver doorbell)
+		RxPerMessage Seconds // TCP receive path per message (NAPI poll, IP/TCP input, ACK, socket queue)
+		Wakeup       Seconds // waking the blocked receiving thread
+		TxPerSegment Seconds // per TSO super-segment (or per packet without TSO)
+		RxPerPacket  Seconds // per received packet (driver, GRO, skb)
+		ChecksumRate Rate    // software checksum on one core, when the NIC does not offload it
+		TSOSize      Bytes   // TSO super-segment size
+		Flows        int     // parallel TCP flows (each served by one core on each side)
+	}
+	NIC struct {
+		Model           string
+		Kind            string
+		Rate            Rate // nominal port data rate as sold
+		PCIe            Link
+		MTU             Bytes
+		RDMA            bool
+		TSO             bool
+		GRO             bool
+		ChecksumOffload bool
+		HeaderSplit     bool
+		FlowSteering    bool
+		Latency         Seconds // NIC pipeline, one direction (doorbell to wire, or wire to DMA)
+		IRQLatency      Seconds // interrupt moderation + IRQ to NAPI (TCP receive only; RDMA polls)
+		PostCost        Seconds // CPU cost to post one RDMA work request (ibv_post_send + doorbell)
+		PollCost        Seconds // CPU cost to reap one completion (ibv_poll_cq)
+		MessageRate     float64 // packets (messages) per second the NIC engine handles, each direction
+	}
+	PCIe struct {
+		MPS           Bytes   // Max_Payload_Size
+		ReadLatency   Seconds // DMA read round trip, device ↔ host memory
+		WriteLatency  Seconds // posted DMA write until visible in memory
+		SwitchLatency Seconds // one PCIe switch traversal
+	}
+	Topology struct {
+		GPUNIC             Class
+		PHBFactor          float64 // GPU↔NIC peer bandwidth through the host bridge, fraction of the link rate
+		NodeFactor         float64 // ... across host bridges within a NUMA node
+		SysFactor          float64 // ... across sockets
+		InterSocketLatency Seconds // one crossing of the inter-socket link
+	}
+	Network struct {
+		Hops       int
+		HopLatency Seconds
+		Cable      Meters
+	}
+	Pipeline struct {
+		Chunk Bytes
+	}
+}
+
+// InputError is bad input: a scenario key, value, file or size list. It
+// names the key and, for a file, the file and line.
+type InputError struct {
+	File string
+	Line int
+	Key  string
+	Err  error
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Key is one scenario setting: its dotted name as in the YAML file, what it
+// means and how it is parsed and printed.
+type Key struct {
+	Name string
+	Doc  string
+	// Unit is a hint for people: "rate", "duration", "bool", ...
+	Unit  string
+	get   func(*Scenario) any
+	parse func(*Scenario, string) error
+}
+
+// Value returns the key's value in s, as it is written in a file (strings
+// for quantities, bool, int or float64 otherwise).
+func (k Key) Value(s *Scenario) any { return k.get(s) }
+
+// Text returns the key's value in s as text that Set accepts.
+func (k Key) Text(s *Scenario) string {
+	switch v := k.get(s).(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(k.get(s))
+}
+
+func durationKey(name, doc string, f func(*Scenario) *Seconds, lo, hi Seconds) Key {
+	return Key{Name: name, Doc: doc, Unit: "duration",
+		get: func(s *Scenario) any { return f(s).String() },
+		parse: func(s *Scenario, v string) error {
+			d, err := ParseDuration(v)
+			if err != nil {
+				return err
+			}
+			if d < lo || d > hi {
+				return fmt.Errorf("%s is out of range [%s, %s]", v, lo.Human(), hi.Human())
+			}
+			*f(s) = d
+			return nil
+		}}
+}
+
+func rateKey(name, doc string, f func(*Scenario) *Rate, allowZero bool, bits bool) Key {
+	return Key{Name: name, Doc: doc, Unit: "rate",
+		get: func(s *Scenario) any {
+			r := *f(s)
+			if bits {
+				return r.BitString()
+			}
+			return r.String()
+		},
+		parse: func(s *Scenario, v string) error {
+			r, err := ParseRate(v)
+			if err != nil {
+				return err
+			}
+			if r < 0 || (r == 0 && !allowZero) {
+				return fmt.Errorf("%s: a rate must be positive", v)
+			}
+			if r > 1e15 {
+				return fmt.Errorf("%s: implausibly large rate", v)
+			}
+			*f(s) = r
+			return nil
+		}}
+}
+
+func bytesKey(name, doc string, f func(*Scenario) *Bytes, lo, hi Bytes) Key {
+	return Key{Name: name, Doc: doc, Unit: "bytes",
+		get: func(s *Scenario) any {
+			if name == "nic.mtu" { // written as a plain number of bytes, as ip link shows it
+				return int(*f(s))
+			}
+			return f(s).String()
+		},
+		parse: func(s *Scenario, v string) error {
+			b, err := ParseBytes(v)
+			if err != nil {
+				return err
+			}
+			if b < lo || b > hi {
+				return fmt.Errorf("%s is out of range [%s, %s]", v, lo, hi)
+			}
+			*f(s) = b
+			return nil
+		}}
+}
+
+func intKey(name, doc string, f func(*Scenario) *int, lo, hi int) Key {
+	return Key{Name: name, Doc: doc, Unit: "integer",
+		get: func(s *Scenario) any { return *f(s) },
+		parse: func(s *Scenario, v string) error {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("%q is not a whole number", v)
+			}
+			if n < lo || n > hi {
+				return fmt.Errorf("%d is out of range [%d, %d]", n, lo, hi)
+			}
+			*f(s) = n
+			return nil
+		}}
+}
+
+func floatKey(name, doc string, f func(*Scenario) *float64, lo, hi float64) Key {
+	return Key{Name: name, Doc: doc, Unit: "fraction",
+		get: func(s *Scenario) any { return *f(s) },
+		parse: func(s *Scenario, v string) error {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || math.IsNaN(x) {
+				return fmt.Errorf("%q is not a number", v)
+			}
+			if x <= lo || x > hi {
+				return fmt.Errorf("%v is out of range (%v, %v]", x, lo, hi)
+			}
+			*f(s) = x
+			return nil
+		}}
+}
+
+func boolKey(name, doc string, f func(*Scenario) *bool) Key {
+	return Key{Name: name, Doc: doc, Unit: "bool",
+		get: func(s *Scenario) any { return *f(s) },
+		parse: func(s *Scenario, v string) error {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "true", "yes", "on":
+				*f(s) = true
+			case "false", "no", "off":
+				*f(s) = false
+			default:
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			return nil
+		}}
+}
+
+func stringKey(name, doc string, f func(*Scenario) *string) Key {
+	return Key{Name: name, Doc: doc, Unit: "text",
+		get:   func(s *Scenario) any { return *f(s) },
+		parse: func(s *Scenario, v string) error { *f(s) = v; return nil }}
+}
+
+func linkKey(name, doc string, f func(*Scenario) *Link) Key {
+	return Key{Name: name, Doc: doc, Unit: "PCIe link",
+		get: func(s *Scenario) any { return f(s).String() },
+		parse: func(s *Scenario, v string) error {
+			l, err := ParseLink(v)
+			if err != nil {
+				return err
+			}
+			*f(s) = l
+			return nil
+		}}
+}
+
+func enumKey(name, doc string, f func(*Scenario) *string, values ...string) Key {
+	return Key{Name: name, Doc: doc, Unit: strings.Join(values, "|"),
+		get: func(s *Scenario) any { return *f(s) },
+		parse: func(s *Scenario, v string) error {
+			t := strings.TrimSpace(v)
+			for _, x := range values {
+				if strings.EqualFold(t, x) {
+					*f(s) = x
+					return nil
+				}
+			}
+			return fmt.Errorf("%q is not one of %s", v, strings.Join(values, ", "))
+		}}
+}
+
+func classKey(name, doc string, f func(*Scenario) *Class) Key {
+	vals := make([]string, len(Classes))
+	for i, c := range Classes {
+		vals[i] = string(c)
+	}
+	return Key{Name: name, Doc: doc, Unit: strings.Join(vals, "|"),
+		get: func(s *Scenario) any { return string(*f(s)) },
+		parse: func(s *Scenario, v string) error {
+			c, err := ParseClass(v)
+			if err != nil {
+				return err
+			}
+			*f(s) = c
+			return nil
+		}}
+}
+
+// ParseClass parses a topology class (PIX, PXB, PHB, NODE, SYS; any case).
+func ParseClass(v string) (Class, error) {
+	t := strings.ToUpper(strings.TrimSpace(v))
+	for _, c := range Classes {
+		if t == string(c) {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a topology class (PIX, PXB, PHB, NODE, SYS)", v)
+}
+
+// BitString formats r in Gbit/s when that is exact (nominal link rates):
+// "400Gbit/s"; otherwise as String.
+func (r Rate) BitString() string {
+	return formatExact(float64(r), []unitMult{{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}}, "B/s",
+		func(s string) (float64, error) { x, err := ParseRate(s); return float64(x), err })
+}
+
+var keys = []Key{
+	stringKey("name", "free text naming the scenario", func(s *Scenario) *string { return &s.Name }),
+	stringKey("description", "free text: what the two nodes are", func(s *Scenario) *string { return &s.Description }),
+
+	stringKey("gpu.model", "free text", func(s *Scenario) *string { return &s.GPU.Model }),
+	linkKey("gpu.pcie", "the GPU's PCIe link, gen1..gen6 x1..x16", func(s *Scenario) *Link { return &s.GPU.PCIe }),
+	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion)", func(s *Scenario) *Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
+	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node (0: none, PCIe peer-to-peer)", func(s *Scenario) *Rate { return &s.GPU.NVLinkRate }, true, false),
+
+	durationKeyFreq(),
+	intKey("cpu.cores", "cores per node", func(s *Scenario) *int { return &s.CPU.Cores }, 1, 4096),
+	rateKey("cpu.memcpy_rate", "memcpy bandwidth of one core for large copies", func(s *Scenario) *Rate { return &s.CPU.MemcpyRate }, false, false),
+
+	rateKey("memory.rate", "DDR bandwidth of one node", func(s *Scenario) *Rate { return &s.Memory.Rate }, false, false),
+
+	durationKey("stack.syscall", "entry and exit of one send() or recv()", func(s *Scenario) *Seconds { return &s.Stack.Syscall }, 0, 1e-3),
+	durationKey("stack.tx_per_message", "TCP transmit path per send", func(s *Scenario) *Seconds { return &s.Stack.TxPerMessage }, 0, 1e-3),
+	durationKey("stack.rx_per_message", "TCP receive path per message", func(s *Scenario) *Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
+	durationKey("stack.wakeup", "waking the blocked receiving thread", func(s *Scenario) *Seconds { return &s.Stack.Wakeup }, 0, 1e-3),
+	durationKey("stack.tx_per_segment", "per TSO super-segment (per packet without TSO)", func(s *Scenario) *Seconds { return &s.Stack.TxPerSegment }, 0, 1e-4),
+	durationKey("stack.rx_per_packet", "per received packet (driver, GRO, skb)", func(s *Scenario) *Seconds { return &s.Stack.RxPerPacket }, 0, 1e-4),
+	rateKey("stack.checksum_rate", "software checksum on one core (used when the NIC does not offload it)", func(s *Scenario) *Rate { return &s.Stack.ChecksumRate }, false, false),
+	bytesKey("stack.tso_size", "TSO super-segment size", func(s *Scenario) *Bytes { return &s.Stack.TSOSize }, 1024, 256<<10),
+	intKey("stack.flows", "parallel TCP flows, each served by one core per side", func(s *Scenario) *int { return &s.Stack.Flows }, 1, 1024),
+
+	stringKey("nic.model", "free text", func(s *Scenario) *string { return &s.NIC.Model }),
+	enumKey("nic.kind", "ib | roce | ethernet | loopback", func(s *Scenario) *string { return &s.NIC.Kind }, KindIB, KindRoCE, KindEthernet, KindLoopback),
+	rateKey("nic.rate", "nominal port data rate as sold (100GbE, HDR 200G, NDR 400G)", func(s *Scenario) *Rate { return &s.NIC.Rate }, false, true),
+	linkKey("nic.pcie", "the NIC's PCIe link", func(s *Scenario) *Link { return &s.NIC.PCIe }),
+	bytesKey("nic.mtu", "link MTU: the IP MTU on Ethernet/RoCE, the IB MTU on InfiniBand", func(s *Scenario) *Bytes { return &s.NIC.MTU }, 256, 65536),
+	boolKey("nic.rdma", "the NIC does RDMA (verbs)", func(s *Scenario) *bool { return &s.NIC.RDMA }),
+	boolKey("nic.tso", "TCP segmentation offload", func(s *Scenario) *bool { return &s.NIC.TSO }),
+	boolKey("nic.gro", "generic receive offload (or hardware LRO)", func(s *Scenario) *bool { return &s.NIC.GRO }),
+	boolKey("nic.checksum_offload", "TCP/IP checksums computed by the NIC", func(s *Scenario) *bool { return &s.NIC.ChecksumOffload }),
+	boolKey("nic.header_split", "header/data split into separate buffers (needed by devmem)", func(s *Scenario) *bool { return &s.NIC.HeaderSplit }),
+	boolKey("nic.flow_steering", "steer a flow to a dedicated receive queue (needed by devmem)", func(s *Scenario) *bool { return &s.NIC.FlowSteering }),
+	durationKey("nic.latency", "NIC pipeline, one direction", func(s *Scenario) *Seconds { return &s.NIC.Latency }, 0, 1e-4),
+	durationKey("nic.irq_latency", "interrupt moderation and IRQ to NAPI (TCP receive)", func(s *Scenario) *Seconds { return &s.NIC.IRQLatency }, 0, 1e-3),
+	durationKey("nic.post_cost", "CPU cost of posting one RDMA work request", func(s *Scenario) *Seconds { return &s.NIC.PostCost }, 0, 1e-4),
+	durationKey("nic.poll_cost", "CPU cost of reaping one RDMA completion", func(s *Scenario) *Seconds { return &s.NIC.PollCost }, 0, 1e-4),
+
+	messageRateKey(),
+
+	mpsKey(),
+	durationKey("pcie.read_latency", "DMA read round trip, device to host memory", func(s *Scenario) *Seconds { return &s.PCIe.ReadLatency }, 0, 1e-4),
+	durationKey("pcie.write_latency", "posted DMA write until visible in memory", func(s *Scenario) *Seconds { return &s.PCIe.WriteLatency }, 0, 1e-4),
+	durationKey("pcie.switch_latency", "one PCIe switch traversal", func(s *Scenario) *Seconds { return &s.PCIe.SwitchLatency }, 0, 1e-5),
+
+	classKey("topology.gpu_nic", "PCIe distance between GPU and NIC: PIX | PXB | PHB | NODE | SYS", func(s *Scenario) *Class { return &s.Topology.GPUNIC }),
+	floatKey("topology.phb_factor", "GPU↔NIC peer bandwidth through the host bridge, fraction of the link", func(s *Scenario) *float64 { return &s.Topology.PHBFactor }, 0, 1),
+	floatKey("topology.node_factor", "GPU↔NIC peer bandwidth across host bridges of one NUMA node", func(s *Scenario) *float64 { return &s.Topology.NodeFactor }, 0, 1),
+	floatKey("topology.sys_factor", "GPU↔NIC peer bandwidth across sockets", func(s *Scenario) *float64 { return &s.Topology.SysFactor }, 0, 1),
+	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
+
+	intKey("network.hops", "switches between the two NICs", func(s *Scenario) *int { return &s.Network.Hops }, 0, 16),
+	durationKey("network.hop_latency", "one switch, port to port", func(s *Scenario) *Seconds { return &s.Network.HopLatency }, 0, 1e-4),
+	lengthKey(),
+
+	bytesKey("pipeline.chunk", "chunk size of a pipelined transfer", func(s *Scenario) *Bytes { return &s.Pipeline.Chunk }, 1024, 1<<30),
+}
+
+func durationKeyFreq() Key {
+	return Key{Name: "cpu.clock", Doc: "core clock (reports CPU costs in cycles)", Unit: "frequency",
+		get: func(s *Scenario) any { return s.CPU.Clock.String() },
+		parse: func(s *Scenario, v string) error {
+			f, err := ParseFrequency(v)
+			if err != nil {
+				return err
+			}
+			if f < 1e8 || f > 1e10 {
+				return fmt.Errorf("%s is out of range [100MHz, 10GHz]", v)
+			}
+			s.CPU.Clock = f
+			return nil
+		}}
+}
+
+// ParseCount parses a count per second: "200M/s", "215 Mpps", "2e8/s", "1.5G/s".
+func ParseCount(v string) (float64, error) {
+	x, unit, err := splitNumber(v)
+	if err != nil {
+		return 0, err
+	}
+	mult := map[string]float64{"/s": 1, "pps": 1, "msg/s": 1, "k/s": 1e3, "kpps": 1e3, "M/s": 1e6, "Mpps": 1e6, "Mmsg/s": 1e6, "G/s": 1e9, "Gpps": 1e9}
+	m, ok := mult[unit]
+	if !ok {
+		return 0, fmt.Errorf("%q: a count per second looks like 200M/s or 215Mpps", v)
+	}
+	return x * m, nil
+}
+
+func messageRateKey() Key {
+	return Key{Name: "nic.message_rate", Doc: "packets per second the NIC handles in each direction", Unit: "count/s",
+		get: func(s *Scenario) any {
+			return formatExact(s.NIC.MessageRate, []unitMult{{"M/s", 1e6}, {"k/s", 1e3}, {"/s", 1}}, "/s", ParseCount)
+		},
+		parse: func(s *Scenario, v string) error {
+			x, err := ParseCount(v)
+			if err != nil {
+				return err
+			}
+			if x < 1e3 || x > 1e11 {
+				return fmt.Errorf("%s is out of range [1k/s, 100G/s]", v)
+			}
+			s.NIC.MessageRate = x
+			return nil
+		}}
+}
+
+func mpsKey() Key {
+	return Key{Name: "pcie.mps", Doc: "PCIe Max_Payload_Size: 128B..4KiB, a power of two", Unit: "bytes",
+		get: func(s *Scenario) any { return s.PCIe.MPS.String() },
+		parse: func(s *Scenario, v string) error {
+			b, err := ParseBytes(v)
+			if err != nil {
+				return err
+			}
+			if b < 128 || b > 4096 || b&(b-1) != 0 {
+				return fmt.Errorf("%s is not one of 128B, 256B, 512B, 1KiB, 2KiB, 4KiB", v)
+			}
+			s.PCIe.MPS = b
+			return nil
+		}}
+}
+
+func lengthKey() Key {
+	return Key{Name: "network.cable", Doc: "total cable length between the NICs (5 ns/m)", Unit: "length",
+		get: func(s *Scenario) any { return s.Network.Cable.String() },
+		parse: func(s *Scenario, v string) error {
+			m, err := ParseLength(v)
+			if err != nil {
+				return err
+			}
+			if m < 0 || m > 1e5 {
+				return fmt.Errorf("%s is out of range [0, 100km]", v)
+			}
+			s.Network.Cable = m
+			return nil
+		}}
+}
+
+// Keys lists every scenario key in file order.
+func Keys() []Key { return append([]Key(nil), keys...) }
+
+func lookupKey(name string) (Key, bool) {
+	for _, k := range keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// Set sets one dotted key from text, as --set key=value does. Unknown keys
+// and bad values are *InputError naming the key.
+func (s *Scenario) Set(key, value string) error {
+	k, ok := lookupKey(key)
+	if !ok {
+		return &InputError{Key: key, Err: unknownKeyErr(key)}
+	}
+	if err := k.parse(s, value); err != nil {
+		return &InputError{Key: key, Err: err}
+	}
+	return nil
+}
+
+// Get returns the text of one key, as Set accepts it.
+func (s *Scenario) Get(key string) (string, error) {
+	k, ok := lookupKey(key)
+	if !ok {
+		return "", &InputError{Key: key, Err: unknownKeyErr(key)}
+	}
+	return k.Text(s), nil
+}
+
+func unknownKeyErr(key string) error {
+	best, bestD := "", 1<<30
+	for _, k := range keys {
+		if d := editDistance(key, k.Name); d < bestD {
+			best, bestD = k.Name, d
+		}
+	}
+	if bestD <= 3 || (strings.Contains(key, ".") && strings.HasPrefix(best, strings.SplitN(key, ".", 2)[0]+".")) {
+		return fmt.Errorf("unknown key (did you mean %s?)", best)
+	}
+	return errors.New("unknown key (gpupath preset show default lists the keys)")
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Validate checks what single keys cannot: combinations.
+func (s *Scenario) Validate() error {
+	if s.NIC.Kind == KindEthernet && s.NIC.RDMA {
+		return &InputError{Key: "nic.rdma", Err: errors.New("an ethernet NIC without RoCE has no RDMA (use nic.kind: roce)")}
+	}
+	if s.NIC.Kind == KindLoopback && s.NIC.RDMA {
+		return &InputError{Key: "nic.rdma", Err: errors.New("the loopback device has no RDMA")}
+	}
+	if s.NIC.MTU < 576 && s.NIC.Kind != KindIB {
+		return &InputError{Key: "nic.mtu", Err: fmt.Errorf("%d: an IP MTU must be at least 576", s.NIC.MTU)}
+	}
+	if s.NIC.Kind == KindIB {
+		switch s.NIC.MTU {
+		case 256, 512, 1024, 2048, 4096:
+		default:
+			return &InputError{Key: "nic.mtu", Err: fmt.Errorf("%d: an InfiniBand MTU is one of 256, 512, 1024, 2048, 4096", s.NIC.MTU)}
+		}
+	}
+	return nil
+}
+
+// Clone returns a copy of s.
+func (s *Scenario) Clone() *Scenario {
+	c := *s
+	return &c
+}
+
+// Map returns the scenario as nested maps with the YAML key names and
+// values as written in a file ("400Gbit/s", true, 1): the "scenario"
+// object of `gpupath model --format json`.
+func (s *Scenario) Map() map[string]any {
+	out := map[string]any{}
+	for _, k := range keys {
+		parts := strings.Split(k.Name, ".")
+		m := out
+		for _, p := range parts[:len(parts)-1] {
+			sub, ok := m[p].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				m[p] = sub
+			}
+			m = sub
+		}
+		m[parts[len(parts)-1]] = k.get(s)
+	}
+	return out
+}
+
+// Sections lists the top-level sections of the key table in file order.
+func Sections() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if i := strings.IndexByte(k.Name, '.'); i > 0 {
+			sec := k.Name[:i]
+			if !seen[sec] {
+				seen[sec] = true
+				out = append(out, sec)
+			}
+		}
+	}
+	return out
+}
+
+// Diff lists the keys whose text differs between a and b, sorted.
+func Diff(a, b *Scenario) []string {
+	var out []string
+	for _, k := range keys {
+		if k.Text(a) != k.Text(b) {
+			out = append(out, k.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,362 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Bytes is a size in bytes. Sizes use binary prefixes (KiB = 1024 B) and
+// accept decimal ones (kB = 1000 B) when written so.
+type Bytes int64
+
+// Seconds is a time in seconds. float64 rather than time.Duration because
+// per-byte costs are far below a nanosecond.
+type Seconds float64
+
+// Rate is a data rate in bytes per second. Link rates are decimal
+// (1 Gbit/s = 1e9 bit/s = 1.25e8 B/s).
+type Rate float64
+
+// Hertz is a clock frequency.
+type Hertz float64
+
+// Meters is a cable length.
+type Meters float64
+
+var sizeUnits = []struct {
+	name string
+	mult float64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"B", 1}, {"", 1},
+}
+
+// splitNumber splits "1.5GiB" into 1.5 and "GiB"; spaces between are allowed.
+func splitNumber(s string) (float64, string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, "", errors.New("empty value")
+	}
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' {
+			i++
+			continue
+		}
+		// exponent: 1e9, 2.5E-6 (but not the "E" of "EiB": require a digit or sign after it)
+		if (c == 'e' || c == 'E') && i > 0 && i+1 < len(s) {
+			n := s[i+1]
+			if (n >= '0' && n <= '9') || ((n == '-' || n == '+') && i+2 < len(s) && s[i+2] >= '0' && s[i+2] <= '9') {
+				i += 2
+				continue
+			}
+		}
+		break
+	}
+	num, unit := s[:i], strings.TrimSpace(s[i:])
+	if num == "" {
+		return 0, "", fmt.Errorf("%q: no number", s)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, "", fmt.Errorf("%q: bad number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, "", fmt.Errorf("%q: not a finite number", s)
+	}
+	return v, unit, nil
+}
+
+// ParseBytes parses a size such as "4096", "64KiB", "1.5MiB", "4kB" or "2 GB".
+// Binary prefixes are powers of 1024, decimal ones powers of 1000. The result
+// must be a whole number of bytes.
+func ParseBytes(s string) (Bytes, error) {
+	v, unit, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	for _, u := range sizeUnits {
+		if unit == u.name {
+			b := v * u.mult
+			if b != math.Trunc(b) {
+				return 0, fmt.Errorf("%q is not a whole number of bytes", s)
+			}
+			if math.Abs(b) > math.MaxInt64/2 {
+				return 0, fmt.Errorf("%q is too large", s)
+			}
+			return Bytes(b), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: unknown size unit %q (use B, KiB, MiB, GiB, kB, MB, GB)", s, unit)
+}
+
+// String formats b exactly, with the largest binary unit that divides it: "64KiB", "1000B".
+func (b Bytes) String() string {
+	units := []struct {
+		n string
+		m int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	for _, u := range units {
+		if b != 0 && int64(b)%u.m == 0 {
+			return fmt.Sprintf("%d%s", int64(b)/u.m, u.n)
+		}
+	}
+	return fmt.Sprintf("%dB", int64(b))
+}
+
+// Human formats b for reading at a glance, rounded: "1.5 MiB", "8 B".
+func (b Bytes) Human() string {
+	v := float64(b)
+	for _, u := range []struct {
+		n string
+		m float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if math.Abs(v) >= u.m {
+			return trimFloat(v/u.m, 3) + " " + u.n
+		}
+	}
+	return fmt.Sprintf("%d B", int64(b))
+}
+
+// durationUnits: value = number / div (division by an exact power of ten is
+// correctly rounded, so "9us" is the double nearest 9e-6).
+var durationUnits = []struct {
+	name string
+	div  float64
+}{
+	{"ns", 1e9}, {"us", 1e6}, {"µs", 1e6}, {"μs", 1e6}, {"ms", 1e3}, {"s", 1},
+}
+
+// ParseDuration parses a time such as "1.1us", "300ns", "2.5 µs", "1ms" or "0".
+func ParseDuration(s string) (Seconds, error) {
+	v, unit, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	if unit == "" && v == 0 {
+		return 0, nil
+	}
+	for _, u := range durationUnits {
+		if unit == u.name {
+			return Seconds(v / u.div), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: unknown time unit %q (use ns, us, ms, s)", s, unit)
+}
+
+// String formats d so that ParseDuration gives back exactly d: "1.1us".
+func (d Seconds) String() string {
+	v := float64(d)
+	return formatExact(v, []unitMult{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}, "s",
+		func(s string) (float64, error) { x, err := ParseDuration(s); return float64(x), err })
+}
+
+// Human formats d rounded for reading: "3.12 µs", "1.5 ms".
+func (d Seconds) Human() string {
+	v := float64(d)
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a < 1e-6:
+		return trimFloat(v*1e9, 3) + " ns"
+	case a < 1e-3:
+		return trimFloat(v*1e6, 3) + " µs"
+	case a < 1:
+		return trimFloat(v*1e3, 3) + " ms"
+	}
+	return trimFloat(v, 3) + " s"
+}
+
+var rateUnits = []struct {
+	name string
+	mult float64 // bytes per second per unit
+}{
+	{"bit/s", -8}, {"bps", -8}, {"b/s", -8}, // negative: divide by 8
+	{"kbit/s", 1e3 / 8}, {"Kbit/s", 1e3 / 8}, {"kbps", 1e3 / 8}, {"Kb/s", 1e3 / 8},
+	{"Mbit/s", 1e6 / 8}, {"Mbps", 1e6 / 8}, {"Mb/s", 1e6 / 8},
+	{"Gbit/s", 1e9 / 8}, {"Gbps", 1e9 / 8}, {"Gb/s", 1e9 / 8},
+	{"Tbit/s", 1e12 / 8}, {"Tbps", 1e12 / 8}, {"Tb/s", 1e12 / 8},
+	{"B/s", 1}, {"kB/s", 1e3}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12},
+	{"KiB/s", 1 << 10}, {"MiB/s", 1 << 20}, {"GiB/s", 1 << 30},
+}
+
+// ParseRate parses a data rate such as "400Gbit/s", "100Gbps", "25GB/s" or
+// "12.5 GiB/s" into bytes per second. Bit rates are decimal.
+func ParseRate(s string) (Rate, error) {
+	v, unit, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	for _, u := range rateUnits {
+		if unit == u.name {
+			if u.mult < 0 {
+				return Rate(v / -u.mult), nil
+			}
+			return Rate(v * u.mult), nil
+		}
+	}
+	if unit == "" {
+		return 0, fmt.Errorf("%q: a rate needs a unit (e.g. 400Gbit/s or 25GB/s)", s)
+	}
+	return 0, fmt.Errorf("%q: unknown rate unit %q (use Gbit/s, Gbps, GB/s, MB/s)", s, unit)
+}
+
+// String formats r in GB/s (or B/s) so that ParseRate gives back exactly r.
+func (r Rate) String() string {
+	return formatExact(float64(r), []unitMult{{"GB/s", 1e9}, {"MB/s", 1e6}, {"B/s", 1}}, "B/s",
+		func(s string) (float64, error) { x, err := ParseRate(s); return float64(x), err })
+}
+
+// Human formats r rounded in decimal bytes per second: "23.6 GB/s".
+func (r Rate) Human() string {
+	v := float64(r)
+	for _, u := range []struct {
+		n string
+		m float64
+	}{{"TB/s", 1e12}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}} {
+		if math.Abs(v) >= u.m {
+			return trimFloat(v/u.m, 3) + " " + u.n
+		}
+	}
+	return trimFloat(v, 3) + " B/s"
+}
+
+// Gbits formats r in Gbit/s, rounded: "200 Gbit/s".
+func (r Rate) Gbits() string { return trimFloat(float64(r)*8/1e9, 3) + " Gbit/s" }
+
+// ParseFrequency parses "2.9GHz", "3500MHz".
+func ParseFrequency(s string) (Hertz, error) {
+	v, unit, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	switch unit {
+	case "Hz":
+		return Hertz(v), nil
+	case "kHz":
+		return Hertz(v * 1e3), nil
+	case "MHz":
+		return Hertz(v * 1e6), nil
+	case "GHz":
+		return Hertz(v * 1e9), nil
+	}
+	return 0, fmt.Errorf("%q: unknown frequency unit %q (use GHz, MHz)", s, unit)
+}
+
+// String formats f so that ParseFrequency gives back exactly f.
+func (f Hertz) String() string {
+	return formatExact(float64(f), []unitMult{{"GHz", 1e9}, {"MHz", 1e6}, {"Hz", 1}}, "Hz",
+		func(s string) (float64, error) { x, err := ParseFrequency(s); return float64(x), err })
+}
+
+// ParseLength parses a cable length: "3m", "30 m", "150cm", "0.5km".
+func ParseLength(s string) (Meters, error) {
+	v, unit, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	switch unit {
+	case "m":
+		return Meters(v), nil
+	case "cm":
+		return Meters(v / 100), nil
+	case "km":
+		return Meters(v * 1000), nil
+	}
+	return 0, fmt.Errorf("%q: unknown length unit %q (use m, cm, km)", s, unit)
+}
+
+// String formats m so that ParseLength gives back exactly m.
+func (m Meters) String() string {
+	return formatExact(float64(m), []unitMult{{"m", 1}}, "m",
+		func(s string) (float64, error) { x, err := ParseLength(s); return float64(x), err })
+}
+
+type unitMult struct {
+	name string
+	mult float64
+}
+
+// formatExact writes v in the largest unit in which it is at least 1,
+// with the fewest significant digits that parse back to exactly v; when no
+// unit gives v back exactly it uses the base unit with Go's shortest
+// round-tripping float text.
+func formatExact(v float64, units []unitMult, base string, parse func(string) (float64, error)) string {
+	if v == 0 {
+		return "0" + base
+	}
+	try := func(u unitMult) (string, bool) {
+		x := v / u.mult
+		for p := 1; p <= 17; p++ {
+			s := plainFloat(x, p) + u.name
+			if back, err := parse(s); err == nil && back == v {
+				return s, true
+			}
+		}
+		return "", false
+	}
+	for _, u := range units {
+		if math.Abs(v) >= u.mult*(1-1e-12) {
+			if s, ok := try(u); ok {
+				return s
+			}
+		}
+	}
+	for i := len(units) - 1; i >= 0; i-- {
+		if s, ok := try(units[i]); ok {
+			return s
+		}
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64) + base
+}
+
+// plainFloat formats x with p significant digits, without an exponent
+// when x is between 1e-4 and 1e15.
+func plainFloat(x float64, p int) string {
+	t := strconv.FormatFloat(x, 'g', p, 64)
+	y, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return t
+	}
+	if a := math.Abs(y); a >= 1e-4 && a < 1e15 {
+		return strconv.FormatFloat(y, 'f', -1, 64)
+	}
+	return t
+}
+
+// trimFloat formats v with about sig significant digits and no trailing zeros.
+func trimFloat(v float64, sig int) string {
+	if v == 0 {
+		return "0"
+	}
+	a := math.Abs(v)
+	dec := sig - 1 - int(math.Floor(math.Log10(a)))
+	if dec < 0 {
+		dec = 0
+	}
+	s := strconv.FormatFloat(v, 'f', dec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// isIdent reports whether s is a plain word (used to reject junk keys).
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
+			return false
+		}
+	}
+	return true
+}

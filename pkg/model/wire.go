@@ -1,0 +1,87 @@
+package model
+
+// Per-packet framing on the wire, in bytes. Sources: IEEE 802.3 (preamble
+// and start delimiter 8, MAC header 14, FCS 4, minimum inter-frame gap 12);
+// RFC 791 (IPv4 header 20); RFC 9293 + RFC 7323 (TCP header 20 + 12 of
+// timestamps option, on by default in Linux); RFC 768 (UDP 8); InfiniBand
+// Architecture Specification vol. 1 (LRH 8, BTH 12, RETH 16, DETH 8,
+// ICRC 4, VCRC 2) and its Annex A17 (RoCEv2: BTH over UDP/IP); RFC 4391
+// (IPoIB: 4-byte encapsulation header, IPoIB MTU = IB MTU − 4).
+const (
+	ethFraming    = 8 + 14 + 4 + 12 // preamble+SFD, MAC header, FCS, inter-frame gap
+	ipv4Header    = 20
+	tcpHeader     = 20 + 12 // with timestamps
+	udpHeader     = 8
+	ibLRH         = 8
+	ibBTH         = 12
+	ibRETH        = 16
+	ibDETH        = 8
+	ibICRC        = 4
+	ibVCRC        = 2
+	ipoibEncap    = 4
+	loopbackMTU   = 65536 // Linux lo default MTU
+	propagationNS = 5     // light in fibre or copper: ≈ 5 ns per metre (velocity factor ≈ 0.67)
+)
+
+// wireFormat is how a protocol puts payload into packets on a link.
+type wireFormat struct {
+	payload    Bytes   // payload bytes per full packet
+	overhead   Bytes   // bytes on the wire per packet besides payload
+	perMessage Bytes   // extra bytes once per message (RDMA write's RETH)
+	label      string  // for stage descriptions
+	rate       Rate    // bytes per second on the wire
+	latency    Seconds // hops + propagation
+}
+
+// tcpWire is TCP/IP over the scenario's link (IPoIB on InfiniBand).
+func (s *Scenario) tcpWire() wireFormat {
+	w := wireFormat{rate: s.NIC.Rate, latency: s.networkLatency()}
+	switch s.NIC.Kind {
+	case KindIB:
+		ipMTU := s.NIC.MTU - ipoibEncap
+		w.payload = ipMTU - ipv4Header - tcpHeader
+		w.overhead = ibLRH + ibBTH + ibDETH + ibICRC + ibVCRC + ipoibEncap + ipv4Header + tcpHeader
+		w.label = "TCP/IPv4 over IPoIB"
+	case KindLoopback:
+		w.payload = loopbackMTU - ipv4Header - tcpHeader
+		w.overhead = 0
+		w.label = "TCP/IPv4 over the loopback device"
+	default:
+		w.payload = s.NIC.MTU - ipv4Header - tcpHeader
+		w.overhead = ethFraming + ipv4Header + tcpHeader
+		w.label = "TCP/IPv4 over Ethernet"
+	}
+	return w
+}
+
+// rdmaWire is an RDMA write (RC) over InfiniBand or RoCEv2.
+func (s *Scenario) rdmaWire() wireFormat {
+	w := wireFormat{rate: s.NIC.Rate, latency: s.networkLatency(), perMessage: ibRETH}
+	if s.NIC.Kind == KindIB {
+		w.payload = s.NIC.MTU
+		w.overhead = ibLRH + ibBTH + ibICRC + ibVCRC
+		w.label = "InfiniBand RC"
+		return w
+	}
+	// RoCEv2: the IB path MTU is the largest of 256..4096 that fits in the IP MTU.
+	room := s.NIC.MTU - ipv4Header - udpHeader - ibBTH - ibRETH - ibICRC
+	w.payload = 256
+	for _, m := range []Bytes{4096, 2048, 1024, 512, 256} {
+		if m <= room {
+			w.payload = m
+			break
+		}
+	}
+	w.overhead = ethFraming + ipv4Header + udpHeader + ibBTH + ibICRC
+	w.label = "RoCEv2"
+	return w
+}
+
+func (s *Scenario) networkLatency() Seconds {
+	return Seconds(s.Network.Hops)*s.Network.HopLatency + Seconds(float64(s.Network.Cable)*propagationNS*1e-9)
+}
+
+// Goodput is the payload rate of a long stream of full packets.
+func (w wireFormat) Goodput() Rate {
+	return w.rate * Rate(float64(w.payload)/float64(w.payload+w.overhead))
+}
