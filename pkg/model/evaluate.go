@@ -44,12 +44,12 @@ type Result struct {
 	Stages []StageResult
 }
 
-// StageResult is one stage's share of a Result.
+// StageResult is one stage's share of a Result (the stage's description
+// is in Route.Stages at the same index).
 type StageResult struct {
 	Name   string
 	Letter string
 	Side   Side
-	What   string
 	// Latency is the stage's store-and-forward time T(n).
 	Latency   Seconds
 	Alpha     Seconds
@@ -62,17 +62,26 @@ type StageResult struct {
 
 // Evaluate computes the route at message size n (n ≥ 1).
 func (r *Route) Evaluate(n Bytes) Result {
+	return r.evaluate(n, nil)
+}
+
+// evaluate fills buf (when it has room) with the stage results.
+func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 	res := Result{Path: r.Path.Name, Bytes: n, Feasible: r.Feasible, Reason: r.Reason}
 	if !r.Feasible {
 		return res
 	}
 	res.Chunk = r.Chunk
-	res.Stages = make([]StageResult, len(r.Stages))
+	if cap(buf) >= len(r.Stages) {
+		res.Stages = buf[:len(r.Stages):len(r.Stages)]
+	} else {
+		res.Stages = make([]StageResult, len(r.Stages))
+	}
 	for i, st := range r.Stages {
 		t := st.Time(n)
 		cpu := st.CPU(n)
 		res.Latency += t
-		res.Stages[i] = StageResult{Name: st.Name, Letter: st.Letter, Side: st.Side, What: st.What,
+		res.Stages[i] = StageResult{Name: st.Name, Letter: st.Letter, Side: st.Side,
 			Latency: t, Alpha: st.Alpha, Rate: st.Rate(), CPU: cpu,
 			DDRBytes: st.DDR * float64(n), Crossings: st.Crossings, Copy: st.Copy}
 		switch st.Side {
@@ -92,8 +101,11 @@ func (r *Route) Evaluate(n Bytes) Result {
 	if res.Pipelined > res.Latency {
 		res.Pipelined, res.Chunks = res.Latency, 1
 	}
-	res.Bandwidth, res.Bottleneck = streaming(r.Stages, r.Resources, n, false)
-	res.LineRate, _ = streaming(r.Stages, r.Resources, n, true)
+	loads := r.loads
+	if loads == nil {
+		loads = indexUses(r.Stages, r.Resources)
+	}
+	res.Bandwidth, res.Bottleneck, res.LineRate = streaming(r.Stages, loads, n)
 	perSec := float64(res.LineRate) / float64(n) // messages per second at line rate
 	res.CoresSender = float64(res.CPUSender) * perSec
 	res.CoresReceiver = float64(res.CPUReceiver) * perSec
@@ -134,61 +146,105 @@ func pipelined(stages []Stage, n, c Bytes) (Seconds, int) {
 	return t, k
 }
 
-// streaming finds the tightest resource for back-to-back messages of n
-// bytes: every stage's own occupancy (divided among its Parallel workers)
-// and every shared resource. lineOnly leaves out CPU stages and CPU
-// resources.
-func streaming(stages []Stage, resources []Resource, n Bytes, lineOnly bool) (Rate, string) {
-	worst, name := 0.0, ""
-	consider := func(busy float64, label string) {
-		if busy > worst {
-			worst, name = busy, label
+// resourceUses pairs a shared resource with the stage uses that load it.
+type resourceUses struct {
+	res  Resource
+	uses []Use
+}
+
+func indexUses(stages []Stage, resources []Resource) []resourceUses {
+	out := make([]resourceUses, 0, len(resources))
+	for _, res := range resources {
+		ru := resourceUses{res: res}
+		for _, st := range stages {
+			for _, u := range st.Uses {
+				if u.Resource == res.Name {
+					ru.uses = append(ru.uses, u)
+				}
+			}
+		}
+		if len(ru.uses) > 0 && res.Capacity > 0 {
+			out = append(out, ru)
 		}
 	}
-	for _, st := range stages {
+	return out
+}
+
+// streaming finds the tightest resource for back-to-back messages of n
+// bytes: every non-CPU stage's own occupancy (divided among its Parallel
+// workers) and every shared resource. It returns the bandwidth with every
+// limit and the line rate, which leaves out CPU limits.
+func streaming(stages []Stage, loads []resourceUses, n Bytes) (bw Rate, bottleneck string, line Rate) {
+	worst, worstLine := 0.0, 0.0
+	wStage, wRes := -1, -1
+	for i, st := range stages {
 		// A CPU stage's occupancy is CPU time, counted in its side's CPU
 		// resource (whose capacity is the same number of cores).
 		if st.OnCPU {
 			continue
 		}
-		par := float64(max(st.Parallel, 1))
-		busy := float64(st.Occupancy+st.Time(n)-st.Alpha) / par
-		label := "stage: " + st.Name
-		if st.Letter != "" {
-			label = "stage " + st.Letter + ": " + st.Name
+		busy := float64(st.Occupancy+st.Time(n)-st.Alpha) / float64(max(st.Parallel, 1))
+		if busy > worst {
+			worst, wStage, wRes = busy, i, -1
 		}
-		consider(busy, label)
+		worstLine = max(worstLine, busy)
 	}
-	for _, res := range resources {
-		if lineOnly && res.CPU {
-			continue
-		}
+	for i, ru := range loads {
 		var load float64
-		for _, st := range stages {
-			for _, u := range st.Uses {
-				if u.Resource == res.Name {
-					load += u.load(n)
-				}
-			}
+		for _, u := range ru.uses {
+			load += u.load(n)
 		}
-		if load > 0 && res.Capacity > 0 {
-			consider(load/res.Capacity, res.Label)
+		busy := load / ru.res.Capacity
+		if busy > worst {
+			worst, wStage, wRes = busy, -1, i
+		}
+		if !ru.res.CPU {
+			worstLine = max(worstLine, busy)
 		}
 	}
-	if worst <= 0 {
-		return Rate(math.Inf(1)), "nothing"
+	bw, line = Rate(math.Inf(1)), Rate(math.Inf(1))
+	if worst > 0 {
+		bw = Rate(float64(n) / worst)
 	}
-	return Rate(float64(n) / worst), name
+	if worstLine > 0 {
+		line = Rate(float64(n) / worstLine)
+	}
+	switch {
+	case wRes >= 0:
+		bottleneck = loads[wRes].res.Label
+	case wStage >= 0:
+		st := stages[wStage]
+		if st.Letter != "" {
+			bottleneck = "stage " + st.Letter + ": " + st.Name
+		} else {
+			bottleneck = "stage: " + st.Name
+		}
+	default:
+		bottleneck = "nothing"
+	}
+	return bw, bottleneck, line
 }
 
 // Sweep evaluates every path at every size: results are path-major, in the
 // order given.
 func Sweep(s *Scenario, ps []Path, sizes []Bytes) []Result {
 	out := make([]Result, 0, len(ps)*len(sizes))
-	for _, p := range ps {
-		r := p.Route(s)
+	routes := make([]*Route, len(ps))
+	total := 0
+	for i, p := range ps {
+		routes[i] = p.Route(s)
+		if routes[i].Feasible {
+			total += len(routes[i].Stages) * len(sizes)
+		}
+	}
+	buf := make([]StageResult, total) // one allocation for every stage result
+	for _, r := range routes {
 		for _, n := range sizes {
-			out = append(out, r.Evaluate(n))
+			res := r.evaluate(n, buf)
+			if r.Feasible {
+				buf = buf[len(r.Stages):]
+			}
+			out = append(out, res)
 		}
 	}
 	return out

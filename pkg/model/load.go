@@ -55,7 +55,7 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 		return nil, &InputError{File: file, Line: line, Err: fmt.Errorf("not valid YAML: %s", msg)}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, &InputError{File: file, Err: errors.New("the file holds no YAML document")}
+		return nil, &InputError{File: file, Err: errors.New("the file is empty: it holds only comments (a scenario is YAML: key: value)")}
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {

@@ -29,6 +29,8 @@ type Route struct {
 	Stages    []Stage
 	Resources []Resource
 	Chunk     Bytes
+
+	loads []resourceUses // Resources with the uses that load them, built once
 }
 
 var paths = []Path{
@@ -109,8 +111,10 @@ func ParsePaths(list string) ([]Path, error) {
 // Route resolves the path for scenario s.
 func (p Path) Route(s *Scenario) *Route {
 	stages, reason := p.build(s)
-	return &Route{Path: p, Feasible: reason == "", Reason: reason, Stages: stages,
+	r := &Route{Path: p, Feasible: reason == "", Reason: reason, Stages: stages,
 		Resources: s.resources(), Chunk: s.Pipeline.Chunk}
+	r.loads = indexUses(r.Stages, r.Resources)
+	return r
 }
 
 // --- the paths -------------------------------------------------------------
@@ -448,6 +452,7 @@ func (s *Scenario) wireStage(w wireFormat) Stage {
 		What: fmt.Sprintf("%s at %s: %s payload and %d header bytes per packet, %d switch hop(s), %s of cable",
 			w.label, w.rate.Gbits(), w.payload, w.overhead, s.Network.Hops, s.Network.Cable),
 		Alpha:     w.latency + Seconds(float64(w.perMessage)/rate),
+		Occupancy: Seconds(float64(w.perMessage) / rate), // per-message headers occupy the wire; hops and propagation do not
 		PerByte:   Seconds(1 / rate),
 		PerPacket: Seconds(float64(w.overhead) / rate),
 		Packet:    w.payload,
