@@ -36,12 +36,16 @@ func badInput(err error) error {
 // errHelp is returned when -h was asked for: the usage was printed, exit 0.
 var errHelp = flag.ErrHelp
 
+// usageOut holds, per flag set, the function that prints its usage on -h.
+var usageOut = map[*flag.FlagSet]func(){}
+
 // newFlagSet returns a flag set that reports errors instead of exiting and
 // prints its usage to w only when -h is given.
 func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("gpupath "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
+	fs.Usage = func() {} // the flag package calls it on every error; parseFlags prints it for -h only
+	usageOut[fs] = func() {
 		fs.SetOutput(w)
 		fmt.Fprintf(w, "usage: gpupath %s [flags]\n", name)
 		fs.PrintDefaults()
@@ -55,7 +59,9 @@ func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			if u := usageOut[fs]; u != nil {
+				u()
+			}
 			return errHelp
 		}
 		return usagef("%v", err)

@@ -24,7 +24,7 @@ type scenarioFlags struct {
 
 func (f *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.preset, "preset", "", "built-in scenario (gpupath preset list); default: default")
-	fs.StringVar(&f.file, "scenario", "", "scenario YAML file (may start from a preset with `base: NAME`)")
+	fs.StringVar(&f.file, "scenario", "", "scenario YAML `file` (it may start from a preset with a line base: NAME)")
 	fs.Var(&f.sets, "set", "override one key, e.g. --set nic.rate=100Gbit/s (repeatable)")
 }
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): installs what the tests need on a fresh
+# Debian machine, then runs every check. Fails loudly: any failing step
+# stops it with a non-zero status.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n== %s\n' "$*"; }
+
+# --- system packages ----------------------------------------------------------
+need_pkgs=()
+command -v ip >/dev/null       || need_pkgs+=(iproute2)
+command -v tc >/dev/null       || need_pkgs+=(iproute2)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  say "apt-get install ${need_pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+# --- Go checks -----------------------------------------------------------------
+say "go version"
+go version
+
+say "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+say "go vet"
+go vet ./...
+
+say "go test"
+go test -count=1 ./...
+
+say "benchmark: full model sweep"
+go test -run '^$' -bench '^BenchmarkSweep$' -benchtime 2s ./pkg/model | grep -E 'Benchmark|ok'
+
+say "all checks passed"
