@@ -329,3 +329,16 @@ func BenchmarkSweep(b *testing.B) {
 		Sweep(s, ps, sizes)
 	}
 }
+
+// A measured copy rate replaces the PCIe-derived one in stages A and G.
+func TestCopyRateOverride(t *testing.T) {
+	s := Default()
+	if err := s.Set("gpu.copy_rate", "20GB/s"); err != nil {
+		t.Fatal(err)
+	}
+	r := eval(t, s, "tcp", 1<<30)
+	a := float64(r.Stages[0].Latency)
+	if want := 9e-6 + float64(1<<30)/20e9; math.Abs(a-want)/want > 1e-12 || r.Stages[0].Letter != "A" {
+		t.Errorf("stage A with copy_rate 20 GB/s: %v, want %v", a, want)
+	}
+}

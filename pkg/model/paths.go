@@ -213,6 +213,15 @@ func (s *Scenario) noRDMA() string {
 // --- stages ------------------------------------------------------------
 
 func (s *Scenario) gpuLinkRate() Rate { return s.GPU.PCIe.Rate(s.PCIe.MPS) }
+
+// CopyRate is the pinned host↔GPU copy bandwidth: the measured gpu.copy_rate
+// when given, else the GPU's PCIe link rate.
+func (s *Scenario) CopyRate() Rate {
+	if s.GPU.CopyRate > 0 {
+		return s.GPU.CopyRate
+	}
+	return s.gpuLinkRate()
+}
 func (s *Scenario) nicLinkRate() Rate { return s.NIC.PCIe.Rate(s.PCIe.MPS) }
 
 // PeerRate is the GPU↔NIC peer-to-peer bandwidth: the slower of the two
@@ -291,7 +300,7 @@ func (s *Scenario) resources() []Resource {
 func (s *Scenario) copyD2H() Stage {
 	return Stage{Name: "cudaMemcpy D2H", Letter: "A", Side: Sender, Copy: true,
 		What:  "the GPU's copy engine moves the payload over PCIe into a pinned host buffer in DDR (synchronous cudaMemcpy device→host)",
-		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.gpuLinkRate())),
+		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.CopyRate())),
 		CPUPerMessage: s.GPU.CopyLatency, DDR: 1, Crossings: 1,
 		Uses: []Use{{Resource: "cpu:sender", PerMessage: float64(s.GPU.CopyLatency)},
 			{Resource: "ddr:sender", PerByte: 1}, {Resource: "pcie:sender-gpu:up", PerByte: 1}}}
@@ -300,7 +309,7 @@ func (s *Scenario) copyD2H() Stage {
 func (s *Scenario) copyH2D() Stage {
 	return Stage{Name: "cudaMemcpy H2D", Letter: "G", Side: Receiver, Copy: true,
 		What:  "the GPU's copy engine moves the payload from the pinned host buffer over PCIe into GPU memory (synchronous cudaMemcpy host→device)",
-		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.gpuLinkRate())),
+		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.CopyRate())),
 		CPUPerMessage: s.GPU.CopyLatency, DDR: 1, Crossings: 1,
 		Uses: []Use{{Resource: "cpu:receiver", PerMessage: float64(s.GPU.CopyLatency)},
 			{Resource: "ddr:receiver", PerByte: 1}, {Resource: "pcie:receiver-gpu:down", PerByte: 1}}}

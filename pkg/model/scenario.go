@@ -42,6 +42,7 @@ type Scenario struct {
 		Model       string
 		PCIe        Link
 		CopyLatency Seconds // fixed cost of one synchronous cudaMemcpy
+		CopyRate    Rate    // measured pinned copy bandwidth; 0: derived from the PCIe link
 		NVLinkRate  Rate    // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
 	}
 	CPU struct {
@@ -348,6 +349,7 @@ var keys = []Key{
 	stringKey("gpu.model", "free text", func(s *Scenario) *string { return &s.GPU.Model }),
 	linkKey("gpu.pcie", "the GPU's PCIe link, gen1..gen6 x1..x16", func(s *Scenario) *Link { return &s.GPU.PCIe }),
 	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion)", func(s *Scenario) *Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
+	rateKey("gpu.copy_rate", "pinned host↔GPU copy bandwidth; 0B/s: derived from the PCIe link (generation, width, TLP overhead)", func(s *Scenario) *Rate { return &s.GPU.CopyRate }, true, false),
 	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node (0: none, PCIe peer-to-peer)", func(s *Scenario) *Rate { return &s.GPU.NVLinkRate }, true, false),
 
 	durationKeyFreq(),
