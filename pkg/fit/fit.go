@@ -117,7 +117,7 @@ type Result struct {
 }
 
 // Predict returns the fitted time in seconds for a message of n bytes.
-func (r *Result) Predict(n float64) float64 {
+func (r Result) Predict(n float64) float64 {
 	t := r.Alpha.Value
 	per := 1 / r.Beta.Value // 0 when β is +Inf
 	if r.Form == FormPipelined {
@@ -133,7 +133,7 @@ func (r *Result) Predict(n float64) float64 {
 }
 
 // Has reports whether the result carries a warning with the given code.
-func (r *Result) Has(c Code) bool {
+func (r Result) Has(c Code) bool {
 	for _, w := range r.Warnings {
 		if w.Code == c {
 			return true

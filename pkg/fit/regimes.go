@@ -21,7 +21,7 @@ type Regimes struct {
 
 // Predict returns the fitted time in seconds for n bytes from the regime
 // n falls in.
-func (g *Regimes) Predict(n float64) float64 {
+func (g Regimes) Predict(n float64) float64 {
 	if n <= g.Break {
 		return g.Below.Predict(n)
 	}
