@@ -385,6 +385,19 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		fr.Uses = append(fr.Uses, Use{Resource: "ddr:receiver", PerByte: fr.DDR})
 	}
 
+	if s.NIC.Kind == KindLoopback && s.Loopback.Rate > 0 && !devmem {
+		// Calibrated: the measured one-way loopback transfer t = α + n/β
+		// replaces the modeled B and F. Its fixed cost is split between
+		// send and receive; its per-byte time sits on the send stage, since
+		// the receive copy overlaps it (TCP streams segment by segment).
+		half := s.Loopback.Latency / 2
+		mb, mf := b, fr
+		mb.Name, mb.What = "send over loopback (measured)", "send(): socket copy and TCP transmit, from the measured one-way loopback transfer (α/2 and all of n/β)"
+		mb.Alpha, mb.Occupancy, mb.PerByte, mb.PerPacket, mb.Packet = half, half, Seconds(1/float64(s.Loopback.Rate)), 0, 0
+		mf.Name, mf.What = "receive over loopback (measured)", "recv(): TCP receive and socket copy, overlapping the send; from the measured one-way loopback transfer (α/2)"
+		mf.Alpha, mf.Occupancy, mf.PerByte, mf.PerPacket, mf.Packet = half, half, 0, 0, 0
+		return []Stage{mb, mf}
+	}
 	if s.NIC.Kind == KindLoopback {
 		lo := Stage{Name: "loopback device", Side: Network,
 			What: "no NIC and no wire: the kernel hands the segments to the receiving socket (replaces C, D and E)"}
