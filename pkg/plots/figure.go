@@ -52,7 +52,7 @@ type Figure struct {
 	Data Table
 
 	legend []legendEntry
-	panels []axes               // the gonum plots of the body, left to right
+	panels []axes              // the gonum plots of the body, left to right
 	body   func(c draw.Canvas) // draws the body instead of panels
 	// panelGap is the horizontal space between panels.
 	panelGap vg.Length

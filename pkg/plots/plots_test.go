@@ -57,6 +57,6 @@ func clip(s string) string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func TestLatencyGolden(t *testing.T)  { checkGolden(t, ExampleLatency, "latency") }
+func TestLatencyGolden(t *testing.T)   { checkGolden(t, ExampleLatency, "latency") }
 func TestBandwidthGolden(t *testing.T) { checkGolden(t, ExampleBandwidth, "bandwidth") }
 func TestCPUCostGolden(t *testing.T)   { checkGolden(t, ExampleCPUCost, "cpu") }

@@ -119,8 +119,6 @@ var (
 	RefLineWidth = vg.Points(1.1)
 )
 
-
-
 // Default figure sizes (points): a full text width of a paper or report page.
 var (
 	DefaultWidth   = vg.Inch * 7
