@@ -59,3 +59,38 @@ func ExampleCPUCost() {
 	}
 	writeSVG(f, "cpu")
 }
+
+func ExampleBreakdown() {
+	f, err := plots.Breakdown(plots.Input{Scenario: model.Default()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "breakdown")
+}
+
+func ExampleCosts() {
+	f, err := plots.Costs(plots.Input{Scenario: model.Default()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "costs")
+}
+
+// perftest is a second measured series, of an RDMA path.
+var perftest = plots.Measured{
+	Label: "ib_write_lat / ib_write_bw", Path: "host-rdma", Source: "node17 → node18, 2026-11-29 10:20 UTC",
+	Points: []plots.Point{
+		{Bytes: 8, Seconds: 2.9e-6, Rate: 40e6},
+		{Bytes: 4096, Seconds: 3.6e-6, Rate: 9.5e9},
+		{Bytes: 65536, Seconds: 8.1e-6, Rate: 22.1e9},
+		{Bytes: 1 << 20, Seconds: 52e-6, Rate: 23.9e9},
+	},
+}
+
+func ExampleResiduals() {
+	f, err := plots.Residuals(plots.Input{Scenario: model.Default(), Measured: []plots.Measured{sockperf, perftest}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "residuals")
+}

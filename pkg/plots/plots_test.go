@@ -60,3 +60,6 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func TestLatencyGolden(t *testing.T)   { checkGolden(t, ExampleLatency, "latency") }
 func TestBandwidthGolden(t *testing.T) { checkGolden(t, ExampleBandwidth, "bandwidth") }
 func TestCPUCostGolden(t *testing.T)   { checkGolden(t, ExampleCPUCost, "cpu") }
+func TestBreakdownGolden(t *testing.T) { checkGolden(t, ExampleBreakdown, "breakdown") }
+func TestCostsGolden(t *testing.T)     { checkGolden(t, ExampleCosts, "costs") }
+func TestResidualsGolden(t *testing.T) { checkGolden(t, ExampleResiduals, "residuals") }

@@ -90,7 +90,7 @@ func (timeAxisTicks) Ticks(lo, hi float64) []plot.Tick {
 		v := ticks[i].Value
 		ticks[i].Value = v * unit
 		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64) + " " + name
+			ticks[i].Label = strconv.FormatFloat(cleanFloat(v), 'f', -1, 64) + " " + name
 			if v == 0 {
 				ticks[i].Label = "0"
 			}
@@ -122,7 +122,7 @@ func (t linearTicks) Ticks(lo, hi float64) []plot.Tick {
 			if math.Abs(v) < 1e-12*math.Max(math.Abs(lo), math.Abs(hi)) {
 				v = 0
 			}
-			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64) + t.suffix
+			ticks[i].Label = strconv.FormatFloat(cleanFloat(v), 'f', -1, 64) + t.suffix
 		}
 	}
 	return ticks
@@ -136,4 +136,11 @@ func logRange(lo, hi float64, base float64) (float64, float64) {
 		h = l * base
 	}
 	return l, h
+}
+
+// cleanFloat rounds v to 12 significant digits, dropping the binary noise
+// of tick arithmetic (0.30000000000000004 → 0.3).
+func cleanFloat(v float64) float64 {
+	x, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	return x
 }
