@@ -94,3 +94,19 @@ func ExampleResiduals() {
 	}
 	writeSVG(f, "residuals")
 }
+
+func ExampleDiagram() {
+	f, err := plots.Diagram(model.Default(), plots.DiagramOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "diagram")
+}
+
+func ExampleDiagram_highlight() {
+	f, err := plots.Diagram(model.Default(), plots.DiagramOptions{Highlight: "tcp"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "diagram_tcp")
+}

@@ -271,37 +271,59 @@ func drawLegend(c draw.Canvas, entries []legendEntry) {
 	}
 }
 
-// drawLegendRows draws the legend in as many columns as fit across c,
-// from the bottom of c up, and returns the top of what it drew.
+// drawLegendRows draws the legend in rows under the body: each group of
+// entries (groups are separated by header entries, which are not drawn)
+// in as many columns as fit across c. It draws from the bottom of c up
+// and returns the top of what it drew.
 func drawLegendRows(c draw.Canvas, entries []legendEntry) vg.Length {
-	var items []legendEntry
+	var groups [][]legendEntry
+	cur := []legendEntry{}
 	for _, e := range entries {
-		if !e.header {
-			items = append(items, e)
+		if e.header {
+			if len(cur) > 0 {
+				groups = append(groups, cur)
+			}
+			cur = []legendEntry{}
+			continue
 		}
+		cur = append(cur, e)
 	}
-	colW := legendWidth(items) + 16
-	cols := max(1, int((c.Max.X-c.Min.X)/colW))
-	cols = min(cols, len(items))
-	rows := (len(items) + cols - 1) / cols
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
 	ts := textStyle(LegendSize, false, TextColor)
 	ts.YAlign = draw.YCenter
-	h := max(lineHeight(ts), GlyphRadius*2+1)
-	// Centre the block of columns.
-	x0 := c.Min.X + (c.Max.X-c.Min.X-vg.Length(cols)*colW)/2
-	for i, e := range items {
-		row, col := i/cols, i%cols
-		mid := c.Min.Y + vg.Length(rows-1-row)*(h+legendRowSpace) + h/2
-		x := x0 + vg.Length(col)*colW
-		tc := c
-		tc.Min = vg.Point{X: x, Y: mid - h/2}
-		tc.Max = vg.Point{X: x + thumbWidth, Y: mid + h/2}
-		for _, t := range e.thumbs {
-			t.Thumbnail(&tc)
+	y := c.Min.Y
+	for g := len(groups) - 1; g >= 0; g-- {
+		items := groups[g]
+		h := max(lineHeight(ts), GlyphRadius*2+1)
+		for _, e := range items {
+			for _, t := range e.thumbs {
+				if _, ok := t.(badgeThumb); ok {
+					h = max(h, 2*badgeR+1)
+				}
+			}
 		}
-		c.FillText(ts, vg.Point{X: x + thumbWidth + 5, Y: mid}, e.label)
+		colW := legendWidth(items) + 16
+		cols := max(1, int((c.Max.X-c.Min.X)/colW))
+		cols = min(cols, len(items))
+		rows := (len(items) + cols - 1) / cols
+		x0 := c.Min.X + (c.Max.X-c.Min.X-vg.Length(cols)*colW)/2
+		for i, e := range items {
+			row, col := i/cols, i%cols
+			mid := y + vg.Length(rows-1-row)*(h+legendRowSpace) + h/2
+			x := x0 + vg.Length(col)*colW
+			tc := c
+			tc.Min = vg.Point{X: x, Y: mid - h/2}
+			tc.Max = vg.Point{X: x + thumbWidth, Y: mid + h/2}
+			for _, t := range e.thumbs {
+				t.Thumbnail(&tc)
+			}
+			c.FillText(ts, vg.Point{X: x + thumbWidth + 5, Y: mid}, e.label)
+		}
+		y += vg.Length(rows)*(h+legendRowSpace) + 2
 	}
-	return c.Min.Y + vg.Length(rows)*(h+legendRowSpace)
+	return y
 }
 
 // WriteSVG draws d into an SVG document of the given size and writes it to

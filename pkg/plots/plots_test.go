@@ -63,3 +63,5 @@ func TestCPUCostGolden(t *testing.T)   { checkGolden(t, ExampleCPUCost, "cpu") }
 func TestBreakdownGolden(t *testing.T) { checkGolden(t, ExampleBreakdown, "breakdown") }
 func TestCostsGolden(t *testing.T)     { checkGolden(t, ExampleCosts, "costs") }
 func TestResidualsGolden(t *testing.T) { checkGolden(t, ExampleResiduals, "residuals") }
+func TestDiagramGolden(t *testing.T)    { checkGolden(t, ExampleDiagram, "diagram") }
+func TestDiagramTCPGolden(t *testing.T) { checkGolden(t, ExampleDiagram_highlight, "diagram_tcp") }
