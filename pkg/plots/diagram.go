@@ -483,7 +483,9 @@ func dedup(pts []vg.Point) []vg.Point {
 	return out
 }
 
-func near(a, b vg.Point) bool { return math.Abs(float64(a.X-b.X)) < 0.01 && math.Abs(float64(a.Y-b.Y)) < 0.01 }
+func near(a, b vg.Point) bool {
+	return math.Abs(float64(a.X-b.X)) < 0.01 && math.Abs(float64(a.Y-b.Y)) < 0.01
+}
 
 func unit(a, b vg.Point) (float64, float64) {
 	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
