@@ -2,8 +2,6 @@ package plots
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -360,7 +358,7 @@ func WritePNG(w io.Writer, d Drawer, width, height vg.Length, dpi int) error {
 		dpi = 144
 	}
 	if dpi < 10 || dpi > 1200 {
-		return fmt.Errorf("plots: dpi %d is out of range [10, 1200]", dpi)
+		return inputErr("dpi %d is out of range [10, 1200]", dpi)
 	}
 	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))
 	d.Draw(draw.New(c))
@@ -391,11 +389,11 @@ func DrawTo(c vg.Canvas, d Drawer, width, height vg.Length) error {
 
 func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 	if d == nil {
-		return 0, 0, errors.New("plots: nothing to draw")
+		return 0, 0, inputErr("nothing to draw")
 	}
 	if f, ok := d.(*Figure); ok {
 		if f == nil {
-			return 0, 0, errors.New("plots: nothing to draw")
+			return 0, 0, inputErr("nothing to draw")
 		}
 		if w == 0 {
 			w = f.Width
@@ -405,7 +403,7 @@ func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 		}
 	}
 	if !(w >= vg.Inch && h >= vg.Inch) || w > 100*vg.Inch || h > 100*vg.Inch {
-		return 0, 0, fmt.Errorf("plots: figure size %.4gpt × %.4gpt is out of range (1 to 100 inches each way)", float64(w), float64(h))
+		return 0, 0, inputErr("figure size %.4gpt × %.4gpt is out of range (1 to 100 inches each way)", float64(w), float64(h))
 	}
 	return w, h, nil
 }
