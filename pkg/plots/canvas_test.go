@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -168,6 +169,36 @@ func TestDeterministic(t *testing.T) {
 		z, _ := plots.SVG(a[i], 0, 0)
 		if x != y || x != z {
 			t.Errorf("%s: SVG differs between runs", a[i].Name)
+		}
+	}
+}
+
+// TestEscapedText: labels from outside (a scenario name, a measured
+// series) reach the SVG escaped, so that the report can inline it.
+func TestEscapedText(t *testing.T) {
+	s := model.Default()
+	s.Name = `<script>alert(1)</script>`
+	m := okSeries()
+	m.Label = `<b>probe</b> & "co"`
+	for _, mk := range []func() (*plots.Figure, error){
+		func() (*plots.Figure, error) {
+			return plots.Latency(plots.Input{Scenario: s, Measured: []plots.Measured{m}})
+		},
+		func() (*plots.Figure, error) { return plots.Diagram(s, plots.DiagramOptions{Highlight: "tcp"}) },
+	} {
+		f, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, err := plots.SVG(f, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(svg, "<script>") || strings.Contains(svg, "<b>") {
+			t.Errorf("%s: label not escaped in the SVG", f.Name)
+		}
+		if !strings.Contains(svg, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("%s: escaped scenario name missing", f.Name)
 		}
 	}
 }

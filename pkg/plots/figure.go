@@ -121,8 +121,11 @@ func (f *Figure) Draw(c draw.Canvas) {
 	if f.Title != "" {
 		ts := textStyle(TitleSize, true, TextColor)
 		ts.YAlign = draw.YTop
-		in.FillText(ts, vg.Point{X: in.Min.X, Y: top}, f.Title)
-		top -= ts.Height(f.Title) + 2
+		for _, line := range wrapText(ts, f.Title, in.Max.X-in.Min.X) {
+			in.FillText(ts, vg.Point{X: in.Min.X, Y: top}, line)
+			top -= lineHeight(ts)
+		}
+		top -= 2
 	}
 	if f.Provenance != "" {
 		ps := textStyle(NoteSize+0.5, false, MutedColor)
