@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -201,4 +202,23 @@ func TestEscapedText(t *testing.T) {
 			t.Errorf("%s: escaped scenario name missing", f.Name)
 		}
 	}
+}
+
+// TestConcurrentDraw: a figure may be drawn from several goroutines at
+// once (the report writes SVG and PDF side by side); run with -race.
+func TestConcurrentDraw(t *testing.T) {
+	figs := allFigures(t, model.Default())
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, f := range figs[:9] {
+				if _, err := plots.SVG(f, 0, 0); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -511,9 +511,6 @@ func (r *refLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 
 var _ plot.DataRanger = (*refLine)(nil)
 
-// colorOf returns the path's colour (used by the diagram and bars).
-func colorOf(name string) color.Color { return PathStyle(name).Color }
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
