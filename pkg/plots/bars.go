@@ -1,0 +1,314 @@
+package plots
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gpupath/gpupath/pkg/model"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// BreakdownSizes are Breakdown's default sizes: a small message (latency
+// is fixed costs), a medium one (the stages' rates start to matter) and a
+// large one (the slowest rate dominates).
+var BreakdownSizes = []model.Bytes{8, 64 << 10, 16 << 20}
+
+// letterMeaning says in a few words what a seed letter stands for in every path.
+var letterMeaning = map[string]string{
+	"A": "GPU → host copy (cudaMemcpy D2H)",
+	"B": "send: copy + TCP/IP stack, or RDMA post",
+	"C": "NIC DMA read (DDR, or GPU by P2P)",
+	"D": "wire: serialization, hops, propagation",
+	"E": "NIC DMA write (DDR, or GPU by P2P)",
+	"F": "receive: TCP/IP stack + copy, or poll",
+	"G": "host → GPU copy (cudaMemcpy H2D)",
+}
+
+var letters = []string{"A", "B", "C", "D", "E", "F", "G"}
+
+// Breakdown draws, for each of a few message sizes (in.Sizes, at most
+// four; nil: BreakdownSizes), one horizontal bar per feasible path split
+// into its stages' store-and-forward latencies, coloured by seed letter
+// A–G (LetterColors), with the total at the end of the bar. Infeasible
+// paths are listed, not drawn. It reads Scenario (required), Paths and
+// Sizes.
+func Breakdown(in Input) (*Figure, error) {
+	if in.Sizes == nil {
+		in.Sizes = BreakdownSizes
+	}
+	in.Measured = nil
+	c, err := check(in, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.sizes) > 4 {
+		return nil, inputErr("breakdown: at most 4 sizes, got %d", len(c.sizes))
+	}
+	routes := c.feasible()
+	if len(routes) == 0 {
+		return nil, inputErr("breakdown: no feasible path among %s in scenario %s", strings.Join(c.Paths, ", "), c.Scenario.Name)
+	}
+
+	f := &Figure{Name: "breakdown", Title: "Latency by stage", Width: DefaultWidth, Height: DefaultHeight,
+		Provenance: c.provenance(false), legendBelow: true, panelGap: 10}
+	f.Data.Columns = []string{"path", "bytes", "stage", "letter", "side", "latency_s"}
+	used := map[string]bool{}
+	names := make([]string, len(routes))
+	for i, r := range routes {
+		names[len(routes)-1-i] = r.Path.Name // first path at the top
+	}
+	for k, n := range c.sizes {
+		p := newPlot()
+		bars := &stackBars{}
+		for i := len(routes) - 1; i >= 0; i-- {
+			r := routes[i]
+			res := r.Evaluate(n)
+			row := barRow{}
+			for _, st := range res.Stages {
+				v := float64(st.Latency)
+				f.Data.Rows = append(f.Data.Rows, []string{r.Path.Name, strconv.FormatInt(int64(n), 10), st.Name, st.Letter, string(st.Side), fmtFloat(v)})
+				if !(v > 0) || math.IsInf(v, 0) {
+					continue
+				}
+				clr, key := OtherStageColor, "other"
+				if lc, ok := LetterColors[st.Letter]; ok {
+					clr, key = lc, st.Letter
+				}
+				used[key] = true
+				row.segs = append(row.segs, barSeg{v: v, color: clr})
+				row.total += v
+			}
+			row.label = model.Seconds(row.total).Human()
+			bars.rows = append(bars.rows, row)
+		}
+		p.Add(bars)
+		ticks := make([]plot.Tick, len(names))
+		for i, nm := range names {
+			ticks[i] = plot.Tick{Value: float64(i)}
+			if k == 0 {
+				ticks[i].Label = nm
+			}
+		}
+		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+		p.Y.Tick.Length, p.Y.Width = 0, 0
+		p.Y.Min, p.Y.Max = -0.6, float64(len(names))-0.4
+		p.X.Tick.Marker = timeAxisTicks{}
+		p.X.Min = 0
+		p.X.Max = bars.max() * 1.32 // room for the totals
+		p.Title.Text = n.Human() + " messages"
+		p.Title.TextStyle = textStyle(LabelSize, true, TextColor)
+		p.Title.TextStyle.XAlign, p.Title.TextStyle.YAlign = draw.XCenter, draw.YTop
+		p.Title.Padding = 4
+		f.panels = append(f.panels, axes{p: p, xlabel: "latency (store-and-forward)"})
+	}
+	for _, l := range letters {
+		if used[l] {
+			f.legend = append(f.legend, legendEntry{label: l + "  " + letterMeaning[l], thumbs: []plot.Thumbnailer{toSwatch(LetterColors[l])}})
+		}
+	}
+	if used["other"] {
+		f.legend = append(f.legend, legendEntry{label: "stage without a seed letter", thumbs: []plot.Thumbnailer{toSwatch(OtherStageColor)}})
+	}
+	bad, reasons := c.infeasible()
+	if n := infeasibleNote(bad); n != "" {
+		f.Notes = append(f.Notes, n)
+	}
+	f.Caption = caption("Each path's one-way store-and-forward latency split into its stages, at "+humanList(c.sizes)+
+		"; each stage coloured by the seed's letter (A–G), total at the end of the bar. Each panel has its own scale.", f.Provenance, reasons)
+	return f, nil
+}
+
+func humanList(sizes []model.Bytes) string {
+	s := make([]string, len(sizes))
+	for i, n := range sizes {
+		s[i] = n.Human()
+	}
+	switch len(s) {
+	case 1:
+		return s[0]
+	case 2:
+		return s[0] + " and " + s[1]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// swatch is a legend thumbnail: a filled square.
+type swatch color.RGBA
+
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	h := c.Max.Y - c.Min.Y
+	side := min(h, vg.Points(8))
+	x0 := c.Max.X - side - 3
+	y0 := c.Min.Y + (h-side)/2
+	c.FillPolygon(color.RGBA(s), rect(x0, y0, x0+side, y0+side))
+}
+
+func toSwatch(c color.Color) swatch {
+	r, g, b, a := c.RGBA()
+	return swatch(color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)})
+}
+
+func rect(x0, y0, x1, y1 vg.Length) []vg.Point {
+	return []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+}
+
+type barSeg struct {
+	v     float64
+	color color.Color
+}
+
+type barRow struct {
+	segs  []barSeg
+	total float64
+	label string
+}
+
+// stackBars draws horizontal stacked bars, row i at y = i, with the total
+// written after each bar.
+type stackBars struct{ rows []barRow }
+
+func (b *stackBars) max() float64 {
+	m := 0.0
+	for _, r := range b.rows {
+		m = math.Max(m, r.total)
+	}
+	if m == 0 {
+		return 1
+	}
+	return m
+}
+
+func (b *stackBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	half := (trY(1) - trY(0)) * 0.34
+	sep := draw.LineStyle{Color: color.White, Width: vg.Points(0.6)}
+	ts := textStyle(NoteSize, false, TextColor)
+	ts.YAlign = draw.YCenter
+	for i, r := range b.rows {
+		y := trY(float64(i))
+		x := 0.0
+		for j, s := range r.segs {
+			x0, x1 := trX(x), trX(x+s.v)
+			c.FillPolygon(s.color, rect(x0, y-half, x1, y+half))
+			if j > 0 {
+				c.StrokeLine2(sep, x0, y-half, x0, y+half)
+			}
+			x += s.v
+		}
+		c.FillText(ts, vg.Point{X: trX(r.total) + 3, Y: y}, r.label)
+	}
+}
+
+func (b *stackBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, b.max(), -0.5, float64(len(b.rows)) - 0.5
+}
+
+// costMetrics are the three bars of Costs.
+var costMetrics = []struct {
+	key, label string
+	value      func(res model.Result) float64
+}{
+	{"copies", "explicit copies of the payload", func(r model.Result) float64 { return float64(r.Copies) }},
+	{"ddr_bytes_per_byte", "DDR bytes read + written per payload byte", func(r model.Result) float64 { return r.DDRBytes / float64(r.Bytes) }},
+	{"pcie_crossings", "PCIe transfers of the payload", func(r model.Result) float64 { return float64(r.Crossings) }},
+}
+
+// costSize is the message size Costs evaluates at; the three counts do
+// not depend on it.
+const costSize = model.Bytes(1 << 20)
+
+// Costs draws, per feasible path, three bars side by side: the explicit
+// copies of the payload, the DDR bytes read and written per payload byte
+// (both nodes), and the PCIe transfers of the payload, each with its value
+// on top. Infeasible paths are listed, not drawn. It reads Scenario
+// (required) and Paths.
+func Costs(in Input) (*Figure, error) {
+	in.Measured, in.Sizes = nil, []model.Bytes{costSize}
+	c, err := check(in, true)
+	if err != nil {
+		return nil, err
+	}
+	routes := c.feasible()
+	if len(routes) == 0 {
+		return nil, inputErr("costs: no feasible path among %s in scenario %s", strings.Join(c.Paths, ", "), c.Scenario.Name)
+	}
+	f := &Figure{Name: "costs", Title: "Copies, DDR traffic and PCIe crossings per path", Width: DefaultWidth, Height: DefaultHeight,
+		Provenance: c.provenance(false), legendBelow: true}
+	f.Data.Columns = []string{"path", "copies", "ddr_bytes_per_byte", "pcie_crossings"}
+	p := newPlot()
+	g := &groupBars{}
+	ticks := make([]plot.Tick, len(routes))
+	for i, r := range routes {
+		res := r.Evaluate(costSize)
+		row := []string{r.Path.Name}
+		var vals []float64
+		for _, m := range costMetrics {
+			v := m.value(res)
+			vals = append(vals, v)
+			row = append(row, fmtFloat(v))
+		}
+		g.groups = append(g.groups, vals)
+		f.Data.Rows = append(f.Data.Rows, row)
+		ticks[i] = plot.Tick{Value: float64(i), Label: r.Path.Name}
+	}
+	p.Add(g)
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Length, p.X.Width = 0, 0
+	p.X.Min, p.X.Max = -0.5, float64(len(routes))-0.5
+	p.Y.Min, p.Y.Max = 0, math.Max(niceMax(g.max()*1.08), 1)
+	p.Y.Tick.Marker = linearTicks{}
+	f.panels = append(f.panels, axes{p: p, ylabel: "count (DDR: bytes per payload byte)"})
+	for i, m := range costMetrics {
+		f.legend = append(f.legend, legendEntry{label: m.label, thumbs: []plot.Thumbnailer{toSwatch(MetricColors[i])}})
+	}
+	bad, reasons := c.infeasible()
+	if n := infeasibleNote(bad); n != "" {
+		f.Notes = append(f.Notes, n)
+	}
+	f.Caption = caption("For each path: the explicit copies of the payload (by a CPU or a copy engine), the bytes read and written in DDR per payload byte on both nodes, and the number of times the payload crosses PCIe. They do not depend on the message size.",
+		f.Provenance, reasons)
+	return f, nil
+}
+
+// groupBars draws groups of vertical bars, group i centred at x = i, with
+// each value written above its bar.
+type groupBars struct{ groups [][]float64 }
+
+func (g *groupBars) max() float64 {
+	m := 0.0
+	for _, vs := range g.groups {
+		for _, v := range vs {
+			m = math.Max(m, v)
+		}
+	}
+	return m
+}
+
+func (g *groupBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	unit := trX(1) - trX(0)
+	ts := textStyle(NoteSize, false, TextColor)
+	ts.XAlign, ts.YAlign = draw.XCenter, draw.YBottom
+	for i, vs := range g.groups {
+		n := len(vs)
+		w := unit * 0.78 / vg.Length(n)
+		left := trX(float64(i)) - w*vg.Length(n)/2
+		for j, v := range vs {
+			x0 := left + vg.Length(j)*w
+			y0, y1 := trY(0), trY(v)
+			if y1-y0 < 0.8 {
+				y1 = y0 + 0.8 // a zero shows as a hairline
+			}
+			c.FillPolygon(MetricColors[j%len(MetricColors)], rect(x0+0.6, y0, x0+w-0.6, y1))
+			c.FillText(ts, vg.Point{X: x0 + w/2, Y: y1 + 1.5}, strconv.FormatFloat(v, 'g', 3, 64))
+		}
+	}
+}
+
+func (g *groupBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return -0.5, float64(len(g.groups)) - 0.5, 0, g.max()
+}
