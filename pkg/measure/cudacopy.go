@@ -532,6 +532,16 @@ func (s *cudaSession) variants(plan Plan) []copyVariant {
 	return out
 }
 
+// missingBuffer names a buffer v needs that could not be allocated at all.
+func (s *cudaSession) missingBuffer(v copyVariant) string {
+	for _, b := range v.buf {
+		if s.cap[b] == 0 {
+			return b
+		}
+	}
+	return ""
+}
+
 // fits reports whether v's buffers hold n bytes, and if not which one does not.
 func (s *cudaSession) fits(v copyVariant, n int64) (bool, string) {
 	for _, b := range v.buf {
@@ -560,6 +570,10 @@ func (s *cudaSession) measure(ctx context.Context, plan Plan, emit func(Result) 
 	per = min(max(per, 20*time.Millisecond), 3*time.Second)
 	s.p.logf("%d variants x %d sizes, %v per size", len(vs), len(sizes), per)
 	for _, v := range vs {
+		if missing := s.missingBuffer(v); missing != "" {
+			s.p.note("%s %s skipped: no %s buffer", v.name, v.target, missing)
+			continue
+		}
 		for _, n := range sizes {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -634,7 +648,7 @@ func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, 
 		return w, nil
 	}
 	var mon PCIeMonitor
-	if v.stream && n >= 16<<20 && s.mon != nil {
+	if v.stream && n >= 16<<20 && s.mon != nil && (v.dir == "h2d" || v.dir == "d2h") {
 		mon = s.mon
 		mon.Start()
 	}

@@ -549,6 +549,9 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 	if err != nil || len(res) != 2 || res[0].Variant != "d2d" {
 		t.Errorf("no pinned memory: err %v, %d records", err, len(res))
 	}
+	if notes := strings.Join(p2.Inventory().(CUDAInventory).Notes, "\n"); !strings.Contains(notes, "h2d-pinned gpu0 skipped: no pinned buffer") {
+		t.Errorf("notes:\n%s", notes)
+	}
 }
 
 func TestCUDACopyUnavailable(t *testing.T) {
