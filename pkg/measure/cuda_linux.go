@@ -92,9 +92,18 @@ func (s *cudaSyms) table() []cudaSymbol {
 // would panic on a missing one). A missing library or symbol is returned as
 // ErrUnavailable with the reason. OpenCUDA does not call cuInit.
 func OpenCUDA() (CUDADriver, error) {
-	h, err := purego.Dlopen(cudaLibName, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	l, err := openCUDAAt(cudaLibName)
 	if err != nil {
-		return nil, Unavailable("no CUDA driver: cannot load %s: %v", cudaLibName, err)
+		return nil, err // not a nil *cudaLib in a non-nil interface
+	}
+	return l, nil
+}
+
+// openCUDAAt opens the driver library at path (a test points it at a stub).
+func openCUDAAt(path string) (*cudaLib, error) {
+	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return nil, Unavailable("no CUDA driver: cannot load %s: %v", path, err)
 	}
 	l := &cudaLib{handle: h}
 	var missing []string
@@ -111,7 +120,7 @@ func OpenCUDA() (CUDADriver, error) {
 	}
 	if len(missing) > 0 {
 		purego.Dlclose(h)
-		return nil, Unavailable("%s lacks %s (driver too old?)", cudaLibName, strings.Join(missing, ", "))
+		return nil, Unavailable("%s lacks %s (driver too old?)", path, strings.Join(missing, ", "))
 	}
 	return l, nil
 }
