@@ -173,6 +173,7 @@ type cudaSession struct {
 	stream  CUstream
 	start   CUevent
 	stop    CUevent
+	chunk   [2]CUevent  // the sustained loop's chunk markers
 	dA, dB  CUdeviceptr // device buffers on the first GPU
 	d1      CUdeviceptr // device buffer on the peer GPU
 	pinned  uintptr
@@ -303,6 +304,13 @@ func (s *cudaSession) setup(plan Plan, ords []int) error {
 		return err
 	}
 	s.cleanup = append(s.cleanup, func() error { return drv.EventDestroy(s.stop) })
+	for i := range s.chunk {
+		if s.chunk[i], err = drv.EventCreate(); err != nil {
+			return err
+		}
+		e := s.chunk[i]
+		s.cleanup = append(s.cleanup, func() error { return drv.EventDestroy(e) })
+	}
 
 	devAlloc := func(kind string) (CUdeviceptr, error) {
 		ptr, c, err := allocDown(sizes, drv.MemAlloc)
@@ -780,31 +788,46 @@ func (s *cudaSession) sustained(ctx context.Context, plan Plan, emit func(Result
 		if rate <= 0 {
 			rate = 25e9
 		}
-		count := int(math.Ceil(dur.Seconds() * rate / float64(n)))
-		count = min(max(count, 4), 100000)
+		// Copies go in chunks of about 50 ms of work, two chunks in flight:
+		// the host waits for the older chunk while the newer one runs, so
+		// the GPU never idles and the loop lasts dur whatever the estimate.
+		chunk := int(math.Ceil(0.05 * rate / float64(n)))
+		chunk = min(max(chunk, 1), 10000)
+		count := 0
+		var gen, width int
+		fail := func(err error) error { s.mon.Stop(); return err }
 		s.mon.Start()
 		t0 := time.Now()
 		if err := s.drv.EventRecord(s.start, s.stream); err != nil {
-			s.mon.Stop()
-			return err
+			return fail(err)
 		}
-		var gen, width int
-		for i := 0; i < count; i++ {
-			if err := v.async(n, s.stream); err != nil {
-				s.mon.Stop()
-				return err
+		for i := 0; ; i++ {
+			for j := 0; j < chunk; j++ {
+				if err := v.async(n, s.stream); err != nil {
+					return fail(err)
+				}
 			}
-			if i == min(count/2, 64) {
+			count += chunk
+			if err := s.drv.EventRecord(s.chunk[i%2], s.stream); err != nil {
+				return fail(err)
+			}
+			if i == 1 {
 				gen, width, _ = s.mon.Link() // read under load
+			}
+			if i > 0 {
+				if err := s.drv.EventSynchronize(s.chunk[(i-1)%2]); err != nil {
+					return fail(err)
+				}
+			}
+			if time.Since(t0) >= dur || ctx.Err() != nil || count >= 1_000_000 {
+				break
 			}
 		}
 		if err := s.drv.EventRecord(s.stop, s.stream); err != nil {
-			s.mon.Stop()
-			return err
+			return fail(err)
 		}
 		if err := s.drv.EventSynchronize(s.stop); err != nil {
-			s.mon.Stop()
-			return err
+			return fail(err)
 		}
 		t1 := time.Now()
 		samples := s.mon.Stop()
