@@ -17,7 +17,7 @@ sizes=${SIZES:-4,4KiB,64KiB,1MiB,16MiB,64MiB,256MiB,1GiB}
 mkdir -p "$out"
 echo "== gpupath cuda probe ($sizes)"
 "$bin" gpucheck -out "$out/gpupath" -probes cuda -sizes "$sizes" -budget 50s \
-	-opt gpus=0 -opt variants=h2d-pinned,d2h-pinned,h2d-pinned-stream,d2h-pinned-stream -opt nvml_check=0 \
+	-opt gpus=0 -opt pageable=off -opt variants=h2d-pinned,d2h-pinned,h2d-pinned-stream,d2h-pinned-stream -opt nvml_check=0 \
 	2>"$out/gpupath.log" >"$out/gpupath-summary.txt" || { cat "$out/gpupath.log"; exit 1; }
 echo "== PyTorch"
 python3 "$here/torch_copy.py" --sizes "$sizes" --budget 0.5 --out "$out/torch.json" 2>"$out/torch.log" || { cat "$out/torch.log"; exit 1; }

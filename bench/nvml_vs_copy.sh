@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 echo "== gpupath: sustained pinned copies with NVML sampling"
 "$bin" gpucheck -out "$out/gpupath" -probes cuda -sizes 256MiB -budget 4s \
-	-opt gpus=0 -opt variants=h2d-pinned-stream,d2h-pinned-stream -opt nvml_check=3s \
+	-opt gpus=0 -opt pageable=off -opt variants=h2d-pinned-stream,d2h-pinned-stream -opt nvml_check=3s \
 	2>"$out/gpupath.log" >"$out/gpupath-summary.txt" || { cat "$out/gpupath.log"; exit 1; }
 extra=()
 if command -v nvidia-smi >/dev/null && python3 -c 'import torch' 2>/dev/null; then
