@@ -166,7 +166,7 @@ func TestCUDAProbeAgainstStub(t *testing.T) {
 	t.Setenv("CUDASTUB_HOST_LIMIT", "65536") // pinned memory for 64 KiB at most
 	p := &CUDACopy{Open: func() (CUDADriver, error) { return openCUDAAt(path) },
 		PCIe: func(string) (PCIeMonitor, error) { return nil, errors.New("no NVML with the stub") }}
-	res, err := collect(t, p, Plan{Sizes: []int64{4, 64 << 10, 1 << 20}, Budget: 3 * time.Second})
+	res, err := runCollect(t, p, Plan{Sizes: []int64{4, 64 << 10, 1 << 20}, Budget: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,13 +211,13 @@ func TestCUDAStubErrors(t *testing.T) {
 	path := buildCUDAStub(t)
 	open := func() (CUDADriver, error) { return openCUDAAt(path) }
 	t.Setenv("CUDASTUB_NO_DEVICE", "1")
-	_, err := collect(t, &CUDACopy{Open: open}, Plan{})
+	_, err := runCollect(t, &CUDACopy{Open: open}, Plan{})
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "cuInit: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected") {
 		t.Errorf("no device: %v", err)
 	}
 	os.Unsetenv("CUDASTUB_NO_DEVICE")
 	t.Setenv("CUDASTUB_FAIL", "cuMemcpyDtoH_v2")
-	_, err = collect(t, &CUDACopy{Open: open, PCIe: func(string) (PCIeMonitor, error) { return nil, errors.New("none") }},
+	_, err = runCollect(t, &CUDACopy{Open: open, PCIe: func(string) (PCIeMonitor, error) { return nil, errors.New("none") }},
 		Plan{Sizes: []int64{4}, Options: map[string]string{"variants": "d2h-pinned"}})
 	if !errors.Is(err, CUDAErrorInvalidValue) || !strings.Contains(err.Error(), "cuMemcpyDtoH_v2: CUDA_ERROR_INVALID_VALUE (1): invalid argument") {
 		t.Errorf("failing copy: %v", err)

@@ -736,14 +736,14 @@ func (s *cudaSession) result(v copyVariant, n int64, timer string, st Stats) Res
 	if v.dir == "peer" {
 		for _, pr := range s.p.inv.Peers {
 			if fmt.Sprintf("gpu%d->gpu%d", pr.From, pr.To) == v.target {
-				r.Extra["peer_access"] = b2f(pr.Enabled)
+				r.Extra["peer_access"] = boolFloat(pr.Enabled)
 			}
 		}
 	}
 	return r
 }
 
-func b2f(b bool) float64 {
+func boolFloat(b bool) float64 {
 	if b {
 		return 1
 	}

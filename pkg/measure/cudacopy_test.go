@@ -421,7 +421,7 @@ func newFakeProbe(f *fakeCUDA, mon *fakeMonitor, pg *fakePageable) *CUDACopy {
 	return p
 }
 
-func collect(t *testing.T, p Probe, plan Plan) ([]Result, error) {
+func runCollect(t *testing.T, p Probe, plan Plan) ([]Result, error) {
 	t.Helper()
 	var out []Result
 	err := p.Run(context.Background(), plan, func(r Result) error { out = append(out, r); return nil })
@@ -434,7 +434,7 @@ func TestCUDACopyTwoGPUs(t *testing.T) {
 	pg := &fakePageable{limit: 1 << 40}
 	p := newFakeProbe(f, mon, pg)
 	sizes := []int64{4, 64 << 10, 16 << 20}
-	res, err := collect(t, p, Plan{Sizes: sizes, Budget: 2 * time.Second, Options: map[string]string{"nvml_check": "150ms"}})
+	res, err := runCollect(t, p, Plan{Sizes: sizes, Budget: 2 * time.Second, Options: map[string]string{"nvml_check": "150ms"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 	f.hostLimit = 2 << 20 // pinned memory for 2 MiB only
 	pg := &fakePageable{limit: 1 << 20}
 	p := newFakeProbe(f, nil, pg)
-	res, err := collect(t, p, Plan{Sizes: []int64{4, 1 << 20, 4 << 20}, Budget: time.Second})
+	res, err := runCollect(t, p, Plan{Sizes: []int64{4, 1 << 20, 4 << 20}, Budget: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +545,7 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 	f2 := newFakeCUDA(1)
 	f2.hostLimit = 0
 	p2 := newFakeProbe(f2, nil, &fakePageable{})
-	res, err = collect(t, p2, Plan{Sizes: []int64{4096}, Budget: time.Second, Options: map[string]string{"variants": "h2d-pinned,d2d"}})
+	res, err = runCollect(t, p2, Plan{Sizes: []int64{4096}, Budget: time.Second, Options: map[string]string{"variants": "h2d-pinned,d2d"}})
 	if err != nil || len(res) != 2 || res[0].Variant != "d2d" {
 		t.Errorf("no pinned memory: err %v, %d records", err, len(res))
 	}
@@ -559,19 +559,19 @@ func TestCUDACopyUnavailable(t *testing.T) {
 	if err := p.Available(); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Available = %v", err)
 	}
-	_, err := collect(t, p, Plan{})
+	_, err := runCollect(t, p, Plan{})
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "libcuda.so.1") {
 		t.Errorf("Run = %v", err)
 	}
 
 	f := newFakeCUDA(0)
 	f.initErr = &CUDAError{Func: "cuInit", Result: CUDAErrorNoDevice}
-	_, err = collect(t, newFakeProbe(f, nil, &fakePageable{}), Plan{})
+	_, err = runCollect(t, newFakeProbe(f, nil, &fakePageable{}), Plan{})
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "cuInit: CUDA_ERROR_NO_DEVICE (100)") {
 		t.Errorf("no device: %v", err)
 	}
 	f = newFakeCUDA(0)
-	_, err = collect(t, newFakeProbe(f, nil, &fakePageable{}), Plan{})
+	_, err = runCollect(t, newFakeProbe(f, nil, &fakePageable{}), Plan{})
 	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("zero devices: %v", err)
 	}
@@ -580,7 +580,7 @@ func TestCUDACopyUnavailable(t *testing.T) {
 func TestCUDACopyErrorsNamed(t *testing.T) {
 	f := newFakeCUDA(1)
 	f.failOn, f.failRes, f.failAfter = "cuMemcpyHtoD_v2", CUDAErrorInvalidContext, 5
-	_, err := collect(t, newFakeProbe(f, nil, &fakePageable{limit: 1 << 30}), Plan{Sizes: []int64{4}, Budget: time.Second})
+	_, err := runCollect(t, newFakeProbe(f, nil, &fakePageable{limit: 1 << 30}), Plan{Sizes: []int64{4}, Budget: time.Second})
 	if !errors.Is(err, CUDAErrorInvalidContext) || errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
@@ -655,7 +655,7 @@ func TestCUDAOptions(t *testing.T) {
 		t.Errorf("default sizes %v", s)
 	}
 	f := newFakeCUDA(1)
-	_, err := collect(t, newFakeProbe(f, &fakeMonitor{}, &fakePageable{limit: 1 << 30}), Plan{Sizes: []int64{4}, Options: map[string]string{"nvml_check": "soon"}})
+	_, err := runCollect(t, newFakeProbe(f, &fakeMonitor{}, &fakePageable{limit: 1 << 30}), Plan{Sizes: []int64{4}, Options: map[string]string{"nvml_check": "soon"}})
 	if err == nil || !strings.Contains(err.Error(), "nvml_check") {
 		t.Errorf("bad nvml_check: %v", err)
 	}
@@ -671,7 +671,7 @@ func TestCUDAHardware(t *testing.T) {
 		t.Skipf("no GPU: %v", err)
 	}
 	p := &CUDACopy{Log: t.Logf}
-	res, err := collect(t, p, Plan{Sizes: []int64{4, 1 << 20}, Budget: 5 * time.Second, Options: map[string]string{"nvml_check": "500ms"}})
+	res, err := runCollect(t, p, Plan{Sizes: []int64{4, 1 << 20}, Budget: 5 * time.Second, Options: map[string]string{"nvml_check": "500ms"}})
 	if err != nil {
 		t.Fatal(err)
 	}

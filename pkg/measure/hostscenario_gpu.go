@@ -106,17 +106,17 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 	var lat []float64
 	var parts []string
 	for _, v := range []string{"h2d-pinned", "d2h-pinned"} {
-		if r, ok := smallest(f.Results, v, "wall", ord); ok && r.Bytes <= 64 && r.MedianS > 0 {
+		if r, ok := cudaSmallest(f.Results, v, "wall", ord); ok && r.Bytes <= 64 && r.MedianS > 0 {
 			lat = append(lat, r.MedianS)
 			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatSeconds(r.MedianS)))
 		}
 	}
 	if len(lat) > 0 {
-		r, _ := smallest(f.Results, "h2d-pinned", "wall", ord)
+		r, _ := cudaSmallest(f.Results, "h2d-pinned", "wall", ord)
 		if len(lat) == 1 {
-			r, _ = smallest(f.Results, "d2h-pinned", "wall", ord)
+			r, _ = cudaSmallest(f.Results, "d2h-pinned", "wall", ord)
 		}
-		add("gpu.copy_latency", FormatSeconds(mean(lat)),
+		add("gpu.copy_latency", FormatSeconds(gpuMean(lat)),
 			fmt.Sprintf("measured on %s: median wall time of one synchronous %d B pinned cuMemcpy (%s)", gpuName, r.Bytes, strings.Join(parts, ", ")))
 	}
 
@@ -133,7 +133,7 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 		if f.NVML != nil && len(f.NVML.Matrix) > 1 {
 			src += "; NVML topology " + f.NVML.Matrix[0][1]
 		}
-		add("gpu.nvlink_rate", FormatBytesPerSecond(mean(rates)), src)
+		add("gpu.nvlink_rate", FormatBytesPerSecond(gpuMean(rates)), src)
 	}
 
 	// The NIC closest to the GPU.
@@ -216,7 +216,7 @@ func measuredOrdinal(rs []Result) int {
 
 func onGPU(r Result, ord int) bool { return r.Target == fmt.Sprintf("gpu%d", ord) }
 
-func smallest(rs []Result, variant, timer string, ord int) (Result, bool) {
+func cudaSmallest(rs []Result, variant, timer string, ord int) (Result, bool) {
 	var best Result
 	ok := false
 	for _, r := range rs {
@@ -229,7 +229,7 @@ func smallest(rs []Result, variant, timer string, ord int) (Result, bool) {
 	return best, ok
 }
 
-func largest(rs []Result, variant, timer string, ord int) (Result, bool) {
+func cudaLargest(rs []Result, variant, timer string, ord int) (Result, bool) {
 	var best Result
 	ok := false
 	for _, r := range rs {
@@ -268,7 +268,7 @@ func pinnedSummary(rs []Result) string {
 	var parts []string
 	var n int64
 	for _, v := range []string{"h2d-pinned-stream", "d2h-pinned-stream"} {
-		if r, ok := largest(rs, v, "cuda-event", ord); ok && r.ThroughputBps > 0 {
+		if r, ok := cudaLargest(rs, v, "cuda-event", ord); ok && r.ThroughputBps > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatBytesPerSecond(r.ThroughputBps)))
 			n = r.Bytes
 		}
@@ -289,7 +289,7 @@ func sustainedLink(rs []Result) string {
 	return ""
 }
 
-func mean(v []float64) float64 {
+func gpuMean(v []float64) float64 {
 	s := 0.0
 	for _, x := range v {
 		s += x

@@ -197,8 +197,8 @@ func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 		r := Result{Probe: "nvml", Variant: "pair", Target: fmt.Sprintf("gpu%d->gpu%d", pp.From, pp.To), Time: now,
 			Note: cls,
 			Extra: map[string]float64{"nvlinks": float64(nv),
-				"p2p_read_ok": b2f(pp.Read == "OK"), "p2p_write_ok": b2f(pp.Write == "OK"),
-				"p2p_nvlink_ok": b2f(pp.NVLink == "OK"), "p2p_atomics_ok": b2f(pp.Atomics == "OK"), "p2p_pci_ok": b2f(pp.PCI == "OK")}}
+				"p2p_read_ok": boolFloat(pp.Read == "OK"), "p2p_write_ok": boolFloat(pp.Write == "OK"),
+				"p2p_nvlink_ok": boolFloat(pp.NVLink == "OK"), "p2p_atomics_ok": boolFloat(pp.Atomics == "OK"), "p2p_pci_ok": boolFloat(pp.PCI == "OK")}}
 		if err := emit(r); err != nil {
 			return err
 		}

@@ -51,7 +51,7 @@ func TestNVMLAgainstStub(t *testing.T) {
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := collect(t, p, Plan{Options: map[string]string{"nvml_idle": "100ms"}})
+	res, err := runCollect(t, p, Plan{Options: map[string]string{"nvml_idle": "100ms"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestCUDAProbeWithNVMLStub(t *testing.T) {
 		Open: func() (CUDADriver, error) { return openCUDAAt(cuda) },
 		PCIe: func(bus string) (PCIeMonitor, error) { return openNVMLMonitor(nvml.New(nvml.WithLibraryPath(nv)), bus) },
 	}
-	res, err := collect(t, p, Plan{Sizes: []int64{4, 16 << 20}, Budget: 2 * time.Second,
+	res, err := runCollect(t, p, Plan{Sizes: []int64{4, 16 << 20}, Budget: 2 * time.Second,
 		Options: map[string]string{"nvml_check": "300ms", "gpus": "0", "variants": "h2d-pinned-stream,d2h-pinned-stream"}})
 	if err != nil {
 		t.Fatal(err)

@@ -145,7 +145,7 @@ func TestNVMLTwoH200NV18(t *testing.T) {
 	for _, viaSwitch := range []bool{false, true} {
 		lib := mockNVML(h200Pair(viaSwitch))
 		p := &NVMLProbe{Lib: lib}
-		res, err := collect(t, p, Plan{Options: map[string]string{"nvml_idle": "60ms"}})
+		res, err := runCollect(t, p, Plan{Options: map[string]string{"nvml_idle": "60ms"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestNVMLInitFailure(t *testing.T) {
 		if err := p.Available(); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), nvmlName(ret)) {
 			t.Errorf("Available = %v", err)
 		}
-		_, err := collect(t, p, Plan{})
+		_, err := runCollect(t, p, Plan{})
 		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "NVML: Init: "+nvmlName(ret)) {
 			t.Errorf("Run = %v", err)
 		}

@@ -59,14 +59,14 @@ func (p *TopoProbe) reader() topo.Reader { return topo.Reader{Root: p.SysRoot} }
 
 // Available checks that sysfs lists PCI devices.
 func (p *TopoProbe) Available() error {
-	dir := filepath.Join(sysRoot(p.SysRoot), "bus", "pci", "devices")
+	dir := filepath.Join(sysfsRoot(p.SysRoot), "bus", "pci", "devices")
 	if _, err := os.Stat(dir); err != nil {
 		return Unavailable("no PCI devices in sysfs (%v)", err)
 	}
 	return nil
 }
 
-func sysRoot(r string) string {
+func sysfsRoot(r string) string {
 	if r == "" {
 		return "/sys"
 	}

@@ -263,7 +263,7 @@ func (p *PerftestProbe) args(tool, dev string, port int, tcpPort int, sz []strin
 	return a
 }
 
-func freePort() (int, error) {
+func perftestFreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -289,7 +289,7 @@ func (p *PerftestProbe) runOne(ctx context.Context, tool, path, mem, dev string,
 	}
 	if tcpPort == 0 {
 		var err error
-		if tcpPort, err = freePort(); err != nil {
+		if tcpPort, err = perftestFreePort(); err != nil {
 			return run, nil, err
 		}
 	}
@@ -306,7 +306,7 @@ func (p *PerftestProbe) runOne(ctx context.Context, tool, path, mem, dev string,
 		}
 		defer srv.stop()
 		if err := srv.ready(rctx, 15*time.Second); err != nil {
-			run.Output = tail(srv.output(), 20)
+			run.Output = tailLines(srv.output(), 20)
 			return run, nil, err
 		}
 	}
@@ -338,7 +338,7 @@ func (p *PerftestProbe) runOne(ctx context.Context, tool, path, mem, dev string,
 		err = fmt.Errorf("%s printed no result table", tool)
 	}
 	if err != nil {
-		run.Output = tail(string(out), 20)
+		run.Output = tailLines(string(out), 20)
 	}
 	if srv != nil {
 		srv.wait(5 * time.Second)
@@ -346,7 +346,7 @@ func (p *PerftestProbe) runOne(ctx context.Context, tool, path, mem, dev string,
 	return run, rep, err
 }
 
-func tail(s string, n int) string {
+func tailLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

@@ -54,7 +54,7 @@ esac
 	}
 }
 
-func calls(t *testing.T, dir string) []string {
+func fakeCalls(t *testing.T, dir string) []string {
 	b, err := os.ReadFile(filepath.Join(dir, "calls.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestPerftestRunner(t *testing.T) {
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := collect(t, p, Plan{})
+	res, err := runCollect(t, p, Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestPerftestRunner(t *testing.T) {
 	}
 	// The command lines: a server and a client per run, the same options on
 	// both, --report_gbits for bandwidth only, --use_cuda for GPU memory.
-	log := calls(t, bin)
+	log := fakeCalls(t, bin)
 	if len(log) != 8 {
 		t.Fatalf("calls:\n%s", strings.Join(log, "\n"))
 	}
@@ -146,7 +146,7 @@ func TestPerftestSizesAndFailures(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	root := writeSysfs(t, sysfsOpts{gpu: true, ib: true, state: "4: ACTIVE", layer: "Ethernet", rate: "400 Gb/sec (4X NDR)"})
 	p := &PerftestProbe{SysRoot: root, Tools: []string{"ib_write_bw"}, Timeout: 20 * time.Second}
-	res, err := collect(t, p, Plan{Sizes: []int64{65536, 1 << 20}, Options: map[string]string{"gid_index": "3"}})
+	res, err := runCollect(t, p, Plan{Sizes: []int64{65536, 1 << 20}, Options: map[string]string{"gid_index": "3"}})
 	if err == nil || !strings.Contains(err.Error(), "Completion with error at client") {
 		t.Fatalf("err = %v", err)
 	}
@@ -169,7 +169,7 @@ func TestPerftestSizesAndFailures(t *testing.T) {
 	if cudaRuns != 1 || failed != 2 {
 		t.Errorf("runs %+v", inv.Runs)
 	}
-	log := calls(t, bin)
+	log := fakeCalls(t, bin)
 	if !strings.Contains(log[0], "-x 3") || !strings.Contains(log[0], "-s 65536") || !strings.Contains(log[2], "-s 1048576") {
 		t.Errorf("calls %q", log)
 	}
@@ -185,12 +185,12 @@ func TestPerftestUnavailable(t *testing.T) {
 	}
 	fakePerftest(t, bin, "ib_write_bw", "moc-ib_write_bw-a-gbits-client-roce-raw.txt", "", "", 0)
 	p.Tools = []string{"ib_write_bw"}
-	_, err := collect(t, p, Plan{})
+	_, err := runCollect(t, p, Plan{})
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no active RDMA port (mlx5_0/1 DOWN)") {
 		t.Errorf("port down: %v", err)
 	}
 	p.SysRoot = writeSysfs(t, sysfsOpts{})
-	if _, err := collect(t, p, Plan{}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no RDMA device") {
+	if _, err := runCollect(t, p, Plan{}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no RDMA device") {
 		t.Errorf("no device: %v", err)
 	}
 	// A server that never says it is ready, and a context that ends.

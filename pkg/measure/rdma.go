@@ -50,7 +50,7 @@ func (p *RDMAProbe) Inventory() any { return p.inv }
 func (p *RDMAProbe) Available() error { return rdmaPresent(p.SysRoot) }
 
 func rdmaPresent(root string) error {
-	dir := filepath.Join(sysRoot(root), "class", "infiniband")
+	dir := filepath.Join(sysfsRoot(root), "class", "infiniband")
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Unavailable("no RDMA device (%s does not exist)", dir)
@@ -98,8 +98,8 @@ func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 				p.Log("rdma: %s port %d: %s, %d GIDs, netdevs %v", d.Name, port.Port, note, len(port.GIDs), d.NetDevs)
 			}
 			res := Result{Probe: "rdma", Variant: "port", Target: fmt.Sprintf("%s/%d", d.Name, port.Port), Time: now, Note: note,
-				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": b2f(port.Active()),
-					"gids": float64(len(port.GIDs)), "infiniband": b2f(topo.LinkKind(port.LinkLayer) == "ib")}}
+				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": boolFloat(port.Active()),
+					"gids": float64(len(port.GIDs)), "infiniband": boolFloat(topo.LinkKind(port.LinkLayer) == "ib")}}
 			if err := emit(res); err != nil {
 				return err
 			}

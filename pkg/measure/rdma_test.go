@@ -97,7 +97,7 @@ func TestRDMAProbe(t *testing.T) {
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := collect(t, p, Plan{})
+	res, err := runCollect(t, p, Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRDMAAbsent(t *testing.T) {
 		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no RDMA device") {
 			t.Errorf("Available = %v", err)
 		}
-		if _, err := collect(t, p, Plan{}); !errors.Is(err, ErrUnavailable) {
+		if _, err := runCollect(t, p, Plan{}); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("Run = %v", err)
 		}
 	}
@@ -135,7 +135,7 @@ func TestTopoProbe(t *testing.T) {
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := collect(t, p, Plan{})
+	res, err := runCollect(t, p, Plan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestTopoProbe(t *testing.T) {
 	if err := (&TopoProbe{SysRoot: t.TempDir()}).Available(); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("empty root: %v", err)
 	}
-	if _, err := collect(t, &TopoProbe{SysRoot: t.TempDir()}, Plan{}); !errors.Is(err, ErrUnavailable) {
+	if _, err := runCollect(t, &TopoProbe{SysRoot: t.TempDir()}, Plan{}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("empty root Run: %v", err)
 	}
 }
@@ -161,7 +161,7 @@ func TestTopoProbe(t *testing.T) {
 // the machine has, they must not fail (absence is ErrUnavailable).
 func TestProbesOnThisHost(t *testing.T) {
 	for _, p := range []Probe{&TopoProbe{}, &RDMAProbe{}, &PerftestProbe{}} {
-		_, err := collect(t, p, Plan{Quick: true})
+		_, err := runCollect(t, p, Plan{Quick: true})
 		switch {
 		case err == nil:
 			t.Logf("%s: ok", p.Name())
