@@ -36,9 +36,9 @@ func init() { Register("staged", func() Probe { return &Staged{} }) }
 //     chunk i+1.
 //
 // Plan.Options: gpus=0,1 (sender GPU, receiver GPU), chunk=512KiB,
-// slots=3, variants=store-and-forward,pipelined. Every variant's largest
-// transfer is checked byte for byte once (the receiver GPU must hold the
-// pattern the sender GPU held).
+// slots=3, variants=store-and-forward,pipelined. After each variant's
+// timings, one transfer of the largest size is checked byte for byte (the
+// receiver GPU must hold the position-dependent pattern the sender GPU held).
 type Staged struct {
 	// Open loads the driver; nil means OpenCUDA.
 	Open func() (CUDADriver, error)
@@ -386,7 +386,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 			}
 		}
 		// Check the data once: the receiving GPU must now hold the pattern.
-		if err := stagedVerify(drv, snd, rcv, sc, rc, variant, maxN, chunk, pattern); err != nil {
+		if err := stagedVerify(drv, snd, rcv, sc, rc, variant, maxN, chunk); err != nil {
 			return err
 		}
 		p.logf("staged: %s verified at %d bytes", variant, maxN)
@@ -394,15 +394,42 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 	return nil
 }
 
-// stagedVerify clears the receiver's buffer, runs one transfer of n bytes
-// and checks every byte that arrived.
-func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc net.Conn, variant string, n, chunk int64, pattern byte) error {
+// stagedPattern is the byte expected at offset i of a verified transfer:
+// it differs from chunk to chunk, so a slot sent before its copy finished
+// (still holding an earlier chunk) shows.
+func stagedPattern(i int64) byte { return byte(i*131+i>>12) ^ 0xA5 }
+
+// stagedVerify writes a position-dependent pattern into the sender's GPU
+// buffer, clears every host slot and the receiver's buffer, runs one
+// transfer of n bytes and checks every byte that arrived.
+func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc net.Conn, variant string, n, chunk int64) error {
+	fill := func(s *stagedSide, f func(off int64, b []byte)) error {
+		for off := int64(0); off < n; off += s.pinLen {
+			m := min(s.pinLen, n-off)
+			b := hostBytes(s.pinned, m)
+			f(off, b)
+			if err := drv.MemcpyHtoD(s.dbuf+CUdeviceptr(off), s.pinned, m); err != nil {
+				return err
+			}
+		}
+		clear(hostBytes(s.pinned, s.pinLen))
+		return nil
+	}
+	if err := snd.w.do(func() error {
+		return fill(snd, func(off int64, b []byte) {
+			for i := range b {
+				b[i] = stagedPattern(off + int64(i))
+			}
+		})
+	}); err != nil {
+		return err
+	}
+	if err := rcv.w.do(func() error { return fill(rcv, func(int64, []byte) {}) }); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	sc.SetDeadline(deadline)
 	rc.SetDeadline(deadline)
-	if err := rcv.w.do(func() error { return drv.MemsetD8(rcv.dbuf, 0, n) }); err != nil {
-		return err
-	}
 	rdone := rcv.w.start(func() error {
 		if variant == "pipelined" {
 			return stagedRecvPipelined(drv, rcv, rc, n, chunk)
@@ -425,8 +452,8 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc net.Conn, variant
 				return err
 			}
 			for i, b := range hostBytes(rcv.pinned, m) {
-				if b != pattern {
-					return fmt.Errorf("staged %s: byte %d arrived as %#x, sent as %#x", variant, off+int64(i), b, pattern)
+				if want := stagedPattern(off + int64(i)); b != want {
+					return fmt.Errorf("staged %s: byte %d arrived as %#x, sent as %#x", variant, off+int64(i), b, want)
 				}
 			}
 		}
