@@ -37,6 +37,8 @@ type GPUHostFacts struct {
 //     else sysfs's; the measured pinned bandwidth is quoted in the source;
 //   - gpu.copy_latency: the median wall time of a synchronous pinned copy of
 //     the smallest size (at most 64 B), the mean of H2D and D2H;
+//   - gpu.copy_rate: the synchronous pinned copy rate at the largest size
+//     (at least 16 MiB), the mean of H2D and D2H;
 //   - gpu.nvlink_rate: the streaming peer-copy bandwidth at the largest
 //     size, mean of both directions, when peer access was enabled;
 //   - topology.gpu_nic, nic.pcie, nic.rdma, nic.kind, nic.rate: from the NIC
@@ -118,6 +120,23 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 		}
 		add("gpu.copy_latency", FormatSeconds(gpuMean(lat)),
 			fmt.Sprintf("measured on %s: median wall time of one synchronous %d B pinned cuMemcpy (%s)", gpuName, r.Bytes, strings.Join(parts, ", ")))
+	}
+
+	// gpu.copy_rate: synchronous pinned copies at the largest size (≥ 16 MiB,
+	// where the fixed cost is under 1 % of the time), mean of both directions.
+	var crates []float64
+	var cparts []string
+	var cbytes int64
+	for _, v := range []string{"h2d-pinned", "d2h-pinned"} {
+		if r, ok := cudaLargest(f.Results, v, "wall", ord); ok && r.Bytes >= 16<<20 && r.MedianS > 0 {
+			crates = append(crates, float64(r.Bytes)/r.MedianS)
+			cparts = append(cparts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatBytesPerSecond(float64(r.Bytes)/r.MedianS)))
+			cbytes = r.Bytes
+		}
+	}
+	if len(crates) > 0 {
+		add("gpu.copy_rate", FormatBytesPerSecond(gpuMean(crates)),
+			fmt.Sprintf("measured on %s: synchronous pinned cuMemcpy of %d B, median wall time (%s)", gpuName, cbytes, strings.Join(cparts, ", ")))
 	}
 
 	// gpu.nvlink_rate
