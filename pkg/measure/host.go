@@ -164,17 +164,30 @@ func parseOSRelease(s string) string {
 }
 
 // parseNvidiaVersion returns the driver version from
-// /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel
-// Module  580.159.04  ...").
+// /proc/driver/nvidia/version: the first dotted number of its first line
+// ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ...", or
+// "... Open Kernel Module for x86_64  570.86.15  Release Build ...").
 func parseNvidiaVersion(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
-	f := strings.Fields(line)
-	for i, w := range f {
-		if w == "Module" && i+1 < len(f) {
-			return f[i+1]
+	for _, w := range strings.Fields(line) {
+		if isDottedNumber(w) {
+			return w
 		}
 	}
-	return strings.TrimSpace(line)
+	return ""
+}
+
+func isDottedNumber(w string) bool {
+	dots := 0
+	for i, r := range w {
+		switch {
+		case r == '.' && i > 0 && i < len(w)-1:
+			dots++
+		case r < '0' || r > '9':
+			return false
+		}
+	}
+	return dots > 0
 }
 
 // parseNvidiaInformation reads /proc/driver/nvidia/gpus/*/information.

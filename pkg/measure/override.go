@@ -162,7 +162,7 @@ func HostOverrides(rs []Result) (ovs []Override, notes []string) {
 	// stack.syscall
 	if sc := pick(rs, "syscall", "getppid"); len(sc) > 0 {
 		v := medianOf(medians(sc))
-		ovs = append(ovs, Override{Key: "stack.syscall", Value: FormatSeconds(v),
+		ovs = append(ovs, Override{Key: "stack.syscall", Value: formatMicros(v),
 			Source: fmt.Sprintf("measured: syscall probe, median time of one getppid(2) (a bare system call: entry and exit), %d record(s)", len(sc))})
 	} else {
 		notes = append(notes, "stack.syscall: no syscall/getppid record")
@@ -178,9 +178,9 @@ func HostOverrides(rs []Result) (ovs []Override, notes []string) {
 	case len(send) > 0 && len(recv) > 0:
 		tx, rx = medianOf(medians(send)), medianOf(medians(recv))
 		ovs = append(ovs,
-			Override{Key: "stack.tx_per_message", Value: FormatSeconds(tx),
+			Override{Key: "stack.tx_per_message", Value: formatMicros(tx),
 				Source: fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", FormatBytes(sendSize))},
-			Override{Key: "stack.rx_per_message", Value: FormatSeconds(rx),
+			Override{Key: "stack.rx_per_message", Value: formatMicros(rx),
 				Source: fmt.Sprintf("measured: syscall probe, median time of one recv(2) of %s already queued on loopback TCP: system call and copy to user (the protocol input ran in the sender's call)", FormatBytes(recvSize))})
 	case len(ppSmall) > 0:
 		var cpu []float64
@@ -192,8 +192,8 @@ func HostOverrides(rs []Result) (ovs []Override, notes []string) {
 			tx, rx = c/2, c/2
 			src := fmt.Sprintf("measured: tcp ping-pong at %s (%s), CPU per one-way message of both ends from rusage (%s), split evenly between send and receive for want of a direct send/recv timing; includes the wake-up",
 				FormatBytes(ppSize), ppSmall[0].Target, FormatSeconds(c))
-			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: FormatSeconds(tx), Source: src},
-				Override{Key: "stack.rx_per_message", Value: FormatSeconds(rx), Source: src})
+			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: formatMicros(tx), Source: src},
+				Override{Key: "stack.rx_per_message", Value: formatMicros(rx), Source: src})
 		} else {
 			notes = append(notes, "stack.tx_per_message, stack.rx_per_message: no send/recv timing and no CPU time in the ping-pong records")
 		}
@@ -212,7 +212,7 @@ func HostOverrides(rs []Result) (ovs []Override, notes []string) {
 		notes = append(notes, fmt.Sprintf("stack.wakeup: ping-pong intercept %s is not above send %s + receive %s; left out", FormatSeconds(fit.Alpha), FormatSeconds(tx), FormatSeconds(rx)))
 	default:
 		w := fit.Alpha - tx - rx
-		ovs = append(ovs, Override{Key: "stack.wakeup", Value: FormatSeconds(w),
+		ovs = append(ovs, Override{Key: "stack.wakeup", Value: formatMicros(w),
 			Source: fmt.Sprintf("derived: tcp ping-pong (%s) fit latency = α + n/β over %d sizes up to %s gives α = %s one-way; minus send %s and receive %s timed without waiting leaves the cost of blocking in recv and waking the receiver (scheduler wake-up, context switch, on this host's CPUs)",
 				pp[0].Target, fit.Points, FormatBytes(fit.MaxBytes), FormatSeconds(fit.Alpha), FormatSeconds(tx), FormatSeconds(rx))})
 	}
@@ -292,3 +292,7 @@ func wrapComment(s string, width int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// formatMicros writes a duration in microseconds, the unit of the model's
+// stack costs: 3.5e-7 → "0.35us".
+func formatMicros(s float64) string { return sig3(s*1e6) + "us" }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -232,6 +233,9 @@ func Run(ctx context.Context, cfg RunConfig) (*Manifest, error) {
 			if r.Time.IsZero() {
 				r.Time = now().UTC()
 			}
+			if err := checkFinite(&r); err != nil {
+				return err // the probe's fault: it fails, the run goes on
+			}
 			if err := appendResult(rf, r); err != nil {
 				writeErr = err
 				return err
@@ -303,7 +307,7 @@ func oneLine(s string) string {
 // appendResult writes one record as one line with a single write(2): the
 // line is in the page cache when it returns, so a crash or SIGKILL of the
 // process cannot lose it (a power failure can; there is no fsync).
-func appendResult(f *os.File, r Result) error {
+func appendResult(f io.Writer, r Result) error {
 	if err := checkFinite(&r); err != nil {
 		return err
 	}

@@ -212,10 +212,14 @@ func dialRaw(ctx context.Context, addr, netns string, timeout time.Duration, opt
 // first byte is io.EOF, inside the buffer io.ErrUnexpectedEOF.
 func (c *rawConn) readFull(b []byte) error {
 	got := 0
+	var lim opLimit
 	for got < len(b) {
 		n, err := unix.Read(c.fd, b[got:])
 		if err != nil {
 			if errors.Is(err, unix.EINTR) {
+				if lim.over(c.timeout, len(b)) {
+					return c.ioErr("read", unix.EAGAIN)
+				}
 				continue
 			}
 			return c.ioErr("read", err)
@@ -227,8 +231,25 @@ func (c *rawConn) readFull(b []byte) error {
 			return io.ErrUnexpectedEOF
 		}
 		got += n
+		if got < len(b) && lim.over(c.timeout, len(b)) {
+			return c.ioErr("read", unix.EAGAIN)
+		}
 	}
 	return nil
+}
+
+// opLimit bounds the total time of one readFull or writeAll that needs more
+// than one system call: the socket timeouts bound each call (no progress for
+// that long), this bounds a peer that trickles bytes. The limit is the
+// timeout plus one timeout per MiB of the buffer, far above any real link.
+type opLimit struct{ start time.Time }
+
+func (l *opLimit) over(timeout time.Duration, n int) bool {
+	if l.start.IsZero() {
+		l.start = time.Now()
+		return false
+	}
+	return time.Since(l.start) > timeout*time.Duration(1+n>>20)
 }
 
 // readSome reads what is there (at least one byte); 0 with io.EOF at the end.
@@ -250,15 +271,23 @@ func (c *rawConn) readSome(b []byte) (int, error) {
 
 // writeAll writes all of b.
 func (c *rawConn) writeAll(b []byte) error {
+	total := len(b)
+	var lim opLimit
 	for len(b) > 0 {
 		n, err := unix.Write(c.fd, b)
 		if err != nil {
 			if errors.Is(err, unix.EINTR) {
+				if lim.over(c.timeout, total) {
+					return c.ioErr("write", unix.EAGAIN)
+				}
 				continue
 			}
 			return c.ioErr("write", err)
 		}
 		b = b[n:]
+		if len(b) > 0 && lim.over(c.timeout, total) {
+			return c.ioErr("write", unix.EAGAIN)
+		}
 	}
 	return nil
 }

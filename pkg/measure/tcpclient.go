@@ -203,10 +203,10 @@ func (c *Client) Stream(ctx context.Context, size int64, cfg RepeatConfig) (*Exc
 	if target <= 0 {
 		target = 50 * time.Millisecond
 	}
-	// Calibrate the chunk on a first connection: send for about target/2
-	// (at least 4 writes), take the rate, and size the chunk for target.
-	calib := max(4*size, 1<<20)
-	rate, err := c.calibrate(ctx, buf, calib, target/2)
+	// Calibrate the chunk on a first connection: send growing chunks for
+	// about target/2, take the rate of the last, and size the chunk so that
+	// one takes about target.
+	rate, err := c.calibrate(ctx, buf, target/2)
 	if err != nil {
 		return nil, err
 	}
@@ -254,44 +254,55 @@ func (c *Client) Stream(ctx context.Context, size int64, cfg RepeatConfig) (*Exc
 	return ex, nil
 }
 
-// calibrate streams chunks of calib bytes for about d and returns the rate in
-// bytes per second.
-func (c *Client) calibrate(ctx context.Context, buf []byte, calib int64, d time.Duration) (float64, error) {
+// calibrate streams for about d on one connection, one chunk per ack,
+// doubling the chunk (from 64 KiB or one write) while a chunk takes under a
+// quarter of d, and returns the rate of the last chunk in bytes per second.
+func (c *Client) calibrate(ctx context.Context, buf []byte, d time.Duration) (float64, error) {
 	size := int64(len(buf))
-	calib = (calib + size - 1) / size * size
-	conn, err := c.open(ctx, modeStream, size, calib)
+	chunk := max(size, (64<<10)/size*size)
+	// The server acks every `unit` bytes; a chunk is a whole number of units.
+	unit := chunk
+	conn, err := c.open(ctx, modeStream, size, unit)
 	if err != nil {
 		return 0, err
 	}
 	defer conn.close()
 	var ack [8]byte
 	start := time.Now()
-	var sent int64
-	for i := 0; i < 1000; i++ {
+	var rate float64
+	for i := 0; i < 64; i++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		for s := int64(0); s < calib; s += size {
-			if err := conn.writeAll(buf[:min(size, calib-s)]); err != nil {
+		t0 := time.Now()
+		for s := int64(0); s < chunk; s += size {
+			if err := conn.writeAll(buf[:min(size, chunk-s)]); err != nil {
 				return 0, err
 			}
 		}
-		if err := conn.readFull(ack[:]); err != nil {
-			return 0, err
+		for a := int64(0); a < chunk/unit; a++ {
+			if err := conn.readFull(ack[:]); err != nil {
+				return 0, err
+			}
 		}
-		sent += calib
+		el := time.Since(t0)
+		if el > 0 {
+			rate = float64(chunk) / el.Seconds()
+		}
 		if time.Since(start) >= d {
 			break
 		}
+		if el < d/4 {
+			chunk *= 2
+		}
 	}
-	el := time.Since(start).Seconds()
 	if _, _, err := c.finish(conn); err != nil {
 		return 0, err
 	}
-	if el <= 0 {
-		return 0, errors.New("calibration took no time")
+	if rate <= 0 {
+		return 0, errors.New("stream calibration measured no rate")
 	}
-	return float64(sent) / el, nil
+	return rate, nil
 }
 
 func (e *Exchange) tcpInfo(conn *rawConn) {

@@ -118,17 +118,17 @@ func ParseBytes(s string) (int64, error) {
 
 // ParseBitRate reads a link rate and returns bytes per second. It accepts
 // "1Gbit/s", "300Mbit/s", "10Gbit", "1.5GB/s" (bytes) and tc's spellings
-// "1gbit", "300mbit". Prefixes are decimal.
+// "1gbit", "300mbit". Prefixes are decimal. "bps" is refused: tc reads it
+// as bytes, most people as bits.
 func ParseBitRate(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	l := strings.ToLower(t)
 	l = strings.TrimSuffix(l, "/s")
-	l = strings.TrimSuffix(l, "ps")
 	bytes := false
 	switch {
 	case strings.HasSuffix(l, "bit"):
 		l = strings.TrimSuffix(l, "bit")
-	case strings.HasSuffix(t, "B/s") || strings.HasSuffix(t, "Bps"):
+	case strings.HasSuffix(t, "B/s"):
 		bytes = true
 		l = strings.TrimSuffix(l, "b")
 	default:
