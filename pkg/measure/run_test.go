@@ -71,8 +71,10 @@ type recordingProgress struct{ events []string }
 func (r *recordingProgress) Start(probe string, steps int, budget time.Duration) {
 	r.events = append(r.events, "start "+probe)
 }
-func (r *recordingProgress) Step(res Result)     { r.events = append(r.events, "step "+res.Probe) }
-func (r *recordingProgress) Done(st ProbeStatus) { r.events = append(r.events, "done "+st.Name+" "+string(st.Status)) }
+func (r *recordingProgress) Step(res Result) { r.events = append(r.events, "step "+res.Probe) }
+func (r *recordingProgress) Done(st ProbeStatus) {
+	r.events = append(r.events, "done "+st.Name+" "+string(st.Status))
+}
 
 func TestRunRecordsEveryOutcome(t *testing.T) {
 	dir := t.TempDir()

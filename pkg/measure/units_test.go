@@ -12,7 +12,7 @@ func TestFormatters(t *testing.T) {
 		{FormatRate(11.83e9), "11.8GB/s"},
 		{FormatRate(1.25e8), "125MB/s"},
 		{FormatRate(999), "999B/s"},
-		{FormatBitRate(1.25e8), "1Gbit/s"},  // 1e9 bit/s
+		{FormatBitRate(1.25e8), "1Gbit/s"},   // 1e9 bit/s
 		{FormatBitRate(37.5e6), "300Mbit/s"}, // 3e8 bit/s
 		{FormatBitRate(3.2375e9), "25.9Gbit/s"},
 		{FormatSeconds(3.5e-7), "350ns"},
