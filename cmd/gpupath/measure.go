@@ -38,6 +38,7 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	timeout := fs.Duration("timeout", 5*time.Second, "deadline of every network connect, read and write")
 	sizes := fs.String("sizes", "", "comma-separated sizes instead of each probe's sweep, e.g. 64,4KiB,1MiB")
 	variants := fs.String("variants", "", "tcp variants: pingpong,stream (default both)")
+	tolerance := fs.Float64("tolerance", 0, "stop repeating a size when its median moves less than this fraction (default 0.02)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -83,6 +84,10 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			cfg.Plan.Sizes = append(cfg.Plan.Sizes, n)
 		}
 	}
+	if *tolerance < 0 || *tolerance >= 1 {
+		return usagef("--tolerance must be in [0, 1), got %v", *tolerance)
+	}
+	cfg.Plan.Tolerance = *tolerance
 	if *timeout <= 0 {
 		return usagef("--timeout must be positive, got %v", *timeout)
 	}

@@ -364,18 +364,25 @@ func listenRaw(ctx context.Context, addr, netns string, timeout time.Duration) (
 	return &rawListener{fd: fd, addr: addrPortOf(got)}, nil
 }
 
-// accept waits up to wait for a connection; ErrTimeout when none came.
+// accept waits up to wait for a connection; ErrTimeout when none came. It
+// polls the non-blocking socket and sleeps between tries (parking the
+// goroutine), rather than blocking a thread in poll(2): a thread blocked in
+// a system call holds one of the runtime's Ps, which the measuring threads
+// of this process need.
 func (l *rawListener) accept(wait, ioTimeout time.Duration, opt SocketOptions) (*rawConn, error) {
-	if err := pollFD(l.fd, unix.POLLIN, time.Now().Add(wait)); err != nil {
-		return nil, err
-	}
+	deadline := time.Now().Add(wait)
 	for {
 		nfd, sa, err := unix.Accept4(l.fd, unix.SOCK_CLOEXEC)
 		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ECONNABORTED) {
 			continue
 		}
 		if errors.Is(err, unix.EAGAIN) {
-			return nil, ErrTimeout
+			left := time.Until(deadline)
+			if left <= 0 {
+				return nil, ErrTimeout
+			}
+			time.Sleep(min(left, 5*time.Millisecond))
+			continue
 		}
 		if err != nil {
 			return nil, os.NewSyscallError("accept", err)
