@@ -373,3 +373,44 @@ func TestMeasureQuick(t *testing.T) {
 	}
 	oneLine(t, o, "already holds a run")
 }
+
+// Interrupting a run on the veth target removes its network namespaces.
+func TestMeasureVethInterruptCleansUp(t *testing.T) {
+	if err := measure.VethAvailable(); err != nil {
+		t.Skipf("skipped: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd, _ := startMeasure(t, dir, 1, "--probes", "tcp", "--target", "veth", "--rate", "300Mbit/s", "--budget", "30s")
+	pid := cmd.Process.Pid
+	if n := len(gpupathNetns(t, pid)); n != 2 {
+		t.Errorf("%d gpupath namespaces while running, want 2", n)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, 15*time.Second); code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	if left := gpupathNetns(t, pid); len(left) != 0 {
+		t.Errorf("namespaces left after SIGINT: %v", left)
+	}
+	rd, err := measure.ReadRun(dir)
+	if err != nil || rd.Manifest.Status != measure.StatusInterrupted || len(rd.Results) == 0 || !strings.HasPrefix(rd.Results[0].Target, "veth tbf 300Mbit/s") {
+		t.Errorf("run after SIGINT: %v %+v", err, rd)
+	}
+}
+
+// gpupathNetns lists the network namespaces made by process pid.
+func gpupathNetns(t *testing.T, pid int) []string {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		t.Fatalf("ip netns list: %v", err)
+	}
+	mine := fmt.Sprintf("%s%d-", measure.NetnsPrefix, pid)
+	var names []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], mine) {
+			names = append(names, f[0])
+		}
+	}
+	return names
+}

@@ -10,8 +10,9 @@ import (
 // Progress is told how a run goes: a probe starts (with the number of
 // results it expects, 0 if unknown, and its time budget), each result as it
 // is measured, and each probe's outcome. The runner calls it from one
-// goroutine at a time, never concurrently. Implementations draw a terminal
-// bar (Bar), write plain lines (Lines), or update a notebook cell.
+// goroutine at a time, never concurrently. A probe found unavailable before
+// it runs gets Done without Start. Implementations draw a terminal bar
+// (Bar), write plain lines (Lines), or update a notebook cell.
 type Progress interface {
 	Start(probe string, steps int, budget time.Duration)
 	Step(r Result)

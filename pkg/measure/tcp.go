@@ -204,9 +204,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) 
 		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancel()
 		go server.Serve(sctx)
-		_, port, _ := net.SplitHostPort(server.Addr())
-		host, _, _ := net.SplitHostPort(server.Addr())
-		client.Addr = net.JoinHostPort(host, port)
+		client.Addr = server.Addr()
 	}
 
 	start := time.Now()

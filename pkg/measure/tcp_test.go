@@ -3,9 +3,11 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -305,14 +307,17 @@ func TestVethCleansUpOnFailure(t *testing.T) {
 	}
 }
 
+// gpupathNetns lists the network namespaces this test process made (other
+// packages' tests may make their own at the same time).
 func gpupathNetns(t *testing.T) []string {
 	out, err := exec.Command("ip", "netns", "list").Output()
 	if err != nil {
 		t.Fatalf("ip netns list: %v", err)
 	}
+	mine := fmt.Sprintf("%s%d-", NetnsPrefix, os.Getpid())
 	var names []string
 	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "gpupath-") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], mine) {
 			names = append(names, f[0])
 		}
 	}

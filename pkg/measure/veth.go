@@ -31,6 +31,10 @@ type VethConfig struct {
 	Timeout time.Duration
 }
 
+// NetnsPrefix starts the name of every network namespace the probes make:
+// gpupath-<pid>-<random>-s (server side) and -c (client side).
+const NetnsPrefix = "gpupath-"
+
 // Veth is a live pair of namespaces; Close removes them.
 type Veth struct {
 	// ServerNs and ClientNs are the namespace names (for ip netns, inNetns).
@@ -87,7 +91,10 @@ func NewVeth(ctx context.Context, cfg VethConfig) (*Veth, error) {
 	// 10.<a>.<b>.0/24 from the random tag: unlikely to meet a real route.
 	net3 := fmt.Sprintf("10.%d.%d", 200+int(rnd[0])%50, rnd[1])
 	v := &Veth{
-		ServerNs: "gpupath-" + tag + "-s", ClientNs: "gpupath-" + tag + "-c",
+		// The pid in the names tells whose namespaces they are (a run
+		// killed with SIGKILL cannot remove its own).
+		ServerNs:  fmt.Sprintf("%s%d-%s-s", NetnsPrefix, os.Getpid(), tag),
+		ClientNs:  fmt.Sprintf("%s%d-%s-c", NetnsPrefix, os.Getpid(), tag),
 		ServerDev: "gpv" + tag + "s", ClientDev: "gpv" + tag + "c",
 		ServerAddr: net3 + ".1", ClientAddr: net3 + ".2",
 		Config: cfg,
