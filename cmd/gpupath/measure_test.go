@@ -214,7 +214,9 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) int {
 
 func TestMeasureSIGINT(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	cmd, stderr := startMeasure(t, dir, 3, "--probes", "syscall,tcp", "--budget", "30s")
+	// syscall writes 4 records; the 5th is tcp's first of 20, so the
+	// signal lands inside the tcp probe.
+	cmd, stderr := startMeasure(t, dir, 5, "--probes", "syscall,tcp", "--budget", "30s")
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,10 @@ func TestMeasureSIGINT(t *testing.T) {
 	if interrupted != 1 {
 		t.Errorf("probes %+v: want exactly one interrupted", rd.Manifest.Probes)
 	}
-	if len(rd.Skipped) != 0 || len(rd.Results) < 3 || len(rd.Results) != counted {
+	if p := rd.Manifest.Probe("tcp"); p == nil || p.Status != measure.StatusInterrupted {
+		t.Errorf("tcp probe %+v, want interrupted", p)
+	}
+	if len(rd.Skipped) != 0 || len(rd.Results) < 5 || len(rd.Results) != counted {
 		t.Errorf("%d results readable (%d skipped), manifest counts %d", len(rd.Results), len(rd.Skipped), counted)
 	}
 	if !strings.Contains(stderr.String(), fmt.Sprintf("%d results kept", counted)) {
