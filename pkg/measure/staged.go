@@ -359,7 +359,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 			}
 			calls := 0
 			u0, s0 := processCPU()
-			st, _, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
+			st, samples, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
 				func() (float64, error) {
 					calls++
 					if err := transfer(); err != nil {
@@ -377,7 +377,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 					Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 					Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
 					CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),
-					Time:  time.Now().UTC(),
+					Time: time.Now().UTC(), Samples: KeepSamples(samples, 1),
 					Extra: map[string]float64{"chunk_bytes": float64(chunk), "chunks": float64(k), "slots": float64(slots), "gpu_src": float64(ords[0]), "gpu_dst": float64(ords[1])}}
 				if eerr := emit(r); eerr != nil {
 					return eerr

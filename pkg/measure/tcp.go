@@ -272,7 +272,8 @@ func pingPongResult(ex *Exchange, target, scope string) Result {
 			"mss":         float64(ex.MSS),
 			"retransmits": float64(ex.Retransmits),
 		},
-		Note: "times are half round trips (TCP_NODELAY); CPU is per one-way message, both ends: (client + server thread CPU) / (2 × round trips, warm-up included)",
+		Note:    "times are half round trips (TCP_NODELAY); CPU is per one-way message, both ends: (client + server thread CPU) / (2 × round trips, warm-up included)",
+		Samples: KeepSamples(ex.Samples, 1),
 	}
 	if st.Median > 0 {
 		r.ThroughputBps = float64(ex.Size) / st.Median
@@ -296,7 +297,8 @@ func streamResult(ex *Exchange, target, scope string, shaped float64) Result {
 			"tcp_header_bytes": float64(ex.TCPHeaderBytes()),
 			"retransmits":      float64(ex.Retransmits),
 		},
-		Note: "goodput: application payload from the first write of a chunk to the receiver's ack of its last byte; times are per write of Bytes; CPU is per write, both ends, from thread CPU over all bytes sent (warm-up included)",
+		Note:    "goodput: application payload from the first write of a chunk to the receiver's ack of its last byte; times are per write of Bytes; CPU is per write, both ends, from thread CPU over all bytes sent (warm-up included)",
+		Samples: KeepSamples(ex.Samples, perWrite),
 	}
 	if st.Median > 0 {
 		r.ThroughputBps = float64(ex.Chunk) / st.Median
