@@ -72,6 +72,19 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		}
 		pp, st = plan.Sizes, plan.Sizes
 	}
+	if v := plan.Options["pingpong_max"]; v != "" && len(plan.Sizes) == 0 {
+		// Extend the ping-pong sweep by ×4 up to this size (for example to
+		// cover the sizes of a staged GPU transfer, where buffers no longer
+		// fit in the caches).
+		m, err := ParseBytes(v)
+		if err != nil || m < 1 || m > maxMessage {
+			return o, fmt.Errorf("tcp: pingpong_max=%q: want a size up to %d bytes", v, maxMessage)
+		}
+		pp = append([]int64(nil), pp...)
+		for n := pp[len(pp)-1] * 4; n <= m; n *= 4 {
+			pp = append(pp, n)
+		}
+	}
 	variants := "pingpong,stream"
 	if v, ok := plan.Options["variants"]; ok {
 		variants = v
