@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/plots"
 )
 
 // doc is a report laid out as sections of blocks, independent of the
@@ -71,6 +72,32 @@ func (s *section) pre(t string)                  { s.Blocks = append(s.Blocks, b
 type builder struct {
 	d  *doc
 	in *Input
+}
+
+// plot adds a pkg/plots figure to s; when the figure cannot be drawn (no
+// feasible path, nothing measured), s says so instead.
+func (b *builder) plot(s *section, id, kind, origin string) func(*plots.Figure, error) {
+	return func(pf *plots.Figure, err error) {
+		if err != nil {
+			s.note(fmt.Sprintf("No %s figure: %v.", id, strings.TrimPrefix(err.Error(), "plots: ")))
+			return
+		}
+		b.fig(s, fromPlots(pf, id, kind, origin))
+	}
+}
+
+// diagram adds the two-node diagram of the paths; a scenario that pkg/plots
+// cannot draw (the loopback device: no NIC) gets the stage map instead.
+func (b *builder) diagram(s *section, a *analysis, origin string) {
+	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths()})
+	if err == nil {
+		b.fig(s, fromPlots(pf, "paths", "modeled", origin))
+		return
+	}
+	sm, data := a.stageMap()
+	b.fig(s, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: origin,
+		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload.",
+		H: stageMapHeight(len(a.stageMapRows())), Draw: sm, Data: data})
 }
 
 func (b *builder) fig(s *section, f *figure) *figure {
@@ -150,10 +177,7 @@ func build(in *Input) *doc {
 	// The data paths.
 	ps := secs["paths"]
 	ps.text("Each path is a list of stages, lettered as the seed tells the story: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
-	sm, smData := a.stageMap()
-	b.fig(ps, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: modeled,
-		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload.",
-		H: stageMapHeight(len(a.stageMapRows())), Draw: sm, Data: smData})
+	b.diagram(ps, a, modeled)
 	for _, p := range a.stageMapRows() {
 		ps.h3(p.Title + " (" + p.Name + ")")
 		ps.text(p.Story)
@@ -168,40 +192,28 @@ func build(in *Input) *doc {
 	// Latency.
 	ls := secs["latency"]
 	ls.p("One-way latency of a message from buffer to buffer. Store-and-forward adds every stage in turn (each stage finishes before the next starts: the step-by-step story); pipelined moves messages larger than %s in chunks that overlap across the stages, as NCCL and RDMA transfers do.", s.Pipeline.Chunk.Human())
-	lp, lt := a.curves(latencySpec, "One-way latency (pipelined), "+s.Name, nil, "")
-	b.fig(ls, &figure{ID: "latency", Title: "Latency by message size", Kind: "modeled", Origin: modeled, Draw: lp, Data: lt, NotDrawn: a.notDrawnJSON(),
-		Caption: "One-way latency, pipelined, from 1 B to 1 GiB, log–log. Solid: GPU to GPU; dashed: host to host (references)." + a.notDrawnText()})
-	bd, bdt := a.breakdown()
-	b.fig(ls, &figure{ID: "breakdown", Title: "Where the time goes, stage by stage", Kind: "modeled", Origin: modeled, Draw: bd, Data: bdt, H: 330,
-		Caption: fmt.Sprintf("Store-and-forward latency of each feasible GPU path split by stage, for a small (%s), a medium (%s) and a large (%s) message.", breakdownSizes[0].Human(), breakdownSizes[1].Human(), breakdownSizes[2].Human())})
+	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
+	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes}))
 	ls.table(a.latencyTable())
 
 	// Bandwidth.
 	bs := secs["bandwidth"]
 	bs.p("Streaming bandwidth: back-to-back messages of one size, limited by the tightest shared resource — the wire with its header overhead, each PCIe link and direction, DDR, the GPU↔NIC peer path, or the CPU cores (%d flow(s)). The NIC's nominal rate is %s (%s).", s.Stack.Flows, s.NIC.Rate.Gbits(), s.NIC.Rate.Human())
-	bp, bt := a.curves(bandwidthSpec, "Streaming bandwidth, "+s.Name, nil, "")
-	b.fig(bs, &figure{ID: "bandwidth", Title: "Bandwidth by message size", Kind: "modeled", Origin: modeled, Draw: bp, Data: bt, NotDrawn: a.notDrawnJSON(),
-		Caption: "Streaming bandwidth for back-to-back messages of each size, log–log." + a.notDrawnText()})
+	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
 	bs.table(a.bandwidthTable())
 
 	// CPU and memory cost.
 	cs := secs["cost"]
 	cs.p("What each path costs the hosts: CPU time per message (both nodes), the CPU cores needed to keep up with the line rate — the rate the wire and the links allow — and the memory traffic and copies of the payload. Host-staged paths pay for every copy in DDR bandwidth and PCIe crossings; GPUDirect RDMA and devmem TCP keep the payload out of host memory.")
-	cp, ct := a.curves(cpuSpec, "CPU time per message, "+s.Name, nil, "")
-	b.fig(cs, &figure{ID: "cpu", Title: "CPU time per message", Kind: "modeled", Origin: modeled, Draw: cp, Data: ct, NotDrawn: a.notDrawnJSON(),
-		Caption: "CPU seconds per message on both nodes together, by message size." + a.notDrawnText()})
-	kp, kt := a.curves(coresSpec, "CPU cores to carry the line rate, "+s.Name, nil, "")
-	b.fig(cs, &figure{ID: "cores", Title: "CPU cores at line rate", Kind: "modeled", Origin: modeled, Draw: kp, Data: kt, NotDrawn: a.notDrawnJSON(),
-		Caption: "Cores (both nodes) needed to carry each path's line rate with messages of each size: small messages cost per message, large ones per byte." + a.notDrawnText()})
-	cop, cot := a.costs()
-	b.fig(cs, &figure{ID: "costs", Title: "Copies, DDR traffic and PCIe crossings", Kind: "modeled", Origin: modeled, Draw: cop, Data: cot, NotDrawn: a.notDrawnJSON(),
-		Caption: "Per path: explicit copies of the payload, DDR bytes read or written per payload byte (both nodes), and PCIe transfers of the payload."})
+	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
+	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
+	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths()}))
 	cs.table(a.costTable())
 
 	// What if.
 	ws := secs["whatif"]
 	variants := in.Variants
-	ws.text("The same key figures for neighbouring scenarios, chosen by the report from this one: the GPU–NIC placement moved to the other end of the PCIe tree, and the NIC rate doubled (halved when it is ≥ 800 Gbit/s). Dotted lines repeat " + s.Name + " for comparison.")
+	ws.text("The same key figures for neighbouring scenarios, chosen by the report from this one: the GPU–NIC placement moved to the other end of the PCIe tree, and the NIC rate doubled (halved when it is ≥ 800 Gbit/s). The lists compare each with " + s.Name + ".")
 	for i := range variants {
 		v := &variants[i]
 		va := analyse(v.Scenario)
@@ -210,12 +222,8 @@ func build(in *Input) *doc {
 		ws.list(append(va.summaryShort(), changes(a, va)...))
 		origin := fmt.Sprintf("modeled from scenario %s with %s", s.Name, v.setsText())
 		slug := fmt.Sprintf("whatif-%d", i+1)
-		vl, vlt := va.curves(latencySpec, "Latency, what if: "+v.Name, a, s.Name)
-		b.fig(ws, &figure{ID: slug + "-latency", Title: "Latency, what if: " + v.Name, Kind: "modeled", Origin: origin, Draw: vl, Data: vlt, NotDrawn: va.notDrawnJSON(),
-			Caption: "One-way latency (pipelined) with " + v.setsText() + "; dotted: " + s.Name + "." + va.notDrawnText()})
-		vb, vbt := va.curves(bandwidthSpec, "Bandwidth, what if: "+v.Name, a, s.Name)
-		b.fig(ws, &figure{ID: slug + "-bandwidth", Title: "Bandwidth, what if: " + v.Name, Kind: "modeled", Origin: origin, Draw: vb, Data: vbt, NotDrawn: va.notDrawnJSON(),
-			Caption: "Streaming bandwidth with " + v.setsText() + "; dotted: " + s.Name + "." + va.notDrawnText()})
+		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
+		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes()}))
 	}
 
 	// Measurements.

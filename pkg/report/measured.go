@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"image/color"
 	"sort"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/plots"
 )
 
 var glyphShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
@@ -38,29 +40,7 @@ func (b *builder) measurements(sec *section, a *analysis) {
 		}
 		sec.p("Measured on %s, started %s, by gpupath %s%s.", orNone(m.Host), stamp(m.Start), orNone(m.Tool), status)
 		origin := fmt.Sprintf("measured on %s at %s (%s); model from scenario %s", orNone(m.Host), stamp(m.Start), m.Source, in.Scenario.Name)
-		for _, q := range []Quantity{Latency, Bandwidth, Cost} {
-			var ss []Series
-			for _, s := range m.Series {
-				if s.Quantity == q && len(s.Points) > 0 {
-					ss = append(ss, s)
-				}
-			}
-			if len(ss) == 0 {
-				continue
-			}
-			p, t := a.measuredPlot(q, ss, fmt.Sprintf("Measured %s, run %d", q, i+1))
-			kind := "modeled and measured"
-			if q == Cost {
-				kind = "measured"
-			}
-			caption := fmt.Sprintf("Points: measured medians from %s; lines: the model of the path each series measures.", m.Source)
-			if q == Cost {
-				caption = fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)
-			}
-			b.fig(sec, &figure{ID: fmt.Sprintf("run%d-%s", i+1, q), Title: fmt.Sprintf("Measured %s, run %d", q, i+1), Kind: kind, Origin: origin, Draw: p, Data: t,
-				Caption: caption})
-			sec.table(measuredTable(a, q, ss))
-		}
+		b.measuredFigures(sec, a, i, m, origin)
 		if len(m.NotMeasured) > 0 {
 			var items []string
 			for _, n := range m.NotMeasured {
@@ -77,6 +57,56 @@ func (b *builder) measurements(sec *section, a *analysis) {
 			}
 			sec.list(items)
 		}
+	}
+}
+
+// measuredFigures draws one run: latency, bandwidth and CPU time over the
+// model (pkg/plots), the model's error against the run (Residuals), and the
+// costs of single operations, each followed by its table.
+func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, origin string) {
+	s := a.s
+	of := func(q Quantity) []Series {
+		var out []Series
+		for _, sr := range m.Series {
+			if sr.Quantity == q && len(sr.Points) > 0 {
+				out = append(out, sr)
+			}
+		}
+		return out
+	}
+	run := fmt.Sprintf("run%d", i+1)
+	lat, bw, cost := of(Latency), of(Bandwidth), of(Cost)
+	pl := plotsMeasured(m, lat, func(_ Series, p Point) plots.Point { return plots.Point{Seconds: float64(p.Median)} })
+	pb := plotsMeasured(m, bw, func(_ Series, p Point) plots.Point { return plots.Point{Rate: float64(p.Rate)} })
+	pc := plotsMeasured(m, append(append([]Series(nil), lat...), bw...), func(_ Series, p Point) plots.Point {
+		return plots.Point{CPU: max(float64(p.CPU), 0)}
+	})
+	if len(pl) > 0 {
+		b.plot(sec, run+"-latency", "modeled and measured", origin)(plots.Latency(plots.Input{Scenario: s, Paths: measuredPaths(pl), Measured: pl, Pipelined: true}))
+		sec.table(measuredTable(a, Latency, lat))
+	}
+	if len(pb) > 0 {
+		b.plot(sec, run+"-bandwidth", "modeled and measured", origin)(plots.Bandwidth(plots.Input{Scenario: s, Paths: measuredPaths(pb), Measured: pb}))
+		sec.table(measuredTable(a, Bandwidth, bw))
+	}
+	if len(pc) > 0 {
+		b.plot(sec, run+"-cpu", "modeled and measured", origin)(plots.CPUTime(plots.Input{Scenario: s, Paths: measuredPaths(pc), Measured: pc}))
+	}
+	// Residuals compare only series whose path the scenario can run.
+	var pr []plots.Measured
+	for _, x := range append(append([]plots.Measured(nil), pl...), pb...) {
+		if r, ok := a.routes[x.Path]; ok && r.Feasible {
+			pr = append(pr, x)
+		}
+	}
+	if len(pr) > 0 {
+		b.plot(sec, run+"-residuals", "modeled and measured", origin)(plots.Residuals(plots.Input{Scenario: s, Measured: pr, Pipelined: true}))
+	}
+	if len(cost) > 0 {
+		p, t := costPlot(cost, fmt.Sprintf("Measured costs, run %d", i+1))
+		b.fig(sec, &figure{ID: run + "-cost", Title: fmt.Sprintf("Measured costs, run %d", i+1), Kind: "measured", Origin: origin, Draw: p, Data: t,
+			Caption: fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)})
+		sec.table(measuredTable(a, Cost, cost))
 	}
 }
 
@@ -99,58 +129,27 @@ func (a *analysis) modelValue(q Quantity, path string, n model.Bytes) (float64, 
 	return float64(res.Pipelined), true
 }
 
-func (a *analysis) measuredPlot(q Quantity, ss []Series, title string) (*legendPlot, *table) {
-	ylabel, yl := "one-way latency", secondsLabel
-	switch q {
-	case Bandwidth:
-		ylabel, yl = "throughput", rateLabel
-	case Cost:
-		ylabel = "time per operation"
-	}
-	p := newLegendPlot(newPlot(title, "message size", ylabel))
+// costPlot draws measured costs of single operations (a memcpy, a system
+// call): points only, the model has no curve for them.
+func costPlot(ss []Series, title string) (*legendPlot, *table) {
+	p := newLegendPlot(newPlot(title, "message size", "time per operation"))
 	sizeAxis(&p.X)
-	logAxis(&p.Y, yl)
-	t := &table{Columns: []string{"series", "probe", "variant", "path", "target", "bytes", "median_s", "min_s", "p99_s", "throughput_Bps", "cpu_s", "iterations", "stable", "model"}}
-	if q == Bandwidth {
-		t.Columns[len(t.Columns)-1] = "model_bandwidth_Bps"
-	} else {
-		t.Columns[len(t.Columns)-1] = "model_latency_s"
-	}
-	// Model lines for the paths measured, over the measured range.
+	logAxis(&p.Y, secondsLabel)
+	t := &table{Columns: []string{"series", "probe", "variant", "stage", "target", "bytes", "median_s", "min_s", "p99_s", "cpu_s", "iterations", "stable"}}
 	lo, hi := model.Bytes(1<<62), model.Bytes(1)
-	paths := map[string]bool{}
-	for _, s := range ss {
-		for _, pt := range s.Points {
-			lo, hi = min(lo, pt.Bytes), max(hi, pt.Bytes)
-		}
-		if _, ok := a.modelValue(q, s.Path, 1); ok {
-			paths[s.Path] = true
-		}
-	}
-	// Room around the points, so that none sits on the frame.
-	p.X.Min, p.X.Max = float64(lo)/2, float64(hi)*2
-	for _, path := range sortedKeys(paths) {
-		var sizes []model.Bytes
-		for n := model.Bytes(1); n <= 4*hi && n <= 1<<40; n *= 2 {
-			if n*4 >= lo {
-				sizes = append(sizes, n)
-			}
-		}
-		addLine(p, path, "model: "+path, sizes, func(n model.Bytes) float64 { v, _ := a.modelValue(q, path, n); return v }, lineStyle(path))
-	}
+	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for i, s := range ss {
 		var pts plotter.XYs
 		for _, pt := range s.Points {
-			if v := q.value(pt); finitePos(v) {
+			lo, hi = min(lo, pt.Bytes), max(hi, pt.Bytes)
+			if v := float64(pt.Median); finitePos(v) {
+				ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
+			}
+			if v := float64(pt.Median); finitePos(v) {
 				pts = append(pts, plotter.XY{X: float64(pt.Bytes), Y: v})
 			}
-			mv, ok := a.modelValue(q, s.Path, pt.Bytes)
-			var mval any = ""
-			if ok {
-				mval = mv
-			}
-			t.add(s.Label, s.Probe, s.Variant, s.Path, s.Target, int64(pt.Bytes), float64(pt.Median), float64(pt.Min), float64(pt.P99),
-				float64(pt.Rate), float64(pt.CPU), pt.Iterations, pt.Stable, mval)
+			t.add(s.Label, s.Probe, s.Variant, s.Stage, s.Target, int64(pt.Bytes), float64(pt.Median), float64(pt.Min), float64(pt.P99),
+				float64(pt.CPU), pt.Iterations, pt.Stable)
 		}
 		if len(pts) == 0 {
 			continue
@@ -159,16 +158,20 @@ func (a *analysis) measuredPlot(q Quantity, ss []Series, title string) (*legendP
 		if err != nil {
 			panic(err)
 		}
-		var clr color.Color = color.Black
-		if _, ok := pathStyles[s.Path]; ok {
-			clr = styleOf(s.Path).color
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(3), Shape: glyphShapes[i%len(glyphShapes)]}
+		sc.GlyphStyle = draw.GlyphStyle{Color: glyphColors[i%len(glyphColors)], Radius: vg.Points(3), Shape: glyphShapes[i%len(glyphShapes)]}
 		p.Add(sc)
-		p.Leg.Add("measured: "+s.Label, sc)
+		p.Leg.Add(s.Label, sc)
+	}
+	// Room around the points, so that none sits on the frame (and a single
+	// point still gives a range a log axis can draw).
+	p.X.Min, p.X.Max = float64(lo)/2, float64(hi)*2
+	if ylo <= yhi {
+		p.Y.Min, p.Y.Max = ylo/2, yhi*2
 	}
 	return p, t
 }
+
+var glyphColors = []color.Color{rgb(0x000000), rgb(0xD55E00), rgb(0x0072B2), rgb(0x009E73), rgb(0xCC79A7), rgb(0xE69F00)}
 
 func measuredTable(a *analysis, q Quantity, ss []Series) *docTable {
 	t := &docTable{Head: []string{"series", "size", "median", "min", "p99", "model", "measured / model"},

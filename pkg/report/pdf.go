@@ -253,15 +253,21 @@ func (w *pdfWriter) bullets(items []string) {
 // figure draws a figure at its natural size with its caption below,
 // together on one page.
 func (w *pdfWriter) figure(f *figure) {
-	caption := fmt.Sprintf("Figure %d. %s. %s %s: %s.", f.Num, f.Title, f.Caption, f.Kind, f.Origin)
+	caption := fmt.Sprintf("Figure %d. %s. %s", f.Num, f.Title, f.Caption)
+	if f.ShowOrigin() {
+		caption += fmt.Sprintf(" %s: %s.", f.Kind, f.Origin)
+	}
 	w.sans("", 8)
 	capLines := w.lines(caption, textW)
 	lh := 8 * 1.35
-	h := f.H.Points() + 6 + float64(len(capLines)+1)*lh
+	// A figure wider than the text is drawn smaller, to the text width.
+	k := min(1, textW/f.W.Points())
+	fh := f.H.Points() * k
+	h := fh + 6 + float64(len(capLines)+1)*lh
 	w.room(h)
-	drawPDF(w.doc, w.fonts, f.Draw, marginL, w.y, f.W, f.H, f.Base())
+	drawPDF(w.doc, w.fonts, f.Draw, marginL+(textW-f.W.Points()*k)/2, w.y, f.W, f.H, k, f.Base())
 	w.resetGraphics()
-	w.y += f.H.Points() + 6
+	w.y += fh + 6
 	// Caption: "Figure N. Title." in bold, then the caption and origin.
 	w.doc.SetLeftMargin(marginL)
 	w.doc.SetRightMargin(marginR)
@@ -271,13 +277,15 @@ func (w *pdfWriter) figure(f *figure) {
 	w.doc.Write(lh, fmt.Sprintf("Figure %d. %s. ", f.Num, f.Title))
 	w.color(mutedRGB)
 	w.sans("", 8)
-	w.doc.Write(lh, f.Caption+" ")
-	if strings.Contains(f.Kind, "measured") {
-		w.color(brownRGB)
-	} else {
-		w.color(blueRGB)
+	w.doc.Write(lh, f.Caption)
+	if f.ShowOrigin() {
+		if strings.Contains(f.Kind, "measured") {
+			w.color(brownRGB)
+		} else {
+			w.color(blueRGB)
+		}
+		w.doc.Write(lh, " "+f.Kind+": "+f.Origin+".")
 	}
-	w.doc.Write(lh, f.Kind+": "+f.Origin+".")
 	w.y = w.doc.GetY() + lh + 8
 }
 

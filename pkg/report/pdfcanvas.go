@@ -108,15 +108,15 @@ type pdfState struct {
 
 var _ vg.CanvasSizer = (*pdfCanvas)(nil)
 
-// drawPDF draws d into the rectangle of width w and height h whose top left
-// corner is at (x, y) on the current page (fpdf coordinates: points from the
-// top left of the page).
-func drawPDF(doc *fpdf.Fpdf, fonts *pdfFonts, d drawer, x, y float64, w, h vg.Length, id string) {
+// drawPDF draws d, laid out for width w and height h, scaled by k into the
+// rectangle whose top left corner is at (x, y) on the current page (fpdf
+// coordinates: points from the top left of the page).
+func drawPDF(doc *fpdf.Fpdf, fonts *pdfFonts, d drawer, x, y float64, w, h vg.Length, k float64, id string) {
 	c := &pdfCanvas{doc: doc, fonts: fonts, w: w, h: h, stack: []pdfState{{clr: color.Black, width: 1, alpha: 1}}, id: id}
 	doc.TransformBegin()
 	// Flip the y axis: vg's origin is the bottom left, fpdf's the top left.
-	doc.TransformTranslate(x, y+h.Points())
-	doc.TransformScale(100, -100, 0, 0)
+	doc.TransformTranslate(x, y+h.Points()*k)
+	doc.TransformScale(100*k, -100*k, 0, 0)
 	vg.Initialize(c)
 	d.Draw(draw.New(c))
 	doc.TransformEnd()

@@ -96,6 +96,9 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 func sizeAxis(ax *plot.Axis) {
 	ax.Scale = plot.LogScale{}
 	ax.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+		if !finitePos(min) || !finitePos(max) {
+			return nil
+		}
 		var ts []plot.Tick
 		for k := 0; k < 63; k++ {
 			v := math.Ldexp(1, k)
@@ -120,6 +123,9 @@ func sizeAxis(ax *plot.Axis) {
 func logAxis(ax *plot.Axis, label func(float64) string) {
 	ax.Scale = plot.LogScale{}
 	ax.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+		if !finitePos(min) || !finitePos(max) || max < min {
+			return nil
+		}
 		lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
 		majors := 0
 		for e := lo; e <= hi; e++ {
