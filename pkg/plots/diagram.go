@@ -70,7 +70,7 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 			d.routes = append(d.routes, r)
 		}
 	}
-	if len(skipped) > 0 {
+	if len(skipped) > 0 && o.Highlight == "" {
 		notes = append(notes, "Not drawn: "+strings.Join(skipped, ", ")+".")
 	}
 	d.plan()
@@ -89,8 +89,11 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 		p, _ := model.LookupPath(o.Highlight)
 		f.Name = "diagram-" + o.Highlight
 		f.Title = "Data path " + p.Name + ": " + p.Title
-		if len(d.routes) == 0 {
-			f.Notes = append(f.Notes, o.Highlight+" is not drawn: "+strings.TrimPrefix(strings.Join(reasons, " "), o.Highlight+": "))
+		switch {
+		case len(reasons) > 0:
+			f.Notes = append(f.Notes, "Not drawn: "+o.Highlight+" is "+strings.TrimPrefix(reasons[0], o.Highlight+": "))
+		case len(d.routes) == 0:
+			f.Notes = append(f.Notes, "Not drawn: "+o.Highlight+" stays inside one node.")
 		}
 	} else {
 		f.Title = "Data paths between two nodes"
@@ -171,6 +174,23 @@ type diagram struct {
 	links     []*dlink
 	routes    []*model.Route
 	plans     []pathPlan
+}
+
+// clone copies the boxes and links, which place moves onto a canvas.
+func (d *diagram) clone() *diagram {
+	n := *d
+	n.boxes = make([]*dbox, len(d.boxes))
+	for i, b := range d.boxes {
+		nb := *b
+		n.boxes[i] = &nb
+	}
+	n.links = make([]*dlink, len(d.links))
+	for i, l := range d.links {
+		nl := *l
+		nl.cvia = nil
+		n.links[i] = &nl
+	}
+	return &n
 }
 
 func (d *diagram) box(id string) *dbox {
@@ -536,6 +556,7 @@ var (
 const badgeR = vg.Length(6.2)
 
 func (d *diagram) draw(c draw.Canvas) {
+	d = d.clone() // placing boxes must not touch the figure: it may be drawn twice at once
 	d.place(c)
 	d.drawFrames(c)
 	d.drawLinks(c)
@@ -555,7 +576,7 @@ func (d *diagram) place(c draw.Canvas) {
 		b.c = at(b.x, b.y)
 	}
 	for _, l := range d.links {
-		l.cvia = l.cvia[:0]
+		l.cvia = nil
 		for _, p := range l.via {
 			l.cvia = append(l.cvia, at(float64(p.X), float64(p.Y)))
 		}
@@ -595,7 +616,11 @@ func (d *diagram) drawFrames(c draw.Canvas) {
 	y := d.box("s.nic").c.Y - 12
 	mid := (c.Min.X + c.Max.X) / 2
 	hops := d.s.Network.Hops
-	lines := []string{"network", fmt.Sprintf("%s, %s", plural(hops, "switch hop", "switch hops"), d.s.Network.Cable)}
+	first := plural(hops, "switch hop", "switch hops")
+	if hops == 0 {
+		first = "direct cable"
+	}
+	lines := []string{"network", first + ", " + d.s.Network.Cable.String()}
 	for _, l := range lines {
 		c.FillText(ns, vg.Point{X: mid, Y: y}, l)
 		y -= lineHeight(ns)

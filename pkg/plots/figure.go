@@ -2,8 +2,6 @@ package plots
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -123,8 +121,11 @@ func (f *Figure) Draw(c draw.Canvas) {
 	if f.Title != "" {
 		ts := textStyle(TitleSize, true, TextColor)
 		ts.YAlign = draw.YTop
-		in.FillText(ts, vg.Point{X: in.Min.X, Y: top}, f.Title)
-		top -= ts.Height(f.Title) + 2
+		for _, line := range wrapText(ts, f.Title, in.Max.X-in.Min.X) {
+			in.FillText(ts, vg.Point{X: in.Min.X, Y: top}, line)
+			top -= lineHeight(ts)
+		}
+		top -= 2
 	}
 	if f.Provenance != "" {
 		ps := textStyle(NoteSize+0.5, false, MutedColor)
@@ -360,7 +361,7 @@ func WritePNG(w io.Writer, d Drawer, width, height vg.Length, dpi int) error {
 		dpi = 144
 	}
 	if dpi < 10 || dpi > 1200 {
-		return fmt.Errorf("plots: dpi %d is out of range [10, 1200]", dpi)
+		return inputErr("dpi %d is out of range [10, 1200]", dpi)
 	}
 	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))
 	d.Draw(draw.New(c))
@@ -391,11 +392,11 @@ func DrawTo(c vg.Canvas, d Drawer, width, height vg.Length) error {
 
 func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 	if d == nil {
-		return 0, 0, errors.New("plots: nothing to draw")
+		return 0, 0, inputErr("nothing to draw")
 	}
 	if f, ok := d.(*Figure); ok {
 		if f == nil {
-			return 0, 0, errors.New("plots: nothing to draw")
+			return 0, 0, inputErr("nothing to draw")
 		}
 		if w == 0 {
 			w = f.Width
@@ -405,7 +406,7 @@ func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 		}
 	}
 	if !(w >= vg.Inch && h >= vg.Inch) || w > 100*vg.Inch || h > 100*vg.Inch {
-		return 0, 0, fmt.Errorf("plots: figure size %.4gpt × %.4gpt is out of range (1 to 100 inches each way)", float64(w), float64(h))
+		return 0, 0, inputErr("figure size %.4gpt × %.4gpt is out of range (1 to 100 inches each way)", float64(w), float64(h))
 	}
 	return w, h, nil
 }

@@ -65,3 +65,12 @@ func TestCostsGolden(t *testing.T)      { checkGolden(t, ExampleCosts, "costs") 
 func TestResidualsGolden(t *testing.T)  { checkGolden(t, ExampleResiduals, "residuals") }
 func TestDiagramGolden(t *testing.T)    { checkGolden(t, ExampleDiagram, "diagram") }
 func TestDiagramTCPGolden(t *testing.T) { checkGolden(t, ExampleDiagram_highlight, "diagram_tcp") }
+func TestLatencyMeasuredGolden(t *testing.T) {
+	checkGolden(t, ExampleLatency_measured, "latency_measured")
+}
+func TestLatencyGCPGolden(t *testing.T) { checkGolden(t, ExampleLatency_noRDMA, "latency_gcp") }
+func TestCPUTimeGolden(t *testing.T)    { checkGolden(t, ExampleCPUTime, "cputime") }
+func TestCoresGolden(t *testing.T)      { checkGolden(t, ExampleCores, "cores") }
+func TestDiagramSYSGolden(t *testing.T) {
+	checkGolden(t, ExampleDiagram_crossSocket, "diagram_sys_gdr")
+}
