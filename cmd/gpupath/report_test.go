@@ -48,7 +48,7 @@ func TestReportDefaultDirectory(t *testing.T) {
 		t.Errorf("reports/ holds %v: a temporary directory was left", got)
 	}
 	var man struct {
-		Scenario struct{ Name, Source string }
+		Scenario  struct{ Name, Source string }
 		ProbeNote string `json:"probe_note"`
 		PDFPages  int    `json:"pdf_pages"`
 	}

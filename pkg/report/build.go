@@ -2,7 +2,7 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -60,13 +60,15 @@ type cell struct {
 
 func c(s string) cell { return cell{Text: s} }
 
-func (s *section) p(format string, args ...any) { s.Blocks = append(s.Blocks, block{P: fmt.Sprintf(format, args...)}) }
-func (s *section) text(t string)                 { s.Blocks = append(s.Blocks, block{P: t}) }
-func (s *section) h3(t string)                   { s.Blocks = append(s.Blocks, block{H3: t}) }
-func (s *section) note(t string)                 { s.Blocks = append(s.Blocks, block{Note: t}) }
-func (s *section) list(items []string)           { s.Blocks = append(s.Blocks, block{List: items}) }
-func (s *section) table(t *docTable)             { s.Blocks = append(s.Blocks, block{Table: t}) }
-func (s *section) pre(t string)                  { s.Blocks = append(s.Blocks, block{Pre: t}) }
+func (s *section) p(format string, args ...any) {
+	s.Blocks = append(s.Blocks, block{P: fmt.Sprintf(format, args...)})
+}
+func (s *section) text(t string)       { s.Blocks = append(s.Blocks, block{P: t}) }
+func (s *section) h3(t string)         { s.Blocks = append(s.Blocks, block{H3: t}) }
+func (s *section) note(t string)       { s.Blocks = append(s.Blocks, block{Note: t}) }
+func (s *section) list(items []string) { s.Blocks = append(s.Blocks, block{List: items}) }
+func (s *section) table(t *docTable)   { s.Blocks = append(s.Blocks, block{Table: t}) }
+func (s *section) pre(t string)        { s.Blocks = append(s.Blocks, block{Pre: t}) }
 
 // builder numbers figures as they are added.
 type builder struct {
@@ -97,7 +99,7 @@ func (b *builder) diagram(s *section, a *analysis, origin string) {
 	sm, data := a.stageMap()
 	b.fig(s, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: origin,
 		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload.",
-		H: stageMapHeight(len(a.stageMapRows())), Draw: sm, Data: data})
+		H:       stageMapHeight(len(a.stageMapRows())), Draw: sm, Data: data})
 }
 
 func (b *builder) fig(s *section, f *figure) *figure {
@@ -253,6 +255,7 @@ func build(in *Input) *doc {
 	pv.table(ft)
 	pv.h3("Scenario " + s.Name + ", in full")
 	pv.pre(d.YAML)
+	d.glueUnits()
 	return d
 }
 
@@ -439,12 +442,32 @@ func (a *analysis) costTable() *docTable {
 	return t
 }
 
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// unitSpace is the space between a number and its unit.
+var unitSpace = regexp.MustCompile(`(\d) ((?:ns|µs|ms|s|B|KiB|MiB|GiB|TiB|[kMGT]?B/s|[kMGT]bit/s|Gbit/s|cores?)\b)`)
+
+// keepUnits joins numbers to their units with a no-break space, so that no
+// line ends between "3.96" and "µs".
+func keepUnits(s string) string { return unitSpace.ReplaceAllString(s, "$1\u00a0$2") }
+
+// glueUnits applies keepUnits to every text of the doc.
+func (d *doc) glueUnits() {
+	for _, s := range d.Sections {
+		for i := range s.Blocks {
+			b := &s.Blocks[i]
+			b.P, b.Note, b.H3 = keepUnits(b.P), keepUnits(b.Note), keepUnits(b.H3)
+			for j := range b.List {
+				b.List[j] = keepUnits(b.List[j])
+			}
+			if t := b.Table; t != nil {
+				for _, r := range t.Rows {
+					for k := range r {
+						r[k].Text, r[k].Sub = keepUnits(r[k].Text), keepUnits(r[k].Sub)
+					}
+				}
+			}
+		}
 	}
-	sort.Strings(out)
-	return out
+	for _, f := range d.Figures {
+		f.Caption = keepUnits(f.Caption)
+	}
 }

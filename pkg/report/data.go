@@ -61,19 +61,14 @@ func (t *table) csv() []byte {
 // figureJSON is the JSON file of a figure: what it shows, where its data
 // comes from, and the rows as objects keyed by column.
 type figureJSON struct {
-	Figure   int               `json:"figure"`
-	ID       string            `json:"id"`
-	Title    string            `json:"title"`
-	Kind     string            `json:"kind"`
-	Origin   string            `json:"origin"`
-	NotDrawn []notDrawnJSON    `json:"not_drawn,omitempty"`
-	Columns  []string          `json:"columns"`
-	Rows     []json.RawMessage `json:"rows"`
-}
-
-type notDrawnJSON struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
+	Figure  int               `json:"figure"`
+	ID      string            `json:"id"`
+	Title   string            `json:"title"`
+	Kind    string            `json:"kind"`
+	Origin  string            `json:"origin"`
+	Caption string            `json:"caption"`
+	Columns []string          `json:"columns"`
+	Rows    []json.RawMessage `json:"rows"`
 }
 
 // rowJSON writes one row as an object with the keys in column order.

@@ -96,12 +96,12 @@ type Series struct {
 // payload bytes per second; CPU is CPU seconds per message (user + system),
 // negative when not measured.
 type Point struct {
-	Bytes             model.Bytes
-	Median, Min, P99  model.Seconds
-	Rate              model.Rate
-	CPU               model.Seconds
-	Iterations        int
-	Stable            bool
+	Bytes            model.Bytes
+	Median, Min, P99 model.Seconds
+	Rate             model.Rate
+	CPU              model.Seconds
+	Iterations       int
+	Stable           bool
 }
 
 // NotMeasured is a probe that gave no data, with the reason.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"codeberg.org/go-pdf/fpdf"
 )
@@ -119,18 +120,53 @@ func (w *pdfWriter) color(c [3]int) {
 
 func (w *pdfWriter) sans(style string, size float64) { w.fonts.use("LiberationSans", style, size) }
 
-// lines splits text to width in the current font; an empty text is one
-// empty line.
+// lines splits text to width in the current font at ASCII spaces (a
+// no-break space holds a number to its unit); a word wider than the line is
+// cut. An empty text is one empty line.
 func (w *pdfWriter) lines(text string, width float64) []string {
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
-		ls := w.doc.SplitText(para, width)
-		if len(ls) == 0 {
-			ls = []string{""}
+		cur := ""
+		for _, word := range strings.Split(para, " ") {
+			try := word
+			if cur != "" {
+				try = cur + " " + word
+			}
+			if w.doc.GetStringWidth(try) <= width || cur == "" && w.doc.GetStringWidth(word) <= width {
+				cur = try
+				continue
+			}
+			if cur != "" {
+				out = append(out, cur)
+			}
+			cur = ""
+			for w.doc.GetStringWidth(word) > width {
+				cut := w.cut(word, width)
+				out = append(out, word[:cut])
+				word = word[cut:]
+			}
+			cur = word
 		}
-		out = append(out, ls...)
+		out = append(out, cur)
 	}
 	return out
+}
+
+// cut returns the longest prefix of word (in bytes, on a rune boundary,
+// at least one rune) that fits width.
+func (w *pdfWriter) cut(word string, width float64) int {
+	last := 0
+	for i := range word {
+		if i > 0 && w.doc.GetStringWidth(word[:i]) > width {
+			break
+		}
+		last = i
+	}
+	if last == 0 {
+		_, n := utf8.DecodeRuneInString(word)
+		return n
+	}
+	return last
 }
 
 // textLine writes one line with its top at y.
@@ -434,10 +470,10 @@ func (w *pdfWriter) pre(text string) {
 	w.fonts.use("LiberationMono", "", fs)
 	for _, raw := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		w.fonts.use("LiberationMono", "", fs)
-		ls := w.doc.SplitText(raw, textW-10)
-		if len(ls) == 0 {
-			ls = []string{""}
-		}
+		body := strings.TrimLeft(raw, " ")
+		lead := raw[:len(raw)-len(body)] // YAML indentation, kept as it is
+		ls := w.lines(body, textW-20-w.doc.GetStringWidth(lead))
+		ls[0] = lead + ls[0]
 		for i, l := range ls {
 			w.room(lh)
 			w.color(bandRGB)
@@ -463,7 +499,7 @@ func (w *pdfWriter) footer(d *doc, n, total int) {
 	right := fmt.Sprintf("page %d of %d", n, total)
 	rw := w.doc.GetStringWidth(right)
 	avail := textW - rw - 20
-	if ls := w.doc.SplitText(left, avail); len(ls) > 1 {
+	if ls := w.lines(left, avail); len(ls) > 1 {
 		left = ls[0] + " …"
 	}
 	w.doc.Text(marginL, footerBase, left)

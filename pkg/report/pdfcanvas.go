@@ -38,18 +38,18 @@ type pdfFonts struct {
 }
 
 var liberationTTF = map[string][]byte{
-	"LiberationSans":   liberationsansregular.TTF,
-	"LiberationSansB":  liberationsansbold.TTF,
-	"LiberationSansI":  liberationsansitalic.TTF,
-	"LiberationSansBI": liberationsansbolditalic.TTF,
+	"LiberationSans":    liberationsansregular.TTF,
+	"LiberationSansB":   liberationsansbold.TTF,
+	"LiberationSansI":   liberationsansitalic.TTF,
+	"LiberationSansBI":  liberationsansbolditalic.TTF,
 	"LiberationSerif":   liberationserifregular.TTF,
 	"LiberationSerifB":  liberationserifbold.TTF,
 	"LiberationSerifI":  liberationserifitalic.TTF,
 	"LiberationSerifBI": liberationserifbolditalic.TTF,
-	"LiberationMono":   liberationmonoregular.TTF,
-	"LiberationMonoB":  liberationmonobold.TTF,
-	"LiberationMonoI":  liberationmonoitalic.TTF,
-	"LiberationMonoBI": liberationmonobolditalic.TTF,
+	"LiberationMono":    liberationmonoregular.TTF,
+	"LiberationMonoB":   liberationmonobold.TTF,
+	"LiberationMonoI":   liberationmonoitalic.TTF,
+	"LiberationMonoBI":  liberationmonobolditalic.TTF,
 }
 
 // use registers family+style if needed and selects it at size points.

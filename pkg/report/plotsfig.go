@@ -2,7 +2,6 @@ package report
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
@@ -111,12 +110,4 @@ func measuredPaths(ms []plots.Measured) []string {
 		}
 	}
 	return out
-}
-
-func joinLabels(ms []plots.Measured) string {
-	var parts []string
-	for _, m := range ms {
-		parts = append(parts, m.Label)
-	}
-	return strings.Join(parts, ", ")
 }

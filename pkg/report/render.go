@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"github.com/gpupath/gpupath/pkg/model"
 )
 
 // Report is a rendered report, held in memory until written.
@@ -104,7 +102,7 @@ func Render(in Input) (*Report, error) {
 	}
 	var data []File
 	for _, f := range d.Figures {
-		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, NotDrawn: f.NotDrawn, Columns: f.Data.Columns}
+		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Columns}
 		for _, r := range f.Data.Rows {
 			fj.Rows = append(fj.Rows, f.Data.rowJSON(r))
 		}
@@ -186,9 +184,4 @@ func manifest(in *Input, d *doc, rep *Report, files []string) manifestJSON {
 	}
 	sort.Strings(m.Files[4:])
 	return m
-}
-
-// ModelOnly returns an input for a model-only report of s.
-func ModelOnly(s *model.Scenario, version, host string, at time.Time, runID string) Input {
-	return Input{Scenario: s, Version: version, Host: host, Time: at, RunID: runID}
 }

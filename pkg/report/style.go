@@ -30,37 +30,8 @@ var (
 	gridGrey = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
 )
 
-// pathStyle is how a path is drawn in every figure: the Okabe–Ito palette
-// (safe for colour-blind readers), references dashed.
-type pathStyle struct {
-	color  color.Color
-	dashes []vg.Length
-}
-
 func rgb(v uint32) color.RGBA {
 	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 0xff}
-}
-
-var pathStyles = map[string]pathStyle{
-	"tcp":       {color: rgb(0xD55E00)},
-	"rdma":      {color: rgb(0x0072B2)},
-	"gdr":       {color: rgb(0x009E73)},
-	"devmem":    {color: rgb(0xCC79A7)},
-	"host-tcp":  {color: rgb(0xE69F00), dashes: []vg.Length{vg.Points(5), vg.Points(3)}},
-	"host-rdma": {color: rgb(0x56B4E9), dashes: []vg.Length{vg.Points(5), vg.Points(3)}},
-	"gpu-peer":  {color: rgb(0x000000), dashes: []vg.Length{vg.Points(1), vg.Points(2)}},
-}
-
-func styleOf(path string) pathStyle {
-	if s, ok := pathStyles[path]; ok {
-		return s
-	}
-	return pathStyle{color: rgb(0x666666)}
-}
-
-func lineStyle(path string) draw.LineStyle {
-	s := styleOf(path)
-	return draw.LineStyle{Color: s.color, Width: vg.Points(1.6), Dashes: s.dashes}
 }
 
 func textStyle(size float64, f font.Font) text.Style {
@@ -152,8 +123,6 @@ func logAxis(ax *plot.Axis, label func(float64) string) {
 }
 
 func secondsLabel(v float64) string { return model.Seconds(v).Human() }
-func rateLabel(v float64) string    { return model.Rate(v).Human() }
-func numberLabel(v float64) string  { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 // finitePos reports whether v can go on a logarithmic axis.
 func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }

@@ -16,7 +16,9 @@ type OutputError struct {
 	Err error
 }
 
-func (e *OutputError) Error() string { return fmt.Sprintf("cannot write the report to %s: %v", e.Dir, e.Err) }
+func (e *OutputError) Error() string {
+	return fmt.Sprintf("cannot write the report to %s: %v", e.Dir, e.Err)
+}
 func (e *OutputError) Unwrap() error { return e.Err }
 
 // ErrExists is returned (inside an OutputError) when the target directory
