@@ -61,14 +61,38 @@ func (t *table) csv() []byte {
 // figureJSON is the JSON file of a figure: what it shows, where its data
 // comes from, and the rows as objects keyed by column.
 type figureJSON struct {
-	Figure  int               `json:"figure"`
-	ID      string            `json:"id"`
-	Title   string            `json:"title"`
-	Kind    string            `json:"kind"`
-	Origin  string            `json:"origin"`
-	Caption string            `json:"caption"`
-	Columns []string          `json:"columns"`
-	Rows    []json.RawMessage `json:"rows"`
+	Figure  int      `json:"figure"`
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Kind    string   `json:"kind"`
+	Origin  string   `json:"origin"`
+	Caption string   `json:"caption"`
+	Columns []string `json:"columns"`
+	Rows    any      `json:"rows"`
+}
+
+// rowsMark stands for the rows while the rest of a figure's JSON is indented.
+const rowsMark = "\x00rows\x00"
+
+// figureFile writes a figure's JSON: indented, with one row per line.
+func figureFile(fj figureJSON, t *table) []byte {
+	fj.Rows = rowsMark
+	head := indentJSON(fj)
+	var rows bytes.Buffer
+	rows.WriteString("[")
+	for i, r := range t.Rows {
+		if i > 0 {
+			rows.WriteString(",")
+		}
+		rows.WriteString("\n    ")
+		rows.Write(t.rowJSON(r))
+	}
+	if len(t.Rows) > 0 {
+		rows.WriteString("\n  ")
+	}
+	rows.WriteString("]")
+	mark, _ := marshal(rowsMark)
+	return bytes.Replace(head, mark, rows.Bytes(), 1)
 }
 
 // rowJSON writes one row as an object with the keys in column order.

@@ -103,10 +103,7 @@ func Render(in Input) (*Report, error) {
 	var data []File
 	for _, f := range d.Figures {
 		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Columns}
-		for _, r := range f.Data.Rows {
-			fj.Rows = append(fj.Rows, f.Data.rowJSON(r))
-		}
-		data = append(data, File{f.Base() + ".csv", f.Data.csv()}, File{f.Base() + ".json", indentJSON(fj)})
+		data = append(data, File{f.Base() + ".csv", f.Data.csv()}, File{f.Base() + ".json", figureFile(fj, f.Data)})
 		rep.Figures = append(rep.Figures, FigureInfo{Num: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin,
 			Files: []string{f.Base() + ".csv", f.Base() + ".json"}})
 	}
