@@ -139,6 +139,32 @@ func TestBrowser(t *testing.T) {
 		t.Logf("enabling the network and log domains: %v", err)
 	}
 
+	// A control page that fetches and logs: the listeners must see both, or
+	// a clean report would prove nothing.
+	bad := filepath.Join(t.TempDir(), "bad.html")
+	if err := os.WriteFile(bad, []byte(`<!doctype html><title>bad</title><img src="http://example.invalid/x.png"><script>console.error("boom")</script>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate((&url.URL{Scheme: "file", Path: bad}).String())); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		all := strings.Join(problems, "\n")
+		mu.Unlock()
+		if strings.Contains(all, "request to http://example.invalid/x.png") && strings.Contains(all, "loading failed") && strings.Contains(all, "console.error") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the control page's fetch, its failure and its console error were not all seen; seen:\n%s", all)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	problems = nil
+	mu.Unlock()
+
 	for _, vp := range []struct {
 		name          string
 		width, height int64

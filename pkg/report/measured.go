@@ -174,11 +174,16 @@ func costPlot(ss []Series, title string) (*legendPlot, *table) {
 var glyphColors = []color.Color{rgb(0x000000), rgb(0xD55E00), rgb(0x0072B2), rgb(0x009E73), rgb(0xCC79A7), rgb(0xE69F00)}
 
 func measuredTable(a *analysis, q Quantity, ss []Series) *docTable {
-	t := &docTable{Head: []string{"series", "size", "median", "min", "p99", "model", "measured / model"},
+	t := &docTable{Caption: "Measured against the model of the path each series names (latency: pipelined, as in the summary).",
+		Head:   []string{"series", "size", "median", "min", "p99", "model", "measured / model"},
 		Widths: []float64{2.4, 0.8, 0.9, 0.9, 0.9, 0.9, 0.9},
 		Right:  []bool{false, true, true, true, true, true, true}}
-	if q == Bandwidth {
+	switch q {
+	case Bandwidth:
+		t.Caption = "Measured against the model's streaming bandwidth of the path each series names."
 		t.Head = []string{"series", "size", "throughput", "time per message", "CPU per message", "model", "measured / model"}
+	case Cost:
+		t.Caption = "Measured costs of single operations; the model takes them as parameters and has no curve for them."
 	}
 	for _, s := range ss {
 		pts := append([]Point(nil), s.Points...)
