@@ -21,8 +21,10 @@ import (
 // results.jsonl, as gpupath measure writes them) into the report's input.
 // It is a hook: when the measure package is in, set it to a function that
 // calls measure.ReadRun and maps its RunData with measuredOf's rules. An
-// error is bad input (exit 2): a missing or corrupt manifest. Lines of
-// results.jsonl that are not records are skipped and listed in the report.
+// error is bad input (exit 2): a missing or corrupt manifest, a results
+// file in which no line is a record. Lines of results.jsonl that are not
+// records (the last line of a killed run) are skipped and listed in the
+// report.
 var readRun = readRunDir
 
 // The files of a run directory.
@@ -113,6 +115,11 @@ func readRunDir(dir string) (report.Measured, error) {
 	recs, skipped, err := readRecords(f, name)
 	if err != nil {
 		return report.Measured{}, fmt.Errorf("%s: %v", name, err)
+	}
+	// A line cut off by a killed run is skipped and listed; a file in which
+	// no line is a record is not a results file at all.
+	if len(recs) == 0 && len(skipped) > 0 {
+		return report.Measured{}, fmt.Errorf("%s is corrupt: no line is a record (%s)", name, strings.TrimPrefix(skipped[0], name+":"))
 	}
 	m.Skipped = skipped
 	m.Series = measuredOf(recs)

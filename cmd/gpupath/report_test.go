@@ -86,6 +86,17 @@ func TestReportBadInput(t *testing.T) {
 	if err := os.MkdirAll(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	garbage := filepath.Join("runs", "garbage")
+	if err := os.MkdirAll(garbage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	okManifest := `{"format": 1, "version": "0.1.0", "status": "complete", "start": "2026-11-29T10:00:00Z", "host": {"hostname": "h"}}`
+	if err := os.WriteFile(filepath.Join(garbage, "manifest.json"), []byte(okManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(garbage, "results.jsonl"), []byte("\x89PNG\r\n\x1a\n\x00\x00garbage\nmore garbage {\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	before := listDir(t, ".")
 	for _, tc := range []struct {
 		args []string
@@ -95,6 +106,7 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"--data", "afile"}, "not a directory"},
 		{[]string{"--data", corrupt, "--out", "out1"}, "manifest.json is corrupt"},
 		{[]string{"--data", empty, "--out", "out1"}, "no manifest.json"},
+		{[]string{"--data", garbage, "--out", "out1"}, "results.jsonl is corrupt: no line is a record"},
 		{[]string{"--model-only", "--out", "afile/report"}, "--out afile/report: cannot write the report there"},
 		{[]string{"--model-only", "--out", "runs"}, "it exists and is not an empty directory"},
 		{[]string{"--model-only", "--out", "afile"}, "it exists and is not an empty directory"},
@@ -111,7 +123,7 @@ func TestReportBadInput(t *testing.T) {
 			t.Errorf("%v left %v behind (before: %v)", tc.args, got, before)
 		}
 	}
-	if got := listDir(t, "runs"); len(got) != 2 {
+	if got := listDir(t, "runs"); len(got) != 3 {
 		t.Errorf("runs/ holds %v", got)
 	}
 }

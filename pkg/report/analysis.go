@@ -231,7 +231,11 @@ func title(p string) string {
 	if err != nil {
 		return p
 	}
-	return pp.Title + " (" + p + ")"
+	t := pp.Title
+	if i := strings.Index(t, " ("); i > 0 && strings.HasSuffix(t, ")") {
+		t = t[:i] + ", " + t[i+2:len(t)-1]
+	}
+	return t + " (" + p + ")"
 }
 
 // shortReason cuts an infeasibility reason to its first clause.
@@ -356,8 +360,18 @@ func (a *analysis) summaryParts() (answer, detail []string) {
 			out = append(out, fmt.Sprintf("To carry its line rate with %s messages, each path needs these CPU cores on both nodes together: %s.", refSize.Human(), list(cs)))
 		}
 	}
+	// One sentence per reason: rdma and gdr fail for the same one.
+	var reasons []string
+	byReason := map[string][]string{}
 	for _, p := range a.infeasible {
-		out = append(out, fmt.Sprintf("%s cannot work here: %s", p, shortReason(a.routes[p].Reason)))
+		r := shortReason(a.routes[p].Reason)
+		if byReason[r] == nil {
+			reasons = append(reasons, r)
+		}
+		byReason[r] = append(byReason[r], p)
+	}
+	for _, r := range reasons {
+		out = append(out, fmt.Sprintf("%s cannot work here: %s", list(byReason[r]), r))
 	}
 	var refs []string
 	for _, p := range a.refs {
