@@ -369,16 +369,3 @@ func allocPageable(n int64) (uintptr, func() error, error) {
 	pb := &pageableBuffer{b: b}
 	return uintptr(unsafe.Pointer(&b[0])), func() error { return syscall.Munmap(pb.b) }, nil
 }
-
-// rusageThread is RUSAGE_THREAD (linux/resource.h), missing from package syscall.
-const rusageThread = 1
-
-// threadCPU returns the user and system CPU seconds the calling OS thread
-// has used (getrusage(RUSAGE_THREAD)); zeros when the call fails.
-func threadCPU() (user, sys float64) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
-		return 0, 0
-	}
-	return float64(ru.Utime.Sec) + float64(ru.Utime.Usec)*1e-6, float64(ru.Stime.Sec) + float64(ru.Stime.Usec)*1e-6
-}

@@ -10,5 +10,3 @@ func OpenCUDA() (CUDADriver, error) {
 func allocPageable(n int64) (uintptr, func() error, error) {
 	return 0, nil, Unavailable("pageable buffers are implemented on Linux only")
 }
-
-func threadCPU() (user, sys float64) { return 0, 0 }

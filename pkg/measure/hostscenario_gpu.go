@@ -2,7 +2,6 @@ package measure
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,11 +13,7 @@ import (
 // found on this host, with where it came from. The keys are the model's
 // public contract (DESIGN.md); values use its units: links "gen5x16",
 // durations "9.1us", rates decimal ("55.4GB/s", "400Gbit/s").
-type GPUOverride struct {
-	Key    string `json:"key"`
-	Value  string `json:"value"`
-	Source string `json:"source"`
-}
+type GPUOverride = Override
 
 // GPUHostFacts gathers what the GPU-side probes found on this host. Any
 // part may be nil or empty; the overrides are the ones the facts support.
@@ -37,6 +32,8 @@ type GPUHostFacts struct {
 //     else sysfs's; the measured pinned bandwidth is quoted in the source;
 //   - gpu.copy_latency: the median wall time of a synchronous pinned copy of
 //     the smallest size (at most 64 B), the mean of H2D and D2H;
+//   - gpu.copy_rate: the synchronous pinned copy rate at the largest size
+//     (at least 16 MiB), the mean of H2D and D2H;
 //   - gpu.nvlink_rate: the streaming peer-copy bandwidth at the largest
 //     size, mean of both directions, when peer access was enabled;
 //   - topology.gpu_nic, nic.pcie, nic.rdma, nic.kind, nic.rate: from the NIC
@@ -120,12 +117,29 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 			fmt.Sprintf("measured on %s: median wall time of one synchronous %d B pinned cuMemcpy (%s)", gpuName, r.Bytes, strings.Join(parts, ", ")))
 	}
 
+	// gpu.copy_rate: synchronous pinned copies at the largest size (≥ 16 MiB,
+	// where the fixed cost is under 1 % of the time), mean of both directions.
+	var crates []float64
+	var cparts []string
+	var cbytes int64
+	for _, v := range []string{"h2d-pinned", "d2h-pinned"} {
+		if r, ok := cudaLargest(f.Results, v, "wall", ord); ok && r.Bytes >= 16<<20 && r.MedianS > 0 {
+			crates = append(crates, float64(r.Bytes)/r.MedianS)
+			cparts = append(cparts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatRate(float64(r.Bytes)/r.MedianS)))
+			cbytes = r.Bytes
+		}
+	}
+	if len(crates) > 0 {
+		add("gpu.copy_rate", FormatRate(gpuMean(crates)),
+			fmt.Sprintf("measured on %s: synchronous pinned cuMemcpy of %d B, median wall time (%s)", gpuName, cbytes, strings.Join(cparts, ", ")))
+	}
+
 	// gpu.nvlink_rate
 	var rates []float64
 	var dirs []string
 	for _, r := range largestPeer(f.Results) {
 		rates = append(rates, r.ThroughputBps)
-		dirs = append(dirs, fmt.Sprintf("%s %s", r.Target, FormatBytesPerSecond(r.ThroughputBps)))
+		dirs = append(dirs, fmt.Sprintf("%s %s", r.Target, FormatRate(r.ThroughputBps)))
 	}
 	if len(rates) > 0 {
 		r := largestPeer(f.Results)[0]
@@ -133,7 +147,7 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 		if f.NVML != nil && len(f.NVML.Matrix) > 1 {
 			src += "; NVML topology " + f.NVML.Matrix[0][1]
 		}
-		add("gpu.nvlink_rate", FormatBytesPerSecond(gpuMean(rates)), src)
+		add("gpu.nvlink_rate", FormatRate(gpuMean(rates)), src)
 	}
 
 	// The NIC closest to the GPU.
@@ -156,11 +170,11 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 			}
 			switch {
 			case hasPort && port.Active() && port.RateBps > 0:
-				add("nic.rate", FormatBitsPerSecond(port.RateBps), fmt.Sprintf("sysfs: %s port %d rate %q", rdev, port.Port, port.Rate))
+				add("nic.rate", FormatBitRate(port.RateBps/8), fmt.Sprintf("sysfs: %s port %d rate %q", rdev, port.Port, port.Rate))
 			default:
 				for _, nd := range f.Topo.Net {
 					if nd.PCIAddress == nic.Address && nd.SpeedMbps > 0 {
-						add("nic.rate", FormatBitsPerSecond(float64(nd.SpeedMbps)*1e6), fmt.Sprintf("sysfs: %s speed %d Mb/s", nd.Name, nd.SpeedMbps))
+						add("nic.rate", FormatBitRate(float64(nd.SpeedMbps)*1e6/8), fmt.Sprintf("sysfs: %s speed %d Mb/s", nd.Name, nd.SpeedMbps))
 						break
 					}
 				}
@@ -269,7 +283,7 @@ func pinnedSummary(rs []Result) string {
 	var n int64
 	for _, v := range []string{"h2d-pinned-stream", "d2h-pinned-stream"} {
 		if r, ok := cudaLargest(rs, v, "cuda-event", ord); ok && r.ThroughputBps > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatBytesPerSecond(r.ThroughputBps)))
+			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatRate(r.ThroughputBps)))
 			n = r.Bytes
 		}
 	}
@@ -295,67 +309,4 @@ func gpuMean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
-}
-
-// sig3 formats v with three significant digits, without exponent or
-// trailing zeros (9.1, 55.4, 400, 0.25).
-func sig3(v float64) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return "0"
-	}
-	d := 2 - int(math.Floor(math.Log10(math.Abs(v))))
-	r := math.Round(v*math.Pow10(d)) / math.Pow10(d)
-	// Rounding can add a digit (999.6 → 1000): recount.
-	d = max(2-int(math.Floor(math.Log10(math.Abs(r)))), 0)
-	s := strconv.FormatFloat(r, 'f', d, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-// FormatSeconds writes a duration in the scenario's notation with three
-// significant digits: 9.1e-6 → "9.1us", 0.0123 → "12.3ms".
-func FormatSeconds(s float64) string {
-	switch a := math.Abs(s); {
-	case a == 0:
-		return "0s"
-	case a < 1e-6:
-		return sig3(s*1e9) + "ns"
-	case a < 1e-3:
-		return sig3(s*1e6) + "us"
-	case a < 1:
-		return sig3(s*1e3) + "ms"
-	}
-	return sig3(s) + "s"
-}
-
-// FormatBytesPerSecond writes a rate in decimal bytes per second:
-// 55.4e9 → "55.4GB/s", 3.2e12 → "3.2TB/s", 6.6e8 → "660MB/s".
-func FormatBytesPerSecond(bps float64) string {
-	switch a := math.Abs(bps); {
-	case a >= 1e12:
-		return sig3(bps/1e12) + "TB/s"
-	case a >= 1e9:
-		return sig3(bps/1e9) + "GB/s"
-	case a >= 1e6:
-		return sig3(bps/1e6) + "MB/s"
-	case a >= 1e3:
-		return sig3(bps/1e3) + "kB/s"
-	}
-	return sig3(bps) + "B/s"
-}
-
-// FormatBitsPerSecond writes a link rate in decimal bits per second:
-// 400e9 → "400Gbit/s", 2.5e9 → "2.5Gbit/s", 1e8 → "100Mbit/s".
-func FormatBitsPerSecond(bps float64) string {
-	switch a := math.Abs(bps); {
-	case a >= 1e12:
-		return sig3(bps/1e12) + "Tbit/s"
-	case a >= 1e9:
-		return sig3(bps/1e9) + "Gbit/s"
-	case a >= 1e6:
-		return sig3(bps/1e6) + "Mbit/s"
-	}
-	return sig3(bps) + "bit/s"
 }

@@ -77,6 +77,15 @@ type Result struct {
 	// local processes and threads taking part (both ends when both are local).
 	CPUUserS float64 `json:"cpu_user_s"`
 	CPUSysS  float64 `json:"cpu_sys_s"`
+	// CPUScope says whose CPU time CPUUserS and CPUSysS cover and how it was
+	// taken (e.g. "client thread + server thread (RUSAGE_THREAD)"); empty
+	// when the probe does not measure CPU time.
+	CPUScope string `json:"cpu_scope,omitempty"`
+
+	// Samples are the recorded iterations' times in seconds, in the order
+	// measured (at most MaxSamples, evenly thinned): what fitting bootstraps
+	// over. For stream records they are per write, like MedianS.
+	Samples []float64 `json:"samples_s,omitempty"`
 
 	Time  time.Time          `json:"time"`
 	Extra map[string]float64 `json:"extra,omitempty"`

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"runtime"
 	"strconv"
 	"strings"
@@ -45,8 +43,9 @@ type Staged struct {
 	// Log receives diagnostics; nil discards them.
 	Log func(format string, args ...any)
 	// pair connects the sender to the receiver; nil means a loopback TCP
-	// connection.
-	pair func() (send, recv net.Conn, err error)
+	// connection of the same raw blocking sockets the tcp probe uses, so the
+	// transfer's TCP part is what the tcp probe's ping-pong measures.
+	pair func() (send, recv stagedConn, err error)
 }
 
 // Name returns "staged".
@@ -112,6 +111,13 @@ func (w *stagedWorker) start(f func() error) <-chan error {
 	errc := make(chan error, 1)
 	w.jobs <- func() { errc <- f() }
 	return errc
+}
+
+// stagedConn is one end of the connection between the two sides.
+type stagedConn interface {
+	writeAll(b []byte) error
+	readFull(b []byte) error
+	close() error
 }
 
 // stagedSide is what one side (sender or receiver) set up.
@@ -308,7 +314,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 	if err != nil {
 		return fmt.Errorf("staged: loopback connection: %w", err)
 	}
-	cleanup = append(cleanup, func() { sc.Close(); rc.Close() })
+	cleanup = append(cleanup, func() { sc.close(); rc.close() })
 
 	perSize := plan.PerSize
 	if perSize <= 0 {
@@ -325,9 +331,6 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 			}
 			var tStart, tEnd time.Time
 			transfer := func() error {
-				deadline := time.Now().Add(30*time.Second + perSize)
-				sc.SetDeadline(deadline)
-				rc.SetDeadline(deadline)
 				rdone := rcv.w.start(func() error {
 					var err error
 					if variant == "pipelined" {
@@ -347,7 +350,6 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 				})
 				rerr := <-rdone
 				if serr != nil {
-					sc.Close() // unblock nothing further: the run ends
 					return fmt.Errorf("staged %s %d B: send side: %w", variant, n, serr)
 				}
 				if rerr != nil {
@@ -357,7 +359,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 			}
 			calls := 0
 			u0, s0 := processCPU()
-			st, _, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
+			st, samples, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
 				func() (float64, error) {
 					calls++
 					if err := transfer(); err != nil {
@@ -375,7 +377,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 					Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 					Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
 					CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),
-					Time:  time.Now().UTC(),
+					Time: time.Now().UTC(), Samples: KeepSamples(samples, 1),
 					Extra: map[string]float64{"chunk_bytes": float64(chunk), "chunks": float64(k), "slots": float64(slots), "gpu_src": float64(ords[0]), "gpu_dst": float64(ords[1])}}
 				if eerr := emit(r); eerr != nil {
 					return eerr
@@ -402,7 +404,7 @@ func stagedPattern(i int64) byte { return byte(i*131+i>>12) ^ 0xA5 }
 // stagedVerify writes a position-dependent pattern into the sender's GPU
 // buffer, clears every host slot and the receiver's buffer, runs one
 // transfer of n bytes and checks every byte that arrived.
-func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc net.Conn, variant string, n, chunk int64) error {
+func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, variant string, n, chunk int64) error {
 	fill := func(s *stagedSide, f func(off int64, b []byte)) error {
 		for off := int64(0); off < n; off += s.pinLen {
 			m := min(s.pinLen, n-off)
@@ -427,9 +429,6 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc net.Conn, variant
 	if err := rcv.w.do(func() error { return fill(rcv, func(int64, []byte) {}) }); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	sc.SetDeadline(deadline)
-	rc.SetDeadline(deadline)
 	rdone := rcv.w.start(func() error {
 		if variant == "pipelined" {
 			return stagedRecvPipelined(drv, rcv, rc, n, chunk)
@@ -461,23 +460,22 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc net.Conn, variant
 	})
 }
 
-func stagedSendWhole(drv CUDADriver, s *stagedSide, c net.Conn, n int64) error {
+func stagedSendWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64) error {
 	if err := drv.MemcpyDtoH(s.pinned, s.dbuf, n); err != nil {
 		return err
 	}
-	_, err := c.Write(hostBytes(s.pinned, n))
-	return err
+	return c.writeAll(hostBytes(s.pinned, n))
 }
 
-func stagedRecvWhole(drv CUDADriver, s *stagedSide, c net.Conn, n int64) error {
-	if _, err := io.ReadFull(c, hostBytes(s.pinned, n)); err != nil {
+func stagedRecvWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64) error {
+	if err := c.readFull(hostBytes(s.pinned, n)); err != nil {
 		return err
 	}
 	return drv.MemcpyHtoD(s.dbuf, s.pinned, n)
 }
 
 // stagedSendPipelined: copy chunk i+1 to the host while chunk i is sent.
-func stagedSendPipelined(drv CUDADriver, s *stagedSide, c net.Conn, n, chunk int64) error {
+func stagedSendPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk int64) error {
 	k := int((n + chunk - 1) / chunk)
 	slots := len(s.events)
 	issue := func(i int) error {
@@ -503,7 +501,7 @@ func stagedSendPipelined(drv CUDADriver, s *stagedSide, c net.Conn, n, chunk int
 		}
 		off := int64(i) * chunk
 		m := min(chunk, n-off)
-		if _, err := c.Write(hostBytes(s.pinned+uintptr(int64(i%slots)*chunk), m)); err != nil {
+		if err := c.writeAll(hostBytes(s.pinned+uintptr(int64(i%slots)*chunk), m)); err != nil {
 			return err
 		}
 	}
@@ -511,7 +509,7 @@ func stagedSendPipelined(drv CUDADriver, s *stagedSide, c net.Conn, n, chunk int
 }
 
 // stagedRecvPipelined: receive chunk i+1 while chunk i is copied to the GPU.
-func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c net.Conn, n, chunk int64) error {
+func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk int64) error {
 	k := int((n + chunk - 1) / chunk)
 	slots := len(s.events)
 	for i := 0; i < k; i++ {
@@ -523,7 +521,7 @@ func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c net.Conn, n, chunk int
 		off := int64(i) * chunk
 		m := min(chunk, n-off)
 		slot := uintptr(int64(i%slots) * chunk)
-		if _, err := io.ReadFull(c, hostBytes(s.pinned+slot, m)); err != nil {
+		if err := c.readFull(hostBytes(s.pinned+slot, m)); err != nil {
 			return err
 		}
 		if err := drv.MemcpyHtoDAsync(s.dbuf+CUdeviceptr(off), s.pinned+slot, m, s.stream); err != nil {
@@ -536,43 +534,34 @@ func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c net.Conn, n, chunk int
 	return drv.StreamSynchronize(s.stream)
 }
 
-// loopbackPair connects two TCP sockets over 127.0.0.1 with TCP_NODELAY.
-func loopbackPair() (net.Conn, net.Conn, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// loopbackPair connects two raw blocking TCP sockets over 127.0.0.1 (with
+// TCP_NODELAY and kernel-tuned buffers, as the tcp probe's), with an I/O
+// timeout of a minute.
+func loopbackPair() (stagedConn, stagedConn, error) {
+	ctx := context.Background()
+	const timeout = time.Minute
+	ln, err := listenRaw(ctx, "127.0.0.1:0", "", 5*time.Second)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer ln.Close()
+	defer ln.close()
 	type res struct {
-		c   net.Conn
+		c   *rawConn
 		err error
 	}
 	acc := make(chan res, 1)
 	go func() {
-		c, err := ln.Accept()
+		c, err := ln.accept(5*time.Second, timeout, SocketOptions{})
 		acc <- res{c, err}
 	}()
-	d := net.Dialer{Timeout: 5 * time.Second}
-	sc, err := d.Dial("tcp", ln.Addr().String())
+	sc, err := dialRaw(ctx, ln.addr.String(), "", timeout, SocketOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
-	var r res
-	select {
-	case r = <-acc:
-	case <-time.After(5 * time.Second):
-		sc.Close()
-		return nil, nil, errors.New("loopback accept timed out")
-	}
+	r := <-acc
 	if r.err != nil {
-		sc.Close()
-		return nil, nil, r.err
-	}
-	for _, c := range []net.Conn{sc, r.c} {
-		tc := c.(*net.TCPConn)
-		tc.SetNoDelay(true)
-		tc.SetReadBuffer(4 << 20)
-		tc.SetWriteBuffer(4 << 20)
+		sc.close()
+		return nil, nil, fmt.Errorf("loopback accept: %w", r.err)
 	}
 	return sc, r.c, nil
 }
