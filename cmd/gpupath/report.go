@@ -10,18 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/report"
 )
 
 func init() {
 	commands["report"] = command{summary: "render a report (HTML, PDF, figure data) of the model and of measurement runs", run: runReport}
 }
-
-// quickProbes, when not nil, runs the quick host probes into the new run
-// directory dir before a report that is not --model-only; the report then
-// draws what they measured over the model. The measure package's file sets
-// it (measure.RunQuick); while it is nil, reports are model-only and say so.
-var quickProbes func(ctx context.Context, dir string, stderr io.Writer) error
 
 // reportsDir is where reports land when --out is not given.
 const reportsDir = "reports"
@@ -85,7 +80,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case quickProbes == nil:
 		probeNote = "the quick host probes are not part of this build"
 	default:
-		m, err := runQuick(ctx, stderr)
+		m, err := runQuick(ctx, host, now, stderr)
 		if err != nil {
 			return err
 		}
@@ -122,22 +117,19 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// runQuick makes the quick run into a temporary directory and reads it back.
-func runQuick(ctx context.Context, stderr io.Writer) (report.Measured, error) {
-	tmp, err := os.MkdirTemp("", "gpupath-quick-")
+// runQuick makes the quick run into reports/runs/<host>-<UTC time> (where
+// gpupath measure puts its runs, so that it can be given again with --data)
+// and reads it back.
+func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, error) {
+	dir := filepath.Join(reportsDir, "runs", measure.RunDirName(host, at))
+	if err := quickProbes(ctx, dir, stderr); err != nil {
+		return report.Measured{}, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
+	}
+	m, err := readRun(dir)
 	if err != nil {
-		return report.Measured{}, err
+		return report.Measured{}, fmt.Errorf("quick probes: %s: %w", dir, err)
 	}
-	defer os.RemoveAll(tmp)
-	run := filepath.Join(tmp, "run")
-	if err := quickProbes(ctx, run, stderr); err != nil {
-		return report.Measured{}, fmt.Errorf("quick probes: %w", err)
-	}
-	m, err := readRun(run)
-	if err != nil {
-		return report.Measured{}, fmt.Errorf("quick probes: %w", err)
-	}
-	m.Source = "quick probes of this host, run by gpupath report"
+	m.Source = dir + " (quick probes run by gpupath report)"
 	return m, nil
 }
 

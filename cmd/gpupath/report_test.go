@@ -104,7 +104,7 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{[]string{"--data", "runs/none"}, "--data runs/none: no such directory"},
 		{[]string{"--data", "afile"}, "not a directory"},
-		{[]string{"--data", corrupt, "--out", "out1"}, "manifest.json is corrupt"},
+		{[]string{"--data", corrupt, "--out", "out1"}, "manifest.json: malformed manifest"},
 		{[]string{"--data", empty, "--out", "out1"}, "no manifest.json"},
 		{[]string{"--data", garbage, "--out", "out1"}, "results.jsonl is corrupt: no line is a record"},
 		{[]string{"--model-only", "--out", "afile/report"}, "--out afile/report: cannot write the report there"},
@@ -162,7 +162,7 @@ func TestReportWithData(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Run 1: runs/host1", "host1, Xeon × 2, Linux 6.1.0", "tcp pingpong (loopback)", "tcp stream (loopback)", "memcpy memcpy (host)",
-		"cuda: not measured: no CUDA driver", "results.jsonl:5: not a JSON record", "run interrupted"} {
+		"cuda: not measured: no CUDA driver", "results.jsonl:5: cut off", "run interrupted"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("index.html lacks %q", want)
 		}
