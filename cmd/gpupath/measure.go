@@ -40,6 +40,8 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	sizes := fs.String("sizes", "", "comma-separated sizes instead of each probe's sweep, e.g. 64,4KiB,1MiB")
 	variants := fs.String("variants", "", "tcp variants: pingpong,stream (default both)")
 	tolerance := fs.Float64("tolerance", 0, "stop repeating a size when its median moves less than this fraction (default 0.02)")
+	var extra multiFlag
+	fs.Var(&extra, "opt", "a probe option key=value, repeatable (e.g. pingpong_max=256MiB for tcp, chunk=1MiB for staged, gpus=0,1)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -107,6 +109,13 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *variants != "" {
 		opts["variants"] = *variants
+	}
+	for _, kv := range extra {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return usagef("--opt %q: expected key=value", kv)
+		}
+		opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	cfg.Plan.Options = opts
 	runsTCP := len(cfg.Probes) == 0 || contains(cfg.Probes, "tcp")
