@@ -37,4 +37,7 @@ go test -count=1 ./...
 say "benchmark: full model sweep"
 go test -run '^$' -bench '^BenchmarkSweep$' -benchtime 2s ./pkg/model | grep -E 'Benchmark|ok'
 
+say "notebooks"
+bash scripts/notebooks.sh
+
 say "all checks passed"
