@@ -142,7 +142,7 @@ type swatch color.RGBA
 func (s swatch) Thumbnail(c *draw.Canvas) {
 	h := c.Max.Y - c.Min.Y
 	side := min(h, vg.Points(8))
-	x0 := c.Min.X + 4
+	x0 := c.Max.X - side - 3
 	y0 := c.Min.Y + (h-side)/2
 	c.FillPolygon(color.RGBA(s), rect(x0, y0, x0+side, y0+side))
 }

@@ -21,6 +21,14 @@
 // colour, dash and glyph for a path (PathStyles, from the colour-blind-safe
 // Okabe–Ito palette).
 //
+// Figure.Data holds the numbers behind a figure in base units (bytes,
+// seconds, bytes per second). The size sweeps (Latency, Bandwidth,
+// CPUTime, Cores, CPUCost) use the long form kind, series, path, bytes,
+// quantity, value; Breakdown has path, bytes, stage, letter, side,
+// latency_s; Costs has path, copies, ddr_bytes_per_byte, pcie_crossings;
+// Residuals has series, path, bytes, quantity, measured, model,
+// error_percent; Diagram has path, letter, stage, side, route.
+//
 // The package does no I/O of its own beyond the io.Writer it is given,
 // reads no files, keeps no state between calls, and never prints. It does
 // not read measurement files: the report maps its records onto Measured.

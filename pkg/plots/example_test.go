@@ -94,3 +94,73 @@ func ExampleResiduals() {
 	}
 	writeSVG(f, "residuals")
 }
+
+func ExampleDiagram() {
+	f, err := plots.Diagram(model.Default(), plots.DiagramOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "diagram")
+}
+
+func ExampleDiagram_highlight() {
+	f, err := plots.Diagram(model.Default(), plots.DiagramOptions{Highlight: "tcp"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "diagram_tcp")
+}
+
+// A figure of measured data alone: no model curves, the provenance says
+// only where and when it was measured.
+func ExampleLatency_measured() {
+	f, err := plots.Latency(plots.Input{Measured: []plots.Measured{sockperf, perftest}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "latency_measured")
+}
+
+// In a scenario without RDMA, rdma, gdr and host-rdma are listed as
+// infeasible, not drawn.
+func ExampleLatency_noRDMA() {
+	s, err := model.Preset("gcp-a3-tcpx")
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := plots.Latency(plots.Input{Scenario: s})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "latency_gcp")
+}
+
+func ExampleCPUTime() {
+	f, err := plots.CPUTime(plots.Input{Scenario: model.Default(), Paths: []string{"tcp", "rdma", "gdr", "devmem"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "cputime")
+}
+
+func ExampleCores() {
+	f, err := plots.Cores(plots.Input{Scenario: model.Default(), Paths: []string{"tcp", "rdma", "gdr", "devmem"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "cores")
+}
+
+// The GPU and the NIC on different sockets: GPUDirect RDMA crosses the
+// inter-socket link.
+func ExampleDiagram_crossSocket() {
+	s, err := model.Preset("cross-socket-sys")
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := plots.Diagram(s, plots.DiagramOptions{Highlight: "gdr"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "diagram_sys_gdr")
+}

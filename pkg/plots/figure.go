@@ -2,8 +2,6 @@ package plots
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -123,8 +121,11 @@ func (f *Figure) Draw(c draw.Canvas) {
 	if f.Title != "" {
 		ts := textStyle(TitleSize, true, TextColor)
 		ts.YAlign = draw.YTop
-		in.FillText(ts, vg.Point{X: in.Min.X, Y: top}, f.Title)
-		top -= ts.Height(f.Title) + 2
+		for _, line := range wrapText(ts, f.Title, in.Max.X-in.Min.X) {
+			in.FillText(ts, vg.Point{X: in.Min.X, Y: top}, line)
+			top -= lineHeight(ts)
+		}
+		top -= 2
 	}
 	if f.Provenance != "" {
 		ps := textStyle(NoteSize+0.5, false, MutedColor)
@@ -271,37 +272,59 @@ func drawLegend(c draw.Canvas, entries []legendEntry) {
 	}
 }
 
-// drawLegendRows draws the legend in as many columns as fit across c,
-// from the bottom of c up, and returns the top of what it drew.
+// drawLegendRows draws the legend in rows under the body: each group of
+// entries (groups are separated by header entries, which are not drawn)
+// in as many columns as fit across c. It draws from the bottom of c up
+// and returns the top of what it drew.
 func drawLegendRows(c draw.Canvas, entries []legendEntry) vg.Length {
-	var items []legendEntry
+	var groups [][]legendEntry
+	cur := []legendEntry{}
 	for _, e := range entries {
-		if !e.header {
-			items = append(items, e)
+		if e.header {
+			if len(cur) > 0 {
+				groups = append(groups, cur)
+			}
+			cur = []legendEntry{}
+			continue
 		}
+		cur = append(cur, e)
 	}
-	colW := legendWidth(items) + 16
-	cols := max(1, int((c.Max.X-c.Min.X)/colW))
-	cols = min(cols, len(items))
-	rows := (len(items) + cols - 1) / cols
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
 	ts := textStyle(LegendSize, false, TextColor)
 	ts.YAlign = draw.YCenter
-	h := max(lineHeight(ts), GlyphRadius*2+1)
-	// Centre the block of columns.
-	x0 := c.Min.X + (c.Max.X-c.Min.X-vg.Length(cols)*colW)/2
-	for i, e := range items {
-		row, col := i/cols, i%cols
-		mid := c.Min.Y + vg.Length(rows-1-row)*(h+legendRowSpace) + h/2
-		x := x0 + vg.Length(col)*colW
-		tc := c
-		tc.Min = vg.Point{X: x, Y: mid - h/2}
-		tc.Max = vg.Point{X: x + thumbWidth, Y: mid + h/2}
-		for _, t := range e.thumbs {
-			t.Thumbnail(&tc)
+	y := c.Min.Y
+	for g := len(groups) - 1; g >= 0; g-- {
+		items := groups[g]
+		h := max(lineHeight(ts), GlyphRadius*2+1)
+		for _, e := range items {
+			for _, t := range e.thumbs {
+				if _, ok := t.(badgeThumb); ok {
+					h = max(h, 2*badgeR+1)
+				}
+			}
 		}
-		c.FillText(ts, vg.Point{X: x + thumbWidth + 5, Y: mid}, e.label)
+		colW := legendWidth(items) + 16
+		cols := max(1, int((c.Max.X-c.Min.X)/colW))
+		cols = min(cols, len(items))
+		rows := (len(items) + cols - 1) / cols
+		x0 := c.Min.X + (c.Max.X-c.Min.X-vg.Length(cols)*colW)/2
+		for i, e := range items {
+			row, col := i/cols, i%cols
+			mid := y + vg.Length(rows-1-row)*(h+legendRowSpace) + h/2
+			x := x0 + vg.Length(col)*colW
+			tc := c
+			tc.Min = vg.Point{X: x, Y: mid - h/2}
+			tc.Max = vg.Point{X: x + thumbWidth, Y: mid + h/2}
+			for _, t := range e.thumbs {
+				t.Thumbnail(&tc)
+			}
+			c.FillText(ts, vg.Point{X: x + thumbWidth + 5, Y: mid}, e.label)
+		}
+		y += vg.Length(rows)*(h+legendRowSpace) + 2
 	}
-	return c.Min.Y + vg.Length(rows)*(h+legendRowSpace)
+	return y
 }
 
 // WriteSVG draws d into an SVG document of the given size and writes it to
@@ -338,7 +361,7 @@ func WritePNG(w io.Writer, d Drawer, width, height vg.Length, dpi int) error {
 		dpi = 144
 	}
 	if dpi < 10 || dpi > 1200 {
-		return fmt.Errorf("plots: dpi %d is out of range [10, 1200]", dpi)
+		return inputErr("dpi %d is out of range [10, 1200]", dpi)
 	}
 	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))
 	d.Draw(draw.New(c))
@@ -369,11 +392,11 @@ func DrawTo(c vg.Canvas, d Drawer, width, height vg.Length) error {
 
 func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 	if d == nil {
-		return 0, 0, errors.New("plots: nothing to draw")
+		return 0, 0, inputErr("nothing to draw")
 	}
 	if f, ok := d.(*Figure); ok {
 		if f == nil {
-			return 0, 0, errors.New("plots: nothing to draw")
+			return 0, 0, inputErr("nothing to draw")
 		}
 		if w == 0 {
 			w = f.Width
@@ -383,7 +406,7 @@ func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 		}
 	}
 	if !(w >= vg.Inch && h >= vg.Inch) || w > 100*vg.Inch || h > 100*vg.Inch {
-		return 0, 0, fmt.Errorf("plots: figure size %.4gpt × %.4gpt is out of range (1 to 100 inches each way)", float64(w), float64(h))
+		return 0, 0, inputErr("figure size %.4gpt × %.4gpt is out of range (1 to 100 inches each way)", float64(w), float64(h))
 	}
 	return w, h, nil
 }

@@ -57,9 +57,20 @@ func clip(s string) string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func TestLatencyGolden(t *testing.T)   { checkGolden(t, ExampleLatency, "latency") }
-func TestBandwidthGolden(t *testing.T) { checkGolden(t, ExampleBandwidth, "bandwidth") }
-func TestCPUCostGolden(t *testing.T)   { checkGolden(t, ExampleCPUCost, "cpu") }
-func TestBreakdownGolden(t *testing.T) { checkGolden(t, ExampleBreakdown, "breakdown") }
-func TestCostsGolden(t *testing.T)     { checkGolden(t, ExampleCosts, "costs") }
-func TestResidualsGolden(t *testing.T) { checkGolden(t, ExampleResiduals, "residuals") }
+func TestLatencyGolden(t *testing.T)    { checkGolden(t, ExampleLatency, "latency") }
+func TestBandwidthGolden(t *testing.T)  { checkGolden(t, ExampleBandwidth, "bandwidth") }
+func TestCPUCostGolden(t *testing.T)    { checkGolden(t, ExampleCPUCost, "cpu") }
+func TestBreakdownGolden(t *testing.T)  { checkGolden(t, ExampleBreakdown, "breakdown") }
+func TestCostsGolden(t *testing.T)      { checkGolden(t, ExampleCosts, "costs") }
+func TestResidualsGolden(t *testing.T)  { checkGolden(t, ExampleResiduals, "residuals") }
+func TestDiagramGolden(t *testing.T)    { checkGolden(t, ExampleDiagram, "diagram") }
+func TestDiagramTCPGolden(t *testing.T) { checkGolden(t, ExampleDiagram_highlight, "diagram_tcp") }
+func TestLatencyMeasuredGolden(t *testing.T) {
+	checkGolden(t, ExampleLatency_measured, "latency_measured")
+}
+func TestLatencyGCPGolden(t *testing.T) { checkGolden(t, ExampleLatency_noRDMA, "latency_gcp") }
+func TestCPUTimeGolden(t *testing.T)    { checkGolden(t, ExampleCPUTime, "cputime") }
+func TestCoresGolden(t *testing.T)      { checkGolden(t, ExampleCores, "cores") }
+func TestDiagramSYSGolden(t *testing.T) {
+	checkGolden(t, ExampleDiagram_crossSocket, "diagram_sys_gdr")
+}

@@ -130,7 +130,6 @@ func containsLabel(es []legendEntry, label string) bool {
 	return false
 }
 
-
 // symTicks label a symmetric percent axis at quarters: −lim, −lim/2, 0, lim/2, lim.
 type symTicks struct{}
 

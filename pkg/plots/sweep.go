@@ -83,6 +83,7 @@ func sweepPanel(c *checked, q []quantity, measured bool) panel {
 	}
 	p.Y.Tick.Marker = q[0].ticker
 	xlo, xhi := math.Inf(1), math.Inf(-1)
+	mlo, mhi := math.Inf(1), math.Inf(-1) // measured sizes
 	var noValue []string
 
 	for qi, qq := range q {
@@ -136,6 +137,7 @@ func sweepPanel(c *checked, q []quantity, measured bool) panel {
 				xys = append(xys, plotter.XY{X: pt.Bytes, Y: y})
 				pn.lo, pn.hi = math.Min(pn.lo, y), math.Max(pn.hi, y)
 				xlo, xhi = math.Min(xlo, pt.Bytes), math.Max(xhi, pt.Bytes)
+				mlo, mhi = math.Min(mlo, pt.Bytes), math.Max(mhi, pt.Bytes)
 			}
 			if len(xys) == 0 {
 				continue
@@ -151,6 +153,13 @@ func sweepPanel(c *checked, q []quantity, measured bool) panel {
 		xlo, xhi, pn.lo, pn.hi = 1, 1<<20, 1, 10
 	}
 	p.X.Min, p.X.Max = logRange(xlo, xhi, 2)
+	// Measured points on the edge of the axis get a little room.
+	if mlo <= p.X.Min {
+		p.X.Min /= 2
+	}
+	if mhi >= p.X.Max {
+		p.X.Max *= 2
+	}
 	if q[0].log {
 		p.Y.Min, p.Y.Max = logRange(pn.lo, pn.hi, 10)
 	} else {
@@ -347,12 +356,46 @@ func Bandwidth(in Input) (*Figure, error) {
 	}
 	pn := sweepPanel(c, []quantity{qBandwidth}, true)
 	what := "Streaming bandwidth of back-to-back messages against message size (log x, GB/s = 10⁹ B/s)."
+	// The scale follows the paths between nodes, the measurements and the
+	// wire; a path inside one node (NVLink: hundreds of GB/s) may run off it.
+	hiNet := 0.0
+	for _, r := range c.feasible() {
+		if r.Path.Internode {
+			for _, n := range c.sizes {
+				if v := float64(r.Evaluate(n).Bandwidth) / 1e9; !math.IsInf(v, 0) {
+					hiNet = math.Max(hiNet, v)
+				}
+			}
+		}
+	}
+	for _, m := range c.Measured {
+		for _, p := range m.Points {
+			hiNet = math.Max(hiNet, p.Rate/1e9)
+		}
+	}
 	if s := c.Scenario; s != nil && s.NIC.Kind != model.KindLoopback && s.NIC.Rate > 0 {
 		y := float64(s.NIC.Rate) / 1e9
+		hiNet = math.Max(hiNet, y*1.08)
 		ref := &refLine{y: y, label: "NIC port rate " + s.NIC.Rate.Gbits(), style: draw.LineStyle{Color: MutedColor, Width: vg.Points(0.8), Dashes: Dashed}}
 		pn.p.Add(ref)
 		pn.p.Y.Max = math.Max(pn.p.Y.Max, niceMax(y*1.08))
 		what += " Lines: the model, limited by its tightest resource (wire, PCIe, DDR or CPU); dashed grey: the NIC's nominal port rate."
+	}
+	if hiNet > 0 && pn.hi > 2*hiNet {
+		pn.p.Y.Max = niceMax(hiNet)
+		var off []string
+		for _, r := range c.feasible() {
+			top := 0.0
+			for _, n := range c.sizes {
+				if v := float64(r.Evaluate(n).Bandwidth) / 1e9; !math.IsInf(v, 0) {
+					top = math.Max(top, v)
+				}
+			}
+			if top > pn.p.Y.Max {
+				off = append(off, r.Path.Name+" (up to "+model.Rate(top*1e9).Human()+")")
+			}
+		}
+		pn.notes = append(pn.notes, "Off the scale: "+strings.Join(off, ", ")+".")
 	}
 	if len(c.Measured) > 0 {
 		what += " Points: measured."
@@ -467,9 +510,6 @@ func (r *refLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 var _ plot.DataRanger = (*refLine)(nil)
-
-// colorOf returns the path's colour (used by the diagram and bars).
-func colorOf(name string) color.Color { return PathStyle(name).Color }
 
 func plural(n int, one, many string) string {
 	if n == 1 {
