@@ -1,7 +1,8 @@
 // Command nbcheck executes the GoNB notebooks headless and fails when any of
 // them fails: an error output, a panic, an "exit status N" line, a cell
 // without output, a cell longer than 15 lines, a number typed by hand in
-// Markdown, or (with -render) a figure the executed HTML does not show.
+// Markdown, outputs stored in a committed notebook (with -exec), or (with
+// -render) a figure the executed HTML does not show.
 //
 //	nbcheck -exec -render -out reports/notebooks -budget 3m notebooks/*.ipynb
 //	nbcheck reports/notebooks/01-three-paths.ipynb            # check only
@@ -71,7 +72,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	// Executed notebooks and their HTML.
 	executed := fs.Args()
+	var findings []nbcheck.Finding
 	if *execute {
+		for _, nb := range fs.Args() {
+			src, err := nbcheck.ReadFile(nb)
+			if err != nil {
+				return err
+			}
+			findings = append(findings, nbcheck.CheckSource(src, nb)...)
+		}
 		executed = nil
 		ex := nbcheck.Executor{Python: *python, OutDir: *out}
 		var total, cpu time.Duration
@@ -95,7 +104,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	var findings []nbcheck.Finding
 	figures := map[string]int{}
 	for _, path := range executed {
 		nb, err := nbcheck.ReadFile(path)

@@ -33,10 +33,13 @@ const (
 	// FigureKind: the executed HTML, rendered in a browser, shows fewer
 	// figures than the notebook displays, or a figure of zero size.
 	FigureKind Kind = "figure"
+	// StoredOutput: a notebook in the repository carries outputs. The
+	// committed notebooks are sources; their executed copies are made by CI.
+	StoredOutput Kind = "stored-output"
 )
 
 // Kinds lists every kind of finding.
-var Kinds = []Kind{Kernel, LongCell, HandNumber, NoOutput, Error, Panic, ExitStatus, FigureKind}
+var Kinds = []Kind{Kernel, LongCell, HandNumber, NoOutput, Error, Panic, ExitStatus, FigureKind, StoredOutput}
 
 // MaxLines is the longest code cell allowed: notebooks call package
 // functions, and anything longer belongs in a package where it is tested.
@@ -103,6 +106,20 @@ func Check(nb *Notebook, name string) []Finding {
 					}
 				}
 			}
+		}
+	}
+	return out
+}
+
+// CheckSource reports the code cells of a source notebook (as committed)
+// that carry outputs or an execution count: clear them before committing
+// (Jupyter: Edit → Clear All Outputs).
+func CheckSource(nb *Notebook, name string) []Finding {
+	var out []Finding
+	for i, c := range nb.Cells {
+		if c.Type == "code" && (len(c.Outputs) > 0 || c.ExecutionCount != nil) {
+			out = append(out, Finding{Notebook: name, Cell: i + 1, Kind: StoredOutput,
+				Detail: "a committed notebook keeps no outputs: clear them (Jupyter: Edit → Clear All Outputs)"})
 		}
 	}
 	return out

@@ -109,6 +109,43 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestCheckSource(t *testing.T) {
+	nb := parse(t, `{"nbformat": 4, "metadata": {}, "cells": [
+		{"cell_type": "code", "execution_count": null, "source": "x", "outputs": []},
+		{"cell_type": "code", "execution_count": 3, "source": "x", "outputs": []},
+		{"cell_type": "code", "execution_count": null, "source": "x", "outputs": [{"output_type": "stream", "name": "stdout", "text": "1"}]},
+		{"cell_type": "markdown", "source": "x"}]}`)
+	if got := kinds(CheckSource(nb, "nb")); !slices.Equal(got, []string{"stored-output@02", "stored-output@03"}) {
+		t.Errorf("CheckSource: %q", got)
+	}
+	for _, src := range append([]string{"../../notebooks/testdata/failing.ipynb"}, glob(t, "../../notebooks/*.ipynb")...) {
+		nb, err := ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := CheckSource(nb, src); len(f) > 0 {
+			t.Errorf("%v", f)
+		}
+	}
+}
+
+// TestNotebookSources applies the rules that need no execution (kernel,
+// cell length, numbers typed in Markdown) to the committed notebooks, so
+// that go test finds them without Jupyter.
+func TestNotebookSources(t *testing.T) {
+	for _, src := range glob(t, "../../notebooks/*.ipynb") {
+		nb, err := ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Check(nb, src) {
+			if f.Kind != NoOutput {
+				t.Error(f)
+			}
+		}
+	}
+}
+
 func TestHandNumberQuote(t *testing.T) {
 	got := handNumber("A long sentence that goes on and on and then says it takes 12 µs, which is typed by hand and far too long.")
 	if got != `…"and on and then says it takes 12 µs, which is typed by hand"…` {
@@ -208,4 +245,13 @@ func TestRender(t *testing.T) {
 	if _, err := (Renderer{Chrome: chrome}).Render(ctx, filepath.Join(dir, "missing.html")); err == nil {
 		t.Error("missing page: no error")
 	}
+}
+
+func glob(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil || len(m) == 0 {
+		t.Fatalf("no notebooks match %s: %v", pattern, err)
+	}
+	return m
 }

@@ -19,17 +19,17 @@ func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 // HTML renders the table; every cell is escaped.
 func (t *table) HTML() string {
 	var b strings.Builder
-	b.WriteString(`<table class="gpupath" style="border-collapse:collapse;margin:0.5em 0">`)
 	if t.caption != "" {
-		fmt.Fprintf(&b, `<caption style="caption-side:top;text-align:left;font-weight:bold;padding:0.3em 0">%s</caption>`, html.EscapeString(t.caption))
+		fmt.Fprintf(&b, `<p style="font-weight:bold;margin:0.8em 0 0.2em 0">%s</p>`, html.EscapeString(t.caption))
 	}
+	b.WriteString(`<table class="gpupath" style="border-collapse:collapse;margin:0.2em 0 0.6em 0">`)
 	cell := func(tag string, i int, s string) {
-		align := "left"
+		style := "text-align:left"
 		if i < len(t.right) && t.right[i] {
-			align = "right"
+			style = "text-align:right;white-space:nowrap" // numbers with their unit on one line
 		}
-		fmt.Fprintf(&b, `<%s style="text-align:%s;padding:0.2em 0.6em;border-bottom:1px solid #ddd;vertical-align:top">%s</%s>`,
-			tag, align, html.EscapeString(s), tag)
+		fmt.Fprintf(&b, `<%s style="%s;padding:0.2em 0.6em;border-bottom:1px solid #ddd;vertical-align:top">%s</%s>`,
+			tag, style, html.EscapeString(s), tag)
 	}
 	b.WriteString("<thead><tr>")
 	for i, h := range t.head {

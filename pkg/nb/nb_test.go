@@ -139,23 +139,31 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func TestEnding(t *testing.T) {
-	md, err := Ending(model.Default(), Small, Large)
+func TestEndings(t *testing.T) {
+	s := model.Default()
+	md, err := DevmemEnding(s, Small, Large)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"so devmem works", model.PlainNICReason, "this NIC lacks header split"} {
+	p, _ := model.LookupPath("devmem")
+	dev := p.Route(s).Evaluate(Small)
+	for _, w := range []string{"so devmem works: " + dev.Latency.Human() + " at 8 B", "with 0 payload copies (tcp: 4)",
+		"this NIC lacks header split"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("missing %q in\n%s", w, md)
 		}
 	}
-	s := model.Default()
-	if err := s.Set("nic.kind", "ib"); err != nil {
+	ib := s.Clone()
+	if err := ib.Set("nic.kind", "ib"); err != nil {
 		t.Fatal(err)
 	}
-	md, err = Ending(s, Small, Large)
+	md, err = DevmemEnding(ib, Small, Large)
 	if err != nil || !strings.Contains(md, "IPoIB") || strings.Contains(md, "so devmem works") {
 		t.Errorf("devmem on InfiniBand: %v\n%s", err, md)
+	}
+	md, err = PlainNICEnding(s)
+	if err != nil || !strings.Contains(md, model.PlainNICReason) {
+		t.Errorf("plain NIC: %v\n%s", err, md)
 	}
 }
 
@@ -231,6 +239,11 @@ func TestCrossoverAndCoresTables(t *testing.T) {
 	// small messages and rdma (no receive stack) takes over on large ones.
 	h, _ := CrossoverTable(s, Variation{Name: "MTU", Keys: []string{"nic.mtu"}, Values: []string{"9000"}}, []string{"rdma", "devmem"})
 	if !strings.Contains(h, "devmem, then rdma from ") {
+		t.Errorf("no rdma–devmem crossover:\n%s", h)
+	}
+	// At PCIe Gen3 the copies cost rdma more than devmem's receive stack.
+	h, _ = CrossoverTable(s, Variation{Name: "PCIe", Keys: []string{"gpu.pcie", "nic.pcie"}, Values: []string{"gen3x16"}}, []string{"rdma", "devmem"})
+	if !strings.Contains(h, "devmem throughout") {
 		t.Errorf("no rdma–devmem crossover:\n%s", h)
 	}
 	// TCP's cores at line rate grow with the NIC rate (receiver-bound copies).
@@ -513,9 +526,8 @@ func TestTexts(t *testing.T) {
 	}
 	p, _ := model.LookupPath("tcp")
 	big := p.Route(s).Evaluate(256 << 20)
-	want := fmt.Sprintf("- 256 MiB: %s against %s, ", big.Latency.Human(), big.Pipelined.Human())
-	if !strings.Contains(md, "- 4 B: ") || !strings.Contains(md, "(one chunk)") || !strings.Contains(md, want) ||
-		!strings.Contains(md, fmt.Sprintf("in %d chunks", big.Chunks)) {
+	want := fmt.Sprintf("- 256 MiB: %s against %s pipelined in %d chunks, ", big.Latency.Human(), big.Pipelined.Human(), big.Chunks)
+	if !strings.Contains(md, "- 4 B: ") || !strings.Contains(md, "(one chunk)") || !strings.Contains(md, want) {
 		t.Errorf("PipelineGain:\n%s\nwant %q", md, want)
 	}
 	if _, err := PipelineGain(s, "gdr", 4); err == nil {

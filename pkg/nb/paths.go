@@ -201,12 +201,10 @@ func ratio(x float64) string {
 	return trim(x)
 }
 
-// Ending tells, in Markdown, how the devmem and plain-NIC stories end on s:
-// devmem with its numbers against tcp when the NIC can do it, and in any
-// case what the model says without header split; the plain-NIC path with
-// the model's reason why it cannot work.
-func Ending(s *model.Scenario, small, large model.Bytes) (string, error) {
-	var b strings.Builder
+// DevmemEnding tells, in Markdown, how the devmem story ends on s: with
+// its numbers against tcp when the NIC can do it, and in any case what the
+// model says of the same NIC without header split.
+func DevmemEnding(s *model.Scenario, small, large model.Bytes) (string, error) {
 	dev, err := route(s, "devmem")
 	if err != nil {
 		return "", err
@@ -215,30 +213,33 @@ func Ending(s *model.Scenario, small, large model.Bytes) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b.WriteString("**devmem TCP.** ")
-	if dev.Feasible {
-		d, t := dev.Evaluate(large), tcp.Evaluate(large)
-		fmt.Fprintf(&b, "On `%s` the NIC splits headers from payload, so devmem works: %s at %s (tcp: %s), %s streaming at %s, "+
-			"bound by %s, with %s payload copies (tcp: %d) and %s CPU cores at line rate (tcp: %s).",
-			s.Name, dev.Evaluate(small).Latency.Human(), small.Human(), tcp.Evaluate(small).Latency.Human(),
-			rate(d.Bandwidth), large.Human(), d.Bottleneck, strconv.Itoa(d.Copies), t.Copies, cores(d.Cores), cores(t.Cores))
-		no := s.Clone()
-		if err := no.Set("nic.header_split", "false"); err != nil {
-			return "", err
-		}
-		nr, _ := route(no, "devmem")
-		fmt.Fprintf(&b, " The same NIC without header split (`nic.header_split: false`): *%s*", nr.Reason)
-	} else {
-		fmt.Fprintf(&b, "On `%s`: *%s*", s.Name, dev.Reason)
+	if !dev.Feasible {
+		return fmt.Sprintf("On `%s`: *%s*", s.Name, dev.Reason), nil
 	}
+	d, t := dev.Evaluate(large), tcp.Evaluate(large)
+	var b strings.Builder
+	fmt.Fprintf(&b, "On `%s` the NIC splits headers from payload, so devmem works: %s at %s (tcp: %s), %s streaming at %s, "+
+		"bound by %s, with %d payload copies (tcp: %d) and %s CPU cores at line rate (tcp: %s).",
+		s.Name, dev.Evaluate(small).Latency.Human(), small.Human(), tcp.Evaluate(small).Latency.Human(),
+		rate(d.Bandwidth), large.Human(), d.Bottleneck, d.Copies, t.Copies, cores(d.Cores), cores(t.Cores))
+	no, err := With(s, "nic.header_split=false")
+	if err != nil {
+		return "", err
+	}
+	nr, _ := route(no, "devmem")
+	fmt.Fprintf(&b, "\n\nThe same NIC without header split (`nic.header_split: false`): *%s*", nr.Reason)
+	return b.String(), nil
+}
+
+// PlainNICEnding is, in Markdown, the model's reason why the seed's first
+// idea (a plain NIC reading raw GPU data by peer-to-peer DMA) cannot work.
+func PlainNICEnding(s *model.Scenario) (string, error) {
 	plain, err := route(s, "p2p-plain-nic")
 	if err != nil {
 		return "", err
 	}
-	b.WriteString("\n\n**The plain NIC with P2P DMA.** ")
 	if plain.Feasible {
 		return "", fmt.Errorf("nb: the model finds p2p-plain-nic feasible on %s", s.Name)
 	}
-	fmt.Fprintf(&b, "*%s*\n", plain.Reason)
-	return b.String(), nil
+	return fmt.Sprintf("On `%s`: *%s*", s.Name, plain.Reason), nil
 }

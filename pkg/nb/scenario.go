@@ -79,8 +79,8 @@ func PipelineGain(s *model.Scenario, path string, sizes ...model.Bytes) (string,
 			fmt.Fprintf(&b, "- %s: %s either way (one chunk).\n", n.Human(), res.Latency.Human())
 			continue
 		}
-		fmt.Fprintf(&b, "- %s: %s against %s, %s faster in %d chunks.\n", n.Human(), res.Latency.Human(),
-			res.Pipelined.Human(), percent(1 - float64(res.Pipelined/res.Latency))[1:], res.Chunks)
+		fmt.Fprintf(&b, "- %s: %s against %s pipelined in %d chunks, %s less time.\n", n.Human(), res.Latency.Human(),
+			res.Pipelined.Human(), res.Chunks, percent(1-float64(res.Pipelined/res.Latency))[1:])
 	}
 	return b.String(), nil
 }

@@ -3,6 +3,7 @@ package nb
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -137,19 +138,23 @@ func Crossovers(s *model.Scenario, a, b string, lo, hi model.Bytes) ([]Segment, 
 
 // segments formats "gdr", "devmem, then rdma from 280 KiB", or, where the
 // lead changes back and forth (pipelined latency steps at each chunk),
-// "devmem, then rdma from 384 KiB; 4 more changes; rdma from 512 KiB on".
+// "devmem, then rdma from 384 KiB; 4 more changes; rdma from 512 KiB on"
+// (the last segment counts among the changes).
 func segments(segs []Segment) string {
 	switch len(segs) {
 	case 0:
 		return "—"
 	case 1:
-		return segs[0].Path
+		return segs[0].Path + " throughout"
 	case 2:
 		return fmt.Sprintf("%s, then %s from %s", segs[0].Path, segs[1].Path, segs[1].From.Human())
 	}
-	last := segs[len(segs)-1]
-	return fmt.Sprintf("%s, then %s from %s; %d more changes; %s from %s on", segs[0].Path, segs[1].Path,
-		segs[1].From.Human(), len(segs)-3, last.Path, last.From.Human())
+	last, more := segs[len(segs)-1], "1 more change"
+	if len(segs) > 3 {
+		more = strconv.Itoa(len(segs)-2) + " more changes"
+	}
+	return fmt.Sprintf("%s, then %s from %s; %s; %s from %s on", segs[0].Path, segs[1].Path,
+		segs[1].From.Human(), more, last.Path, last.From.Human())
 }
 
 // CrossoverTable tabulates, for each value of v, the fastest path at each
