@@ -56,6 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "reports/notebooks", "with -exec: where the executed notebooks, HTML, logs and screenshots go")
 	python := fs.String("python", "python3", "the python that has nbconvert")
 	budget := fs.Duration("budget", 0, "with -exec: fail when all notebooks together take longer (0: no limit)")
+	cellTimeout := fs.Duration("cell-timeout", 2*time.Minute, "with -exec: the longest one cell may run (a hung cell fails the notebook)")
 	render := fs.Bool("render", false, "open each executed HTML in headless Chromium: check its figures, save NAME.png")
 	chrome := fs.String("chrome", "", "browser executable for -render (default: chromium on the PATH)")
 	expect := fs.String("expect", "", "comma-separated kinds of failure that must all be found, and no other: "+kindList())
@@ -82,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			findings = append(findings, nbcheck.CheckSource(src, nb)...)
 		}
 		executed = nil
-		ex := nbcheck.Executor{Python: *python, OutDir: *out}
+		ex := nbcheck.Executor{Python: *python, OutDir: *out, CellTimeout: *cellTimeout}
 		var total, cpu time.Duration
 		for _, nb := range fs.Args() {
 			r, err := ex.Execute(ctx, nb)

@@ -10,5 +10,5 @@
 // error into a panic, which the notebook check (cmd/nbcheck) catches in an
 // executed notebook. The package does not import the GoNB kernel's packages:
 // cells display what it returns with gonbui.DisplayHTML or DisplayMarkdown.
-// It reads files only in Root and FindRuns, and never prints.
+// It reads files only in Root, FindRuns and Host, and never prints.
 package nb

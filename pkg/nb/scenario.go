@@ -80,7 +80,7 @@ func PipelineGain(s *model.Scenario, path string, sizes ...model.Bytes) (string,
 			continue
 		}
 		fmt.Fprintf(&b, "- %s: %s against %s pipelined in %d chunks, %s less time.\n", n.Human(), res.Latency.Human(),
-			res.Pipelined.Human(), res.Chunks, percent(1-float64(res.Pipelined/res.Latency))[1:])
+			res.Pipelined.Human(), res.Chunks, percent(1 - float64(res.Pipelined/res.Latency))[1:])
 	}
 	return b.String(), nil
 }

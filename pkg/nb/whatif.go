@@ -87,13 +87,10 @@ func Fastest(s *model.Scenario, paths []string, lo, hi model.Bytes) ([]Segment, 
 	}
 	w := winner(lo)
 	out := []Segment{{Path: rs[w].Path.Name, From: lo}}
-	prev := lo
+	prev := lo // winner(prev) == w
 	for _, n := range grid(lo, hi) {
-		if n == lo {
-			continue
-		}
-		if v := winner(n); v != w {
-			// The lead changes in (prev, n]: find the first byte.
+		for winner(n) != w {
+			// The lead changes in (prev, n]: find the first byte where it does.
 			a, b := prev, n
 			for b-a > 1 {
 				m := a + (b-a)/2
@@ -103,13 +100,8 @@ func Fastest(s *model.Scenario, paths []string, lo, hi model.Bytes) ([]Segment, 
 					b = m
 				}
 			}
-			v = winner(b)
-			out = append(out, Segment{Path: rs[v].Path.Name, From: b})
-			w = v
-			if winner(n) != w { // a third path takes over within the same step
-				out = append(out, Segment{Path: rs[winner(n)].Path.Name, From: n})
-				w = winner(n)
-			}
+			w, prev = winner(b), b
+			out = append(out, Segment{Path: rs[w].Path.Name, From: b})
 		}
 		prev = n
 	}
@@ -130,8 +122,9 @@ func grid(lo, hi model.Bytes) []model.Bytes {
 	return out
 }
 
-// Crossovers are the sizes in [lo, hi] at which path b overtakes path a or
-// a overtakes b (pipelined latency), found as Fastest finds them.
+// Crossovers is Fastest for two paths: the first segment names the one
+// that is faster at lo, each further segment the size from which the other
+// one leads (pipelined latency).
 func Crossovers(s *model.Scenario, a, b string, lo, hi model.Bytes) ([]Segment, error) {
 	return Fastest(s, []string{a, b}, lo, hi)
 }
