@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // Version is the tool version written into every report and manifest.
@@ -36,30 +37,39 @@ func badInput(err error) error {
 // errHelp is returned when -h was asked for: the usage was printed, exit 0.
 var errHelp = flag.ErrHelp
 
-// usageOut holds, per flag set, the function that prints its usage on -h.
-var usageOut = map[*flag.FlagSet]func(){}
-
 // newFlagSet returns a flag set that reports errors instead of exiting and
-// prints its usage to w only when -h is given.
+// prints its usage to w only when -h is given. (The flag package calls
+// Usage on every parse error and again for -h; it is a no-op here, and
+// parseFlags prints the usage once, for -h only.)
 func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("gpupath "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {} // the flag package calls it on every error; parseFlags prints it for -h only
-	usageOut[fs] = func() {
+	fs.Usage = func() {}
+	usageMu.Lock()
+	usageOf[fs] = func() {
 		fs.SetOutput(w)
 		fmt.Fprintf(w, "usage: gpupath %s [flags]\n", name)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	}
+	usageMu.Unlock()
 	return fs
 }
+
+var (
+	usageMu sync.Mutex
+	usageOf = map[*flag.FlagSet]func(){}
+)
 
 // parseFlags parses args; -h prints the usage and yields errHelp, any other
 // flag error is bad input. Positional arguments are refused unless allowed.
 func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			if u := usageOut[fs]; u != nil {
+			usageMu.Lock()
+			u := usageOf[fs]
+			usageMu.Unlock()
+			if u != nil {
 				u()
 			}
 			return errHelp

@@ -6,7 +6,8 @@
 //
 //	gpupath model   [--preset NAME | --scenario FILE] [--set k=v] [--paths ...] [--sizes ...] [--format table|csv|json]
 //	gpupath preset  list | show NAME
-//	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet]
+//	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet] [--quick] [--target loopback|veth|host:port]
+//	gpupath serve   [--listen 127.0.0.1:7470]   (the peer of measure --target host:port)
 //	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only]
 //
 // Exit status: 0 on success, 2 on bad input (one line on stderr), 1 when a

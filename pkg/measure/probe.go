@@ -77,6 +77,10 @@ type Result struct {
 	// local processes and threads taking part (both ends when both are local).
 	CPUUserS float64 `json:"cpu_user_s"`
 	CPUSysS  float64 `json:"cpu_sys_s"`
+	// CPUScope says whose CPU time CPUUserS and CPUSysS cover and how it was
+	// taken (e.g. "client thread + server thread (RUSAGE_THREAD)"); empty
+	// when the probe does not measure CPU time.
+	CPUScope string `json:"cpu_scope,omitempty"`
 
 	Time  time.Time          `json:"time"`
 	Extra map[string]float64 `json:"extra,omitempty"`

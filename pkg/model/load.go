@@ -136,7 +136,7 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 	}
 	if requireAll {
 		for _, k := range keys {
-			if _, ok := seen[k.Name]; !ok {
+			if _, ok := seen[k.Name]; !ok && !k.Optional {
 				return nil, &InputError{File: file, Key: k.Name, Err: errors.New("missing (a preset sets every key)")}
 			}
 		}

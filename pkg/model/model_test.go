@@ -329,3 +329,49 @@ func BenchmarkSweep(b *testing.B) {
 		Sweep(s, ps, sizes)
 	}
 }
+
+// A measured copy rate replaces the PCIe-derived one in stages A and G.
+func TestCopyRateOverride(t *testing.T) {
+	s := Default()
+	if err := s.Set("gpu.copy_rate", "20GB/s"); err != nil {
+		t.Fatal(err)
+	}
+	r := eval(t, s, "tcp", 1<<30)
+	a := float64(r.Stages[0].Latency)
+	if want := 9e-6 + float64(1<<30)/20e9; math.Abs(a-want)/want > 1e-12 || r.Stages[0].Letter != "A" {
+		t.Errorf("stage A with copy_rate 20 GB/s: %v, want %v", a, want)
+	}
+}
+
+// A measured loopback transfer replaces B–F: the staged path on one host is
+// A + (α + n/β) + G, with the four copies still counted.
+func TestMeasuredLoopback(t *testing.T) {
+	s := Default()
+	for k, v := range map[string]string{"nic.kind": "loopback", "nic.rdma": "false", "loopback.latency": "20us", "loopback.rate": "4GB/s",
+		"gpu.copy_latency": "10us", "gpu.copy_rate": "50GB/s"} {
+		if err := s.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := float64(64 << 20)
+	r := eval(t, s, "tcp", Bytes(n))
+	want := 2*(10e-6+n/50e9) + 20e-6 + n/4e9
+	if math.Abs(float64(r.Latency)-want)/want > 1e-12 || r.Copies != 4 || len(r.Stages) != 4 {
+		t.Errorf("latency %v want %v; copies %d, stages %d", float64(r.Latency), want, r.Copies, len(r.Stages))
+	}
+	// Pipelined in 512 KiB chunks: the send stage (c/β = 131 µs) is the slowest.
+	c := float64(512 << 10)
+	first := 2*(10e-6+c/50e9) + 20e-6 + c/4e9
+	wantPipe := first + 127*(10e-6+c/4e9)
+	if got := float64(r.Pipelined); math.Abs(got-wantPipe)/wantPipe > 1e-12 {
+		t.Errorf("pipelined %v want %v", got, wantPipe)
+	}
+	for _, p := range []string{"rdma", "gdr", "devmem"} {
+		if eval(t, s, p, 8).Feasible {
+			t.Errorf("%s feasible on loopback", p)
+		}
+	}
+}

@@ -213,6 +213,15 @@ func (s *Scenario) noRDMA() string {
 // --- stages ------------------------------------------------------------
 
 func (s *Scenario) gpuLinkRate() Rate { return s.GPU.PCIe.Rate(s.PCIe.MPS) }
+
+// CopyRate is the pinned host↔GPU copy bandwidth: the measured gpu.copy_rate
+// when given, else the GPU's PCIe link rate.
+func (s *Scenario) CopyRate() Rate {
+	if s.GPU.CopyRate > 0 {
+		return s.GPU.CopyRate
+	}
+	return s.gpuLinkRate()
+}
 func (s *Scenario) nicLinkRate() Rate { return s.NIC.PCIe.Rate(s.PCIe.MPS) }
 
 // PeerRate is the GPU↔NIC peer-to-peer bandwidth: the slower of the two
@@ -291,7 +300,7 @@ func (s *Scenario) resources() []Resource {
 func (s *Scenario) copyD2H() Stage {
 	return Stage{Name: "cudaMemcpy D2H", Letter: "A", Side: Sender, Copy: true,
 		What:  "the GPU's copy engine moves the payload over PCIe into a pinned host buffer in DDR (synchronous cudaMemcpy device→host)",
-		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.gpuLinkRate())),
+		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.CopyRate())),
 		CPUPerMessage: s.GPU.CopyLatency, DDR: 1, Crossings: 1,
 		Uses: []Use{{Resource: "cpu:sender", PerMessage: float64(s.GPU.CopyLatency)},
 			{Resource: "ddr:sender", PerByte: 1}, {Resource: "pcie:sender-gpu:up", PerByte: 1}}}
@@ -300,7 +309,7 @@ func (s *Scenario) copyD2H() Stage {
 func (s *Scenario) copyH2D() Stage {
 	return Stage{Name: "cudaMemcpy H2D", Letter: "G", Side: Receiver, Copy: true,
 		What:  "the GPU's copy engine moves the payload from the pinned host buffer over PCIe into GPU memory (synchronous cudaMemcpy host→device)",
-		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.gpuLinkRate())),
+		Alpha: s.GPU.CopyLatency, Occupancy: s.GPU.CopyLatency, PerByte: Seconds(1 / float64(s.CopyRate())),
 		CPUPerMessage: s.GPU.CopyLatency, DDR: 1, Crossings: 1,
 		Uses: []Use{{Resource: "cpu:receiver", PerMessage: float64(s.GPU.CopyLatency)},
 			{Resource: "ddr:receiver", PerByte: 1}, {Resource: "pcie:receiver-gpu:down", PerByte: 1}}}
@@ -376,6 +385,19 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		fr.Uses = append(fr.Uses, Use{Resource: "ddr:receiver", PerByte: fr.DDR})
 	}
 
+	if s.NIC.Kind == KindLoopback && s.Loopback.Rate > 0 && !devmem {
+		// Calibrated: the measured one-way loopback transfer t = α + n/β
+		// replaces the modeled B and F. Its fixed cost is split between
+		// send and receive; its per-byte time sits on the send stage, since
+		// the receive copy overlaps it (TCP streams segment by segment).
+		half := s.Loopback.Latency / 2
+		mb, mf := b, fr
+		mb.Name, mb.What = "send over loopback (measured)", "send(): socket copy and TCP transmit, from the measured one-way loopback transfer (α/2 and all of n/β)"
+		mb.Alpha, mb.Occupancy, mb.PerByte, mb.PerPacket, mb.Packet = half, half, Seconds(1/float64(s.Loopback.Rate)), 0, 0
+		mf.Name, mf.What = "receive over loopback (measured)", "recv(): TCP receive and socket copy, overlapping the send; from the measured one-way loopback transfer (α/2)"
+		mf.Alpha, mf.Occupancy, mf.PerByte, mf.PerPacket, mf.Packet = half, half, 0, 0, 0
+		return []Stage{mb, mf}
+	}
 	if s.NIC.Kind == KindLoopback {
 		lo := Stage{Name: "loopback device", Side: Network,
 			What: "no NIC and no wire: the kernel hands the segments to the receiving socket (replaces C, D and E)"}

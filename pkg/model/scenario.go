@@ -42,6 +42,7 @@ type Scenario struct {
 		Model       string
 		PCIe        Link
 		CopyLatency Seconds // fixed cost of one synchronous cudaMemcpy
+		CopyRate    Rate    // measured pinned copy bandwidth; 0: derived from the PCIe link
 		NVLinkRate  Rate    // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
 	}
 	CPU struct {
@@ -102,6 +103,14 @@ type Scenario struct {
 	Pipeline struct {
 		Chunk Bytes
 	}
+	// Loopback holds a measured one-way TCP transfer over the loopback
+	// device (α and β of a fit), used in place of the modeled TCP stages
+	// B–F when nic.kind is loopback and Rate > 0: the calibrated model of a
+	// staged transfer on one host (`gpupath fit`).
+	Loopback struct {
+		Latency Seconds
+		Rate    Rate
+	}
 }
 
 // InputError is bad input: a scenario key, value, file or size list. It
@@ -138,9 +147,11 @@ type Key struct {
 	Name string
 	Doc  string
 	// Unit is a hint for people: "rate", "duration", "bool", ...
-	Unit  string
-	get   func(*Scenario) any
-	parse func(*Scenario, string) error
+	Unit string
+	// Optional keys may be left out of a preset (they default to zero).
+	Optional bool
+	get      func(*Scenario) any
+	parse    func(*Scenario, string) error
 }
 
 // Value returns the key's value in s, as it is written in a file (strings
@@ -348,6 +359,7 @@ var keys = []Key{
 	stringKey("gpu.model", "free text", func(s *Scenario) *string { return &s.GPU.Model }),
 	linkKey("gpu.pcie", "the GPU's PCIe link, gen1..gen6 x1..x16", func(s *Scenario) *Link { return &s.GPU.PCIe }),
 	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion)", func(s *Scenario) *Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
+	rateKey("gpu.copy_rate", "pinned host↔GPU copy bandwidth; 0B/s: derived from the PCIe link (generation, width, TLP overhead)", func(s *Scenario) *Rate { return &s.GPU.CopyRate }, true, false),
 	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node (0: none, PCIe peer-to-peer)", func(s *Scenario) *Rate { return &s.GPU.NVLinkRate }, true, false),
 
 	durationKeyFreq(),
@@ -400,7 +412,12 @@ var keys = []Key{
 	lengthKey(),
 
 	bytesKey("pipeline.chunk", "chunk size of a pipelined transfer", func(s *Scenario) *Bytes { return &s.Pipeline.Chunk }, 1024, 1<<30),
+
+	optional(durationKey("loopback.latency", "measured one-way TCP transfer over loopback: fixed cost α (used when nic.kind is loopback and loopback.rate > 0)", func(s *Scenario) *Seconds { return &s.Loopback.Latency }, 0, 1e-2)),
+	optional(rateKey("loopback.rate", "measured one-way TCP transfer over loopback: bandwidth β; 0B/s: model the stack stages instead", func(s *Scenario) *Rate { return &s.Loopback.Rate }, true, false)),
 }
+
+func optional(k Key) Key { k.Optional = true; return k }
 
 func durationKeyFreq() Key {
 	return Key{Name: "cpu.clock", Doc: "core clock (reports CPU costs in cycles)", Unit: "frequency",

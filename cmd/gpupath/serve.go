@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/measure"
+)
+
+func init() {
+	commands["serve"] = command{
+		summary: "be the remote peer of `gpupath measure --target host:port` (TCP probe server)",
+		run:     runServe,
+	}
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stdout)
+	listen := fs.String("listen", "127.0.0.1:"+strconv.Itoa(measure.DefaultServePort),
+		"address to listen on; anything but loopback opens the port to the network, so give it explicitly")
+	timeout := fs.Duration("timeout", 5*time.Second, "deadline of a client's handshake and of every read and write")
+	dur := fs.Duration("for", 0, "stop after this long (0: until interrupted)")
+	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	if *timeout <= 0 {
+		return usagef("--timeout must be positive, got %v", *timeout)
+	}
+	if *dur < 0 {
+		return usagef("--for must not be negative, got %v", *dur)
+	}
+	// The address is what the user asked for: a non-loopback one is allowed.
+	s, err := measure.Listen(ctx, measure.ServerConfig{Addr: *listen, AllowNonLoopback: true, Timeout: *timeout})
+	if err != nil {
+		return badInput(err)
+	}
+	defer s.Close()
+	if *dur > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *dur)
+		defer cancel()
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "gpupath serve: listening on %s (stop with Ctrl-C)\n", s.Addr())
+	}
+	return s.Serve(ctx)
+}

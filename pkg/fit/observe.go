@@ -1,0 +1,305 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Observation is the timing of one message size: its repetitions, in
+// seconds. Several observations may share a size; they are merged.
+type Observation struct {
+	Bytes   float64   `json:"bytes"`
+	Seconds []float64 `json:"seconds"`
+}
+
+// Group turns the flat form — one (size, time) pair per measurement — into
+// observations, one per distinct size, in ascending size. The values are not
+// checked here (the fits do that); only the lengths must match.
+func Group(bytes, seconds []float64) ([]Observation, error) {
+	if len(bytes) != len(seconds) {
+		return nil, fmt.Errorf("%w: %d sizes but %d times", ErrInput, len(bytes), len(seconds))
+	}
+	idx := map[float64]int{}
+	var obs []Observation
+	var nan []float64 // NaN never equals itself, so it cannot key the map
+	for i, b := range bytes {
+		if math.IsNaN(b) {
+			nan = append(nan, seconds[i])
+			continue
+		}
+		j, ok := idx[b]
+		if !ok {
+			j = len(obs)
+			idx[b] = j
+			obs = append(obs, Observation{Bytes: b})
+		}
+		obs[j].Seconds = append(obs[j].Seconds, seconds[i])
+	}
+	slices.SortFunc(obs, func(a, b Observation) int { return cmpFloat(a.Bytes, b.Bytes) })
+	if len(nan) > 0 {
+		obs = append(obs, Observation{Bytes: math.NaN(), Seconds: nan})
+	}
+	return obs, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// data is validated observations: distinct sizes in ascending order, each
+// with at least one positive finite time (sorted ascending).
+type data struct {
+	bytes []float64
+	reps  [][]float64
+	med   []float64 // per-size median
+	n     int       // number of times in all
+	warns []Warning
+}
+
+// prepare validates and merges observations. Unusable sizes and times are
+// dropped with a CodeDropped warning; an error comes only when nothing usable
+// is left.
+func prepare(obs []Observation) (*data, error) {
+	if len(obs) == 0 {
+		return nil, fmt.Errorf("%w: the list is empty", ErrNoData)
+	}
+	var badSize, badTime, emptySize int
+	byBytes := map[float64][]float64{}
+	for _, o := range obs {
+		if math.IsNaN(o.Bytes) || math.IsInf(o.Bytes, 0) || o.Bytes < 0 {
+			badSize++
+			continue
+		}
+		kept := 0
+		for _, s := range o.Seconds {
+			if math.IsNaN(s) || math.IsInf(s, 0) || s <= 0 {
+				badTime++
+				continue
+			}
+			byBytes[o.Bytes] = append(byBytes[o.Bytes], s)
+			kept++
+		}
+		if kept == 0 && len(o.Seconds) == 0 {
+			emptySize++
+		}
+	}
+	d := &data{}
+	for b := range byBytes {
+		d.bytes = append(d.bytes, b)
+	}
+	slices.Sort(d.bytes)
+	for _, b := range d.bytes {
+		r := byBytes[b]
+		slices.Sort(r)
+		d.reps = append(d.reps, r)
+		d.med = append(d.med, median(r))
+		d.n += len(r)
+	}
+	var why []string
+	if badSize > 0 {
+		why = append(why, fmt.Sprintf("%d %s with a NaN, infinite or negative size", badSize, plural(badSize, "observation", "observations")))
+	}
+	if badTime > 0 {
+		why = append(why, fmt.Sprintf("%d %s NaN, infinite, zero or negative", badTime, plural(badTime, "time was", "times were")))
+	}
+	if emptySize > 0 {
+		why = append(why, fmt.Sprintf("%d %s no times", emptySize, plural(emptySize, "observation had", "observations had")))
+	}
+	if len(d.bytes) == 0 {
+		if len(why) == 0 {
+			why = append(why, "no times at all")
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNoData, strings.Join(why, "; "))
+	}
+	if len(why) > 0 {
+		d.warns = append(d.warns, warnf(CodeDropped, "left out: %s", strings.Join(why, "; ")))
+	}
+	return d, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// median of sorted values.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return mid(sorted[n/2-1], sorted[n/2])
+}
+
+// medianOf returns the median of xs, reordering xs (quickselect: linear
+// time, no allocation).
+func medianOf(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN()
+	}
+	hi := selectKth(xs, n/2)
+	if n%2 == 1 {
+		return hi
+	}
+	// The lower middle is the largest value left of position n/2.
+	lo := xs[0]
+	for _, x := range xs[1 : n/2] {
+		lo = math.Max(lo, x)
+	}
+	return mid(lo, hi)
+}
+
+// selectKth reorders xs so that xs[k] is the k-th smallest, everything
+// before it no larger and everything after no smaller, and returns xs[k].
+// xs holds no NaN.
+func selectKth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		// Median of three as the pivot, then Hoare partition.
+		mid := lo + (hi-lo)/2
+		if xs[mid] < xs[lo] {
+			xs[mid], xs[lo] = xs[lo], xs[mid]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[mid] {
+			xs[hi], xs[mid] = xs[mid], xs[hi]
+		}
+		pivot := xs[mid]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < pivot {
+				i++
+			}
+			for xs[j] > pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
+}
+
+// quantile of sorted values, linear interpolation between order statistics
+// (R's type 7, the same as measure.Quantile).
+func quantile(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	if q <= 0 {
+		return sorted[0]
+	}
+	if q >= 1 {
+		return sorted[n-1]
+	}
+	pos := q * float64(n-1)
+	lo := int(pos)
+	if lo+1 >= n {
+		return sorted[n-1]
+	}
+	f := pos - float64(lo)
+	if f == 0 {
+		return sorted[lo]
+	}
+	return sorted[lo]*(1-f) + sorted[lo+1]*f
+}
+
+// checkMonotonic warns when a larger size is clearly faster than a smaller
+// one: its median below the running maximum of the smaller sizes' medians by
+// more than a tolerance. The tolerance is 10%, or six standard errors of a
+// median when the noise is larger (a flat stretch of ~30 sizes has a largest
+// pairwise drop of about 4 standard errors by chance), at most 50%. The noise
+// σ of one repetition is estimated from the absolute log ratios of every two
+// repetitions of a size (their median is 0.9539σ for normal log-noise; a size
+// with more than 32 repetitions is thinned to 32 evenly spaced ones); when
+// no size has two repetitions, from the log residuals around the fitted curve
+// mu (1.4826 × their median absolute value). A median of r repetitions has a
+// standard error of 1.2533σ/√r.
+func (d *data) checkMonotonic(mu []float64) []Warning {
+	var dev []float64
+	minReps := d.n
+	for _, r := range d.reps {
+		minReps = min(minReps, len(r))
+		// Beyond 32 repetitions, 32 evenly spaced order statistics stand
+		// for them, which keeps the cost linear in the repetitions.
+		if len(r) > 32 {
+			sub := make([]float64, 32)
+			for k := range sub {
+				sub[k] = r[(2*k+1)*len(r)/64]
+			}
+			r = sub
+		}
+		for a := range r {
+			for b := a + 1; b < len(r); b++ {
+				dev = append(dev, math.Log(r[b]/r[a])) // r is sorted: ≥ 0
+			}
+		}
+	}
+	var sigma float64
+	if len(dev) > 0 {
+		slices.Sort(dev)
+		sigma = median(dev) / 0.9539
+	} else {
+		for i, r := range d.reps {
+			m := math.Max(mu[i], 1e-3*d.med[i])
+			for _, t := range r {
+				dev = append(dev, math.Abs(math.Log(t/m)))
+			}
+		}
+		slices.Sort(dev)
+		sigma = 1.4826 * median(dev)
+	}
+	se := 1.2533 * sigma / math.Sqrt(float64(minReps))
+	tol := math.Min(0.5, math.Max(0.10, 6*se))
+	maxMed, maxAt := 0.0, 0.0
+	for i, m := range d.med {
+		if m < maxMed*(1-tol) {
+			return []Warning{warnf(CodeNonMonotonic,
+				"%s B took %.3g s (median) but the smaller %s B took %.3g s: time should not fall as size grows",
+				fmtBytes(d.bytes[i]), m, fmtBytes(maxAt), maxMed)}
+		}
+		if m > maxMed {
+			maxMed, maxAt = m, d.bytes[i]
+		}
+	}
+	return nil
+}
+
+func fmtBytes(b float64) string {
+	if b == math.Trunc(b) && math.Abs(b) < 1e15 {
+		return fmt.Sprintf("%.0f", b)
+	}
+	return fmt.Sprintf("%.4g", b)
+}
+
+// mid is the midpoint of a ≤ b without overflow near MaxFloat64 or
+// underflow to 0 between subnormals.
+func mid(a, b float64) float64 { return a + (b-a)/2 }

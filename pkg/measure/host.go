@@ -1,0 +1,273 @@
+package measure
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Host describes the machine a run was measured on, as far as it can be read
+// cheaply from /proc and /sys. Fields that cannot be read stay empty; Notes
+// says why.
+type Host struct {
+	Hostname      string `json:"hostname"`
+	Kernel        string `json:"kernel"`                   // release, as uname -r
+	KernelVersion string `json:"kernel_version,omitempty"` // build, as uname -v
+	OS            string `json:"os,omitempty"`             // PRETTY_NAME of os-release
+	Arch          string `json:"arch"`
+	CPUModel      string `json:"cpu_model,omitempty"`
+	CPUs          int    `json:"cpus"`                // logical CPUs in /proc/cpuinfo
+	MemoryBytes   int64  `json:"memory_bytes"`        // MemTotal
+	LLCBytes      int64  `json:"llc_bytes,omitempty"` // largest CPU cache of cpu0 (sysfs)
+	// GPUs and Driver come from /proc/driver/nvidia when the NVIDIA driver
+	// is loaded; the GPU probes record the full picture.
+	GPUs      []GPU    `json:"gpus,omitempty"`
+	Driver    string   `json:"driver,omitempty"`
+	NICs      []NIC    `json:"nics,omitempty"`
+	GoVersion string   `json:"go_version"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// GPU is one GPU as /proc/driver/nvidia/gpus lists it.
+type GPU struct {
+	Model string `json:"model"`
+	BusID string `json:"bus_id"`
+}
+
+// NIC is one network interface from /sys/class/net.
+type NIC struct {
+	Name   string `json:"name"`
+	Driver string `json:"driver,omitempty"` // kernel driver of the device; empty for virtual
+	MAC    string `json:"mac,omitempty"`
+	State  string `json:"state,omitempty"` // operstate
+	MTU    int    `json:"mtu,omitempty"`
+	// SpeedMbps is the link speed the driver reports; 0 when unknown.
+	SpeedMbps int `json:"speed_mbps,omitempty"`
+	// Virtual is true for interfaces without a device (lo, veth, bridges).
+	Virtual bool `json:"virtual"`
+}
+
+// ReadHost reads the host description under root ("" or "/" for this
+// machine; a directory of fixtures in tests). It never fails: what cannot be
+// read is left empty and noted.
+func ReadHost(root string) Host {
+	if root == "" {
+		root = "/"
+	}
+	h := Host{Arch: runtime.GOARCH, GoVersion: runtime.Version()}
+	read := func(p string) (string, bool) {
+		b, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			return "", false
+		}
+		return string(b), true
+	}
+	note := func(s string) { h.Notes = append(h.Notes, s) }
+	if s, ok := read("proc/sys/kernel/hostname"); ok {
+		h.Hostname = strings.TrimSpace(s)
+	} else if root == "/" {
+		h.Hostname, _ = os.Hostname()
+	}
+	if s, ok := read("proc/sys/kernel/osrelease"); ok {
+		h.Kernel = strings.TrimSpace(s)
+	} else {
+		note("kernel release unknown (no /proc/sys/kernel/osrelease)")
+	}
+	if s, ok := read("proc/sys/kernel/version"); ok {
+		h.KernelVersion = strings.TrimSpace(s)
+	}
+	if s, ok := read("etc/os-release"); ok {
+		h.OS = parseOSRelease(s)
+	}
+	if s, ok := read("proc/cpuinfo"); ok {
+		h.CPUModel, h.CPUs = parseCPUInfo(s)
+	} else {
+		note("CPU unknown (no /proc/cpuinfo)")
+	}
+	if h.CPUs == 0 && root == "/" {
+		h.CPUs = runtime.NumCPU()
+	}
+	if s, ok := read("proc/meminfo"); ok {
+		h.MemoryBytes = parseMeminfo(s)
+	}
+	h.LLCBytes = readLLC(filepath.Join(root, "sys/devices/system/cpu/cpu0/cache"))
+	if s, ok := read("proc/driver/nvidia/version"); ok {
+		h.Driver = parseNvidiaVersion(s)
+		dirs, _ := filepath.Glob(filepath.Join(root, "proc/driver/nvidia/gpus/*/information"))
+		sort.Strings(dirs)
+		for _, d := range dirs {
+			if b, err := os.ReadFile(d); err == nil {
+				h.GPUs = append(h.GPUs, parseNvidiaInformation(string(b)))
+			}
+		}
+	}
+	nics, err := readNICs(filepath.Join(root, "sys/class/net"))
+	if err != nil {
+		note("network interfaces unknown: " + err.Error())
+	}
+	h.NICs = nics
+	return h
+}
+
+// parseCPUInfo returns the model name and the number of processors listed
+// in /proc/cpuinfo text.
+func parseCPUInfo(s string) (model string, n int) {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "processor":
+			n++
+		case "model name", "Model Name": // x86, some arm64
+			if model == "" {
+				model = strings.TrimSpace(v)
+			}
+		}
+	}
+	return model, n
+}
+
+// parseMeminfo returns MemTotal in bytes from /proc/meminfo text (0 if absent).
+func parseMeminfo(s string) int64 {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == "MemTotal:" {
+			v, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil || v < 0 {
+				return 0
+			}
+			if len(f) >= 3 && strings.EqualFold(f[2], "kB") {
+				v *= 1024 // /proc/meminfo's "kB" is KiB
+			}
+			return v
+		}
+	}
+	return 0
+}
+
+// parseOSRelease returns PRETTY_NAME from os-release text.
+func parseOSRelease(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "PRETTY_NAME="); ok {
+			return strings.Trim(v, `"'`)
+		}
+	}
+	return ""
+}
+
+// parseNvidiaVersion returns the driver version from
+// /proc/driver/nvidia/version: the first dotted number of its first line
+// ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ...", or
+// "... Open Kernel Module for x86_64  570.86.15  Release Build ...").
+func parseNvidiaVersion(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	for _, w := range strings.Fields(line) {
+		if isDottedNumber(w) {
+			return w
+		}
+	}
+	return ""
+}
+
+func isDottedNumber(w string) bool {
+	dots := 0
+	for i, r := range w {
+		switch {
+		case r == '.' && i > 0 && i < len(w)-1:
+			dots++
+		case r < '0' || r > '9':
+			return false
+		}
+	}
+	return dots > 0
+}
+
+// parseNvidiaInformation reads /proc/driver/nvidia/gpus/*/information.
+func parseNvidiaInformation(s string) GPU {
+	var g GPU
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "Model":
+			g.Model = strings.TrimSpace(v)
+		case "Bus Location":
+			g.BusID = strings.TrimSpace(v)
+		}
+	}
+	return g
+}
+
+// readLLC returns the largest cache size of cpu0 in bytes (0 if unknown).
+func readLLC(dir string) int64 {
+	idx, _ := filepath.Glob(filepath.Join(dir, "index*", "size"))
+	var best int64
+	for _, p := range idx {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if v := parseCacheSize(string(b)); v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+// parseCacheSize reads sysfs cache sizes like "32768K" (K = KiB) or "1M".
+func parseCacheSize(s string) int64 {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v * mult
+}
+
+// readNICs lists the interfaces under a /sys/class/net directory.
+func readNICs(dir string) ([]NIC, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var nics []NIC
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		rd := func(f string) string {
+			b, err := os.ReadFile(filepath.Join(p, f))
+			if err != nil {
+				return ""
+			}
+			return strings.TrimSpace(string(b))
+		}
+		n := NIC{Name: e.Name(), MAC: rd("address"), State: rd("operstate")}
+		n.MTU, _ = strconv.Atoi(rd("mtu"))
+		if sp, err := strconv.Atoi(rd("speed")); err == nil && sp > 0 {
+			n.SpeedMbps = sp
+		}
+		if _, err := os.Stat(filepath.Join(p, "device")); err != nil {
+			n.Virtual = true
+		} else if drv, err := os.Readlink(filepath.Join(p, "device", "driver")); err == nil {
+			n.Driver = filepath.Base(drv)
+		}
+		nics = append(nics, n)
+	}
+	return nics, nil
+}

@@ -1,0 +1,32 @@
+//go:build !cgo
+
+package measure
+
+import "context"
+
+func init() { Register("nvml", func() Probe { return &NVMLProbe{} }) }
+
+// NVMLProbe is the NVML probe; this build has no cgo, which go-nvml needs,
+// so it always reports ErrUnavailable.
+type NVMLProbe struct {
+	Log func(format string, args ...any)
+}
+
+func errNoCgo() error {
+	return Unavailable("NVML needs cgo (go-nvml); this binary was built with CGO_ENABLED=0")
+}
+
+// Name returns "nvml".
+func (p *NVMLProbe) Name() string { return "nvml" }
+
+// Available reports that NVML is not built in.
+func (p *NVMLProbe) Available() error { return errNoCgo() }
+
+// Run reports that NVML is not built in.
+func (p *NVMLProbe) Run(context.Context, Plan, func(Result) error) error { return errNoCgo() }
+
+// SetLog sets the diagnostics sink.
+func (p *NVMLProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
+
+// Inventory returns nil: nothing was read.
+func (p *NVMLProbe) Inventory() any { return nil }

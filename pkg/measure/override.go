@@ -1,0 +1,311 @@
+package measure
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Override is one scenario value of the model, measured on this host: Key
+// is the model's dotted key ("cpu.memcpy_rate"), Value its text in the
+// model's units ("11.8GB/s", "0.35us"), Source how it was derived.
+type Override struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// SetArg is the override as a `--set` argument: "cpu.memcpy_rate=11.8GB/s".
+func (o Override) SetArg() string { return o.Key + "=" + o.Value }
+
+// LatencyFit is latency ≈ Alpha + n/Beta fitted by least squares to
+// (size, median) points: Alpha in seconds, Beta in bytes per second
+// (+Inf when the slope is not positive).
+type LatencyFit struct {
+	Alpha, Beta float64
+	Points      int
+	MaxBytes    int64
+}
+
+// FitLatency fits latency ≈ α + n/β to the records with Bytes ≤ maxBytes by
+// ordinary least squares on the medians. It needs two distinct sizes.
+func FitLatency(rs []Result, maxBytes int64) (LatencyFit, bool) {
+	var xs, ys []float64
+	for _, r := range rs {
+		if r.Bytes <= maxBytes && r.MedianS > 0 {
+			xs = append(xs, float64(r.Bytes))
+			ys = append(ys, r.MedianS)
+		}
+	}
+	n := float64(len(xs))
+	if len(xs) < 2 {
+		return LatencyFit{}, false
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx, my = mx/n, my/n
+	var sxx, sxy float64
+	for i := range xs {
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+		sxy += (xs[i] - mx) * (ys[i] - my)
+	}
+	if sxx == 0 {
+		return LatencyFit{}, false
+	}
+	slope := sxy / sxx
+	f := LatencyFit{Alpha: my - slope*mx, Beta: math.Inf(1), Points: len(xs), MaxBytes: maxBytes}
+	if slope > 0 {
+		f.Beta = 1 / slope
+	}
+	return f, true
+}
+
+// pick returns the records of a probe and variant.
+func pick(rs []Result, probe, variant string) []Result {
+	var out []Result
+	for _, r := range rs {
+		if r.Probe == probe && r.Variant == variant {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func medianOf(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return Quantile(s, 0.5)
+}
+
+// atSmallest returns the records at the smallest size among rs, and that size.
+func atSmallest(rs []Result) ([]Result, int64) {
+	if len(rs) == 0 {
+		return nil, 0
+	}
+	small := rs[0].Bytes
+	for _, r := range rs {
+		small = min(small, r.Bytes)
+	}
+	var out []Result
+	for _, r := range rs {
+		if r.Bytes == small {
+			out = append(out, r)
+		}
+	}
+	return out, small
+}
+
+func medians(rs []Result) []float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = r.MedianS
+	}
+	return v
+}
+
+// HostOverrides turns measured records into scenario values of this host.
+// It is a pure function of the records. Keys it can derive:
+//
+//	cpu.memcpy_rate        memcpy probe, cold (else warm) copies: best per-size median ≥ 16 MiB
+//	stack.syscall          syscall probe, getppid: a bare system call
+//	stack.tx_per_message   syscall probe, tcp-send at its smallest size (else half the
+//	                       ping-pong CPU per message)
+//	stack.rx_per_message   syscall probe, tcp-recv at its smallest size (else the other half)
+//	stack.wakeup           ping-pong CPU per one-way message (both ends, rusage) minus
+//	                       tx and rx: the CPU cost of sleeping and being woken; left
+//	                       out when not positive
+//
+// notes says, for every key it left out, why.
+func HostOverrides(rs []Result) (ovs []Override, notes []string) {
+	// cpu.memcpy_rate: the best per-size median at 16 MiB or more. Each
+	// median is already robust within its size; across sizes, interference
+	// (other work on the machine, a VM's neighbours) only ever slows a copy,
+	// so the best large-copy median is the rate one core sustains.
+	memDone := false
+	for _, variant := range []string{"cold", "warm"} {
+		var best Result
+		n := 0
+		for _, r := range pick(rs, "memcpy", variant) {
+			if r.Bytes >= 16<<20 && r.ThroughputBps > 0 {
+				n++
+				if r.ThroughputBps > best.ThroughputBps {
+					best = r
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		ovs = append(ovs, Override{Key: "cpu.memcpy_rate", Value: FormatRate(best.ThroughputBps),
+			Source: fmt.Sprintf("measured: memcpy probe, Go copy on one core, %s caches; the best of %d per-size medians at 16MiB or more (%s copies, %d repetitions); bytes copied per second",
+				variant, n, FormatBytes(best.Bytes), best.Iterations)})
+		memDone = true
+		break
+	}
+	if !memDone {
+		notes = append(notes, "cpu.memcpy_rate: no memcpy record at 16MiB or more")
+	}
+
+	// stack.syscall
+	if sc := pick(rs, "syscall", "getppid"); len(sc) > 0 {
+		v := medianOf(medians(sc))
+		ovs = append(ovs, Override{Key: "stack.syscall", Value: formatMicros(v),
+			Source: fmt.Sprintf("measured: syscall probe, median time of one getppid(2) (a bare system call: entry and exit), %d record(s)", len(sc))})
+	} else {
+		notes = append(notes, "stack.syscall: no syscall/getppid record")
+	}
+
+	// stack.tx_per_message, stack.rx_per_message
+	var tx, rx float64
+	send, sendSize := atSmallest(pick(rs, "syscall", "tcp-send"))
+	recv, recvSize := atSmallest(pick(rs, "syscall", "tcp-recv"))
+	pp := pingPongForHost(rs)
+	ppSmall, ppSize := atSmallest(pp)
+	switch {
+	case len(send) > 0 && len(recv) > 0:
+		tx, rx = medianOf(medians(send)), medianOf(medians(recv))
+		ovs = append(ovs,
+			Override{Key: "stack.tx_per_message", Value: formatMicros(tx),
+				Source: fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", FormatBytes(sendSize))},
+			Override{Key: "stack.rx_per_message", Value: formatMicros(rx),
+				Source: fmt.Sprintf("measured: syscall probe, median time of one recv(2) of %s already queued on loopback TCP: system call and copy to user (the protocol input ran in the sender's call)", FormatBytes(recvSize))})
+	case len(ppSmall) > 0:
+		var cpu []float64
+		for _, r := range ppSmall {
+			cpu = append(cpu, r.CPUUserS+r.CPUSysS)
+		}
+		c := medianOf(cpu)
+		if c > 0 {
+			tx, rx = c/2, c/2
+			src := fmt.Sprintf("measured: tcp ping-pong at %s (%s), CPU per one-way message of both ends from rusage (%s), split evenly between send and receive for want of a direct send/recv timing; includes the wake-up",
+				FormatBytes(ppSize), ppSmall[0].Target, FormatSeconds(c))
+			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: formatMicros(tx), Source: src},
+				Override{Key: "stack.rx_per_message", Value: formatMicros(rx), Source: src})
+		} else {
+			notes = append(notes, "stack.tx_per_message, stack.rx_per_message: no send/recv timing and no CPU time in the ping-pong records")
+		}
+	default:
+		notes = append(notes, "stack.tx_per_message, stack.rx_per_message: no syscall tcp-send/tcp-recv and no ping-pong records")
+	}
+
+	// stack.wakeup: CPU, not latency. The one-way ping-pong latency cannot
+	// be split into send + wake-up + receive: the two ends' system calls
+	// overlap (the receiver is already inside recv when the data comes), so
+	// α − send − receive is only a lower bound. CPU times do add up: the
+	// ping-pong's CPU per one-way message (both ends, rusage) minus the CPU
+	// of a send and a receive that never wait is the cost of sleeping in
+	// recv and being woken (wake-up, context switches).
+	fit, fitOK := FitLatency(pp, 64<<10)
+	var cpuMsg float64
+	if len(ppSmall) > 0 {
+		var cpu []float64
+		for _, r := range ppSmall {
+			cpu = append(cpu, r.CPUUserS+r.CPUSysS)
+		}
+		cpuMsg = medianOf(cpu)
+	}
+	switch {
+	case len(ppSmall) == 0 || cpuMsg <= 0:
+		notes = append(notes, "stack.wakeup: no ping-pong record with CPU times on loopback or an unshaped veth")
+	case len(send) == 0 || len(recv) == 0:
+		notes = append(notes, "stack.wakeup: needs the send/recv timings of the syscall probe (tcp-send, tcp-recv)")
+	case cpuMsg-tx-rx <= 0:
+		notes = append(notes, fmt.Sprintf("stack.wakeup: ping-pong CPU per message %s is not above send %s + receive %s; left out",
+			FormatSeconds(cpuMsg), FormatSeconds(tx), FormatSeconds(rx)))
+	default:
+		w := cpuMsg - tx - rx
+		src := fmt.Sprintf("derived: tcp ping-pong at %s (%s) costs %s of CPU per one-way message, both ends (rusage); minus send %s and receive %s timed without waiting leaves the CPU cost of blocking in recv and being woken (wake-up, context switches). A CPU cost: the latency it adds is smaller, as the two ends overlap",
+			FormatBytes(ppSize), ppSmall[0].Target, FormatSeconds(cpuMsg), FormatSeconds(tx), FormatSeconds(rx))
+		if fitOK {
+			src += fmt.Sprintf(" (the ping-pong fit latency = α + n/β over %d sizes up to %s gives α = %s one-way)",
+				fit.Points, FormatBytes(fit.MaxBytes), FormatSeconds(fit.Alpha))
+		}
+		ovs = append(ovs, Override{Key: "stack.wakeup", Value: formatMicros(w), Source: src})
+	}
+	return ovs, notes
+}
+
+// pingPongForHost returns the ping-pong records that measure this host's
+// stack alone: loopback, else an unshaped veth pair (a remote peer's
+// records include a wire and another host).
+func pingPongForHost(rs []Result) []Result {
+	all := pick(rs, "tcp", "pingpong")
+	for _, want := range []string{"loopback", "veth"} {
+		var out []Result
+		for _, r := range all {
+			if r.Target == want {
+				out = append(out, r)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// WriteScenarioYAML writes the overrides as a scenario fragment: nested keys
+// in the model's layout, each value preceded by a comment with its source.
+// The fragment merges over a preset (`--scenario`) or is read key by key.
+func WriteScenarioYAML(w io.Writer, title string, ovs []Override) error {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	sections := map[string]*yaml.Node{}
+	for _, o := range ovs {
+		sec, key, ok := strings.Cut(o.Key, ".")
+		if !ok || sec == "" || key == "" || strings.Contains(key, ".") {
+			return fmt.Errorf("override key %q is not section.key", o.Key)
+		}
+		m := sections[sec]
+		if m == nil {
+			m = &yaml.Node{Kind: yaml.MappingNode}
+			sections[sec] = m
+			root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: sec}, m)
+		}
+		m.Content = append(m.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: key, HeadComment: wrapComment(o.Source, 100)},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: o.Value})
+	}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}
+	if title != "" {
+		doc.HeadComment = wrapComment(title, 100)
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// wrapComment breaks s into lines of at most width characters, for YAML
+// comments (the encoder adds the "# ").
+func wrapComment(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// formatMicros writes a duration in microseconds, the unit of the model's
+// stack costs: 3.5e-7 → "0.35us".
+func formatMicros(s float64) string { return sig3(s*1e6) + "us" }

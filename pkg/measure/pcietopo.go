@@ -1,0 +1,137 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/topo"
+)
+
+func init() { Register("topo", func() Probe { return &TopoProbe{} }) }
+
+// TopoProbe reads the PCIe topology from sysfs, without NVML: the GPUs and
+// NICs with their PCIe links and NUMA nodes, and how every GPU reaches every
+// NIC (PIX, PXB, PHB, NODE, SYS, as nvidia-smi would print it).
+//
+// Results carry no timings: one record per GPU and NIC (Variant "gpu" or
+// "nic", Target the PCI address) with the link in Extra (pcie_gen_max,
+// pcie_width_max, pcie_gen_current, pcie_width_current, numa_node), and one
+// per GPU-NIC pair (Variant "gpu-nic", Target "gpu@0000:05:00.0->nic@...",
+// the class in Note, its rank and bridge count in Extra). Inventory returns
+// the whole *TopoInventory.
+type TopoProbe struct {
+	// SysRoot is the sysfs mount point; "" means /sys.
+	SysRoot string
+	Log     func(format string, args ...any)
+	inv     *TopoInventory
+}
+
+// TopoInventory is what the sysfs probes found.
+type TopoInventory struct {
+	GPUs  []topo.PCIDevice  `json:"gpus,omitempty"`
+	NICs  []topo.PCIDevice  `json:"nics,omitempty"`
+	Pairs []topo.Pair       `json:"gpu_nic,omitempty"`
+	RDMA  []topo.RDMADevice `json:"rdma,omitempty"`
+	Net   []topo.NetDev     `json:"net,omitempty"`
+	// Warnings are attributes that could not be read.
+	Warnings []string `json:"warnings,omitempty"`
+	// System is the full reading (every PCI function), for the report's
+	// diagram; it is not serialised into the manifest.
+	System *topo.System `json:"-"`
+}
+
+// Name returns "topo".
+func (p *TopoProbe) Name() string { return "topo" }
+
+// SetLog sets the diagnostics sink.
+func (p *TopoProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
+
+// Inventory returns the *TopoInventory of the last Run.
+func (p *TopoProbe) Inventory() any { return p.inv }
+
+func (p *TopoProbe) reader() topo.Reader { return topo.Reader{Root: p.SysRoot} }
+
+// Available checks that sysfs lists PCI devices.
+func (p *TopoProbe) Available() error {
+	dir := filepath.Join(sysfsRoot(p.SysRoot), "bus", "pci", "devices")
+	if _, err := os.Stat(dir); err != nil {
+		return Unavailable("no PCI devices in sysfs (%v)", err)
+	}
+	return nil
+}
+
+func sysfsRoot(r string) string {
+	if r == "" {
+		return "/sys"
+	}
+	return r
+}
+
+// ReadTopology reads the sysfs tree at root ("" for /sys) into an inventory.
+func ReadTopology(root string) (*TopoInventory, error) {
+	sys, err := topo.Reader{Root: root}.Read()
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, Unavailable("no PCI devices in sysfs (%v)", err)
+		}
+		return nil, err
+	}
+	return &TopoInventory{
+		GPUs: sys.GPUs(), NICs: sys.NICs(), Pairs: sys.GPUNICPairs(),
+		RDMA: sys.RDMA, Net: sys.Net, Warnings: sys.Warnings, System: sys,
+	}, nil
+}
+
+// Run reads the topology and emits its records.
+func (p *TopoProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+	inv, err := ReadTopology(p.SysRoot)
+	if err != nil {
+		return err
+	}
+	p.inv = inv
+	now := time.Now()
+	dev := func(kind string, d topo.PCIDevice) Result {
+		names := append(append([]string(nil), d.RDMADevs...), d.NetDevs...)
+		return Result{Probe: "topo", Variant: kind, Target: d.Address, Time: now,
+			Note: fmt.Sprintf("%04x:%04x %s %s %s", d.Vendor, d.Device, d.Driver, d.Link.Max(), strings.Join(names, ",")),
+			Extra: map[string]float64{
+				"pcie_gen_max": float64(d.Link.MaxGen()), "pcie_width_max": float64(d.Link.MaxWidth),
+				"pcie_gen_current": float64(d.Link.CurrentGen()), "pcie_width_current": float64(d.Link.CurrentWidth),
+				"numa_node": float64(d.NUMANode), "bridges": float64(len(d.Bridges)),
+			}}
+	}
+	for _, g := range inv.GPUs {
+		if err := emit(dev("gpu", g)); err != nil {
+			return err
+		}
+	}
+	for _, n := range inv.NICs {
+		if err := emit(dev("nic", n)); err != nil {
+			return err
+		}
+	}
+	for _, pr := range inv.Pairs {
+		if p.Log != nil {
+			p.Log("topo: GPU %s - NIC %s %v: %s (ancestor %s, %d bridges)", pr.GPU, pr.NIC, pr.NICNames, pr.Class, pr.Ancestor, pr.Bridges)
+		}
+		r := Result{Probe: "topo", Variant: "gpu-nic", Target: "gpu@" + pr.GPU + "->nic@" + pr.NIC, Time: now,
+			Note:  string(pr.Class),
+			Extra: map[string]float64{"class_rank": float64(pr.Class.Rank()), "bridges": float64(pr.Bridges)}}
+		if err := emit(r); err != nil {
+			return err
+		}
+	}
+	if p.Log != nil {
+		p.Log("topo: %d GPUs, %d NICs, %d RDMA devices, %d warnings", len(inv.GPUs), len(inv.NICs), len(inv.RDMA), len(inv.Warnings))
+		for _, w := range inv.Warnings {
+			p.Log("topo: warning: %s", w)
+		}
+	}
+	return ctx.Err()
+}

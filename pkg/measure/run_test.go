@@ -1,0 +1,221 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeProbe emits n results and then returns err; check runs inside emit
+// after each result was written, to look at the files mid-run.
+type fakeProbe struct {
+	name   string
+	n      int
+	avail  error
+	err    error
+	weight float64
+	budget *time.Duration
+	check  func(i int)
+	cancel context.CancelFunc // cancel after the second result
+	nan    bool
+}
+
+func (p *fakeProbe) Name() string     { return p.name }
+func (p *fakeProbe) Available() error { return p.avail }
+func (p *fakeProbe) Weight() float64  { return p.weight }
+func (p *fakeProbe) Steps(Plan) int   { return p.n }
+func (p *fakeProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+	if p.budget != nil {
+		*p.budget = plan.Budget
+	}
+	for i := 0; i < p.n; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := Result{Variant: "v", Bytes: int64(i + 1), Iterations: 10, MedianS: 1e-6 * float64(i+1)}
+		if p.nan {
+			r.MedianS = math.NaN()
+		}
+		if err := emit(r); err != nil {
+			return err
+		}
+		if p.check != nil {
+			p.check(i)
+		}
+		if p.cancel != nil && i == 1 {
+			p.cancel()
+		}
+	}
+	return p.err
+}
+
+var fakes = map[string]*fakeProbe{}
+
+// useFake registers (once) a probe name whose behaviour the test sets.
+func useFake(t *testing.T, p *fakeProbe) {
+	t.Helper()
+	if _, ok := fakes[p.name]; !ok {
+		name := p.name
+		Register(name, func() Probe { return fakes[name] })
+	}
+	fakes[p.name] = p
+}
+
+type recordingProgress struct{ events []string }
+
+func (r *recordingProgress) Start(probe string, steps int, budget time.Duration) {
+	r.events = append(r.events, "start "+probe)
+}
+func (r *recordingProgress) Step(res Result) { r.events = append(r.events, "step "+res.Probe) }
+func (r *recordingProgress) Done(st ProbeStatus) {
+	r.events = append(r.events, "done "+st.Name+" "+string(st.Status))
+}
+
+func TestRunRecordsEveryOutcome(t *testing.T) {
+	dir := t.TempDir()
+	var sawLines []int
+	var sawStatus []Status
+	useFake(t, &fakeProbe{name: "fake-ok", n: 3, check: func(i int) {
+		// Written through: the record is in the file before the probe goes on.
+		rd, err := ReadRun(dir)
+		if err != nil {
+			t.Errorf("mid-run read: %v", err)
+			return
+		}
+		sawLines = append(sawLines, len(rd.Results))
+		sawStatus = append(sawStatus, rd.Manifest.Status, rd.Manifest.Probes[0].Status)
+	}})
+	useFake(t, &fakeProbe{name: "fake-unavail", avail: Unavailable("no GPU")})
+	useFake(t, &fakeProbe{name: "fake-late-unavail", n: 1, err: Unavailable("no libcuda.so.1")})
+	useFake(t, &fakeProbe{name: "fake-fail", n: 1, err: errors.New("boom\nsecond line")})
+	prog := &recordingProgress{}
+	host := Host{Hostname: "testhost"}
+	m, err := Run(context.Background(), RunConfig{
+		Dir: dir, Probes: []string{"fake-ok", "fake-unavail", "fake-late-unavail", "fake-fail"},
+		Budget: time.Second, Progress: prog, Version: "v-test", Host: &host,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{1, 2, 3}; len(sawLines) != 3 || sawLines[0] != 1 || sawLines[2] != 3 {
+		t.Errorf("records visible mid-run: %v, want %v", sawLines, want)
+	}
+	if len(sawStatus) < 2 || sawStatus[0] != StatusRunning || sawStatus[1] != StatusRunning {
+		t.Errorf("manifest mid-run: %v, want running/running", sawStatus)
+	}
+	rd, err := ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.Manifest.Status != StatusComplete || rd.Manifest.End.IsZero() || rd.Manifest.Host.Hostname != "testhost" || rd.Manifest.Version != "v-test" {
+		t.Errorf("final manifest %+v", rd.Manifest)
+	}
+	want := map[string]struct {
+		st      Status
+		reason  string
+		results int
+	}{
+		"fake-ok":           {StatusOK, "", 3},
+		"fake-unavail":      {StatusUnavailable, "no GPU", 0},
+		"fake-late-unavail": {StatusUnavailable, "no libcuda.so.1", 1},
+		"fake-fail":         {StatusFailed, "boom; second line", 1},
+	}
+	for name, w := range want {
+		p := m.Probe(name)
+		if p == nil || p.Status != w.st || p.Reason != w.reason || p.Results != w.results {
+			t.Errorf("%s: %+v, want %+v", name, p, w)
+		}
+	}
+	if len(rd.Results) != 5 || rd.Results[0].Probe != "fake-ok" || rd.Results[0].Time.IsZero() {
+		t.Errorf("results %+v", rd.Results)
+	}
+	got := strings.Join(prog.events, ",")
+	wantEv := "start fake-ok,step fake-ok,step fake-ok,step fake-ok,done fake-ok ok,done fake-unavail unavailable," +
+		"start fake-late-unavail,step fake-late-unavail,done fake-late-unavail unavailable," +
+		"start fake-fail,step fake-fail,done fake-fail failed"
+	if got != wantEv {
+		t.Errorf("progress events\n got %s\nwant %s", got, wantEv)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestFile+".tmp")); !os.IsNotExist(err) {
+		t.Error("temporary manifest left behind")
+	}
+	// A second run into the same directory is refused.
+	if _, err := Run(context.Background(), RunConfig{Dir: dir, Probes: []string{"fake-ok"}, Budget: time.Second, Host: &host}); !errors.Is(err, ErrRunExists) {
+		t.Errorf("second run: %v, want ErrRunExists", err)
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	useFake(t, &fakeProbe{name: "fake-first", n: 2})
+	useFake(t, &fakeProbe{name: "fake-cancel", n: 5, cancel: cancel})
+	useFake(t, &fakeProbe{name: "fake-never", n: 1})
+	host := Host{Hostname: "testhost"}
+	m, err := Run(ctx, RunConfig{Dir: dir, Probes: []string{"fake-first", "fake-cancel", "fake-never"}, Budget: time.Second, Host: &host})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	rd, rerr := ReadRun(dir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if rd.Manifest.Status != StatusInterrupted || m.Status != StatusInterrupted {
+		t.Errorf("run status %s", rd.Manifest.Status)
+	}
+	for name, want := range map[string]Status{"fake-first": StatusOK, "fake-cancel": StatusInterrupted, "fake-never": StatusPending} {
+		if p := rd.Manifest.Probe(name); p == nil || p.Status != want {
+			t.Errorf("%s: %+v, want %s", name, p, want)
+		}
+	}
+	if len(rd.Results) != 4 || len(rd.Skipped) != 0 {
+		t.Errorf("%d results (%v skipped), want the 4 measured before the interrupt", len(rd.Results), rd.Skipped)
+	}
+}
+
+func TestRunBudgetShares(t *testing.T) {
+	var a, b time.Duration
+	useFake(t, &fakeProbe{name: "fake-w3", n: 1, weight: 3, budget: &a})
+	useFake(t, &fakeProbe{name: "fake-w1", n: 1, weight: 1, budget: &b})
+	host := Host{}
+	if _, err := Run(context.Background(), RunConfig{Dir: t.TempDir(), Probes: []string{"fake-w3", "fake-w1"}, Budget: 8 * time.Second, Host: &host}); err != nil {
+		t.Fatal(err)
+	}
+	// 3/4 of 8s for the first; the second gets what is left (≈ 2s + the unused 6s).
+	if math.Abs(a.Seconds()-6) > 0.2 || b.Seconds() < 7.5 || b.Seconds() > 8 {
+		t.Errorf("budgets %v and %v, want 6s and ~8s", a, b)
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	host := Host{}
+	if _, err := Run(context.Background(), RunConfig{Dir: t.TempDir(), Budget: 0, Host: &host}); err == nil {
+		t.Error("zero budget accepted")
+	}
+	if _, err := Run(context.Background(), RunConfig{Dir: t.TempDir(), Budget: -time.Second, Host: &host}); err == nil {
+		t.Error("negative budget accepted")
+	}
+	if _, err := Run(context.Background(), RunConfig{Dir: t.TempDir(), Probes: []string{"no-such"}, Budget: time.Second, Host: &host}); err == nil || !strings.Contains(err.Error(), "unknown probe") {
+		t.Errorf("unknown probe: %v", err)
+	}
+	// A NaN in a record is refused, and the probe is marked failed.
+	dir := t.TempDir()
+	useFake(t, &fakeProbe{name: "fake-nan", n: 1, nan: true})
+	m, err := Run(context.Background(), RunConfig{Dir: dir, Probes: []string{"fake-nan"}, Budget: time.Second, Host: &host})
+	if err != nil || m.Probe("fake-nan").Status != StatusFailed || !strings.Contains(m.Probe("fake-nan").Reason, "median_s is NaN") {
+		t.Errorf("NaN record: err %v, status %+v", err, m.Probe("fake-nan"))
+	}
+}
+
+func TestRunDirName(t *testing.T) {
+	got := RunDirName("node 1/a", time.Date(2026, 11, 29, 13, 54, 0, 0, time.FixedZone("x", 3600)))
+	if got != "node_1_a-20261129T125400Z" {
+		t.Errorf("RunDirName = %q", got)
+	}
+}

@@ -1,0 +1,596 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+func init() { Register("staged", func() Probe { return &Staged{} }) }
+
+// Staged measures the seed's staged transfer end to end on one host:
+// GPU → cudaMemcpy device→host into pinned memory → TCP over the loopback
+// device → cudaMemcpy host→device → GPU (the second GPU when there are two,
+// else the same one). Sender and receiver are two threads of this process,
+// each with its own CUDA context current, joined by a loopback TCP
+// connection; a transfer is timed from the sender's first call to the
+// receiver's last completion on one monotonic clock.
+//
+// Two variants, each a Result per size ("wall" timer):
+//
+//   - "store-and-forward": each step finishes before the next starts, as
+//     the seed tells it — one synchronous D2H copy of the whole message,
+//     send() of all of it, recv() of all of it, one synchronous H2D copy.
+//   - "pipelined": the message moves in chunks (option chunk, default
+//     512 KiB) through a ring of pinned slots: the sender's asynchronous
+//     D2H copy of chunk i+1 overlaps its send() of chunk i, and the
+//     receiver's asynchronous H2D copy of chunk i overlaps its recv() of
+//     chunk i+1.
+//
+// Plan.Options: gpus=0,1 (sender GPU, receiver GPU), chunk=512KiB,
+// slots=3, variants=store-and-forward,pipelined. After each variant's
+// timings, one transfer of the largest size is checked byte for byte (the
+// receiver GPU must hold the position-dependent pattern the sender GPU held).
+type Staged struct {
+	// Open loads the driver; nil means OpenCUDA.
+	Open func() (CUDADriver, error)
+	// Log receives diagnostics; nil discards them.
+	Log func(format string, args ...any)
+	// pair connects the sender to the receiver; nil means a loopback TCP
+	// connection of the same raw blocking sockets the tcp probe uses, so the
+	// transfer's TCP part is what the tcp probe's ping-pong measures.
+	pair func() (send, recv stagedConn, err error)
+}
+
+// Name returns "staged".
+func (p *Staged) Name() string { return "staged" }
+
+// Available reports whether a CUDA driver library can be loaded; the GPUs
+// are found in Run.
+func (p *Staged) Available() error {
+	open := p.Open
+	if open == nil {
+		open = OpenCUDA
+	}
+	_, err := open()
+	return err
+}
+
+func (p *Staged) logf(format string, args ...any) {
+	if p.Log != nil {
+		p.Log(format, args...)
+	}
+}
+
+// StagedSizes is the default sweep: 4 B to 256 MiB in powers of four.
+func StagedSizes() []int64 {
+	var out []int64
+	for n := int64(4); n <= 256<<20; n *= 4 {
+		out = append(out, n)
+	}
+	return out
+}
+
+// QuickStagedSizes is the short sweep.
+func QuickStagedSizes() []int64 { return []int64{4, 4 << 10, 256 << 10, 4 << 20, 64 << 20} }
+
+// stagedWorker is one OS thread that owns a CUDA context: every CUDA call
+// of one side runs on it.
+type stagedWorker struct {
+	jobs chan func()
+}
+
+func startStagedWorker(setup func() error) (*stagedWorker, error) {
+	w := &stagedWorker{jobs: make(chan func())}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		errc <- setup()
+		for f := range w.jobs {
+			f()
+		}
+	}()
+	if err := <-errc; err != nil {
+		close(w.jobs)
+		return nil, err
+	}
+	return w, nil
+}
+
+// do runs f on the worker's thread and waits for it.
+func (w *stagedWorker) do(f func() error) error { return <-w.start(f) }
+
+// start runs f on the worker's thread and returns at once.
+func (w *stagedWorker) start(f func() error) <-chan error {
+	errc := make(chan error, 1)
+	w.jobs <- func() { errc <- f() }
+	return errc
+}
+
+// stagedConn is one end of the connection between the two sides.
+type stagedConn interface {
+	writeAll(b []byte) error
+	readFull(b []byte) error
+	close() error
+}
+
+// stagedSide is what one side (sender or receiver) set up.
+type stagedSide struct {
+	w      *stagedWorker
+	dev    CUdevice
+	ctx    CUcontext
+	dbuf   CUdeviceptr
+	pinned uintptr
+	pinLen int64
+	stream CUstream
+	events []CUevent
+}
+
+// hostBytes views n bytes of pinned (non-Go) memory at p as a slice.
+func hostBytes(p uintptr, n int64) []byte {
+	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&p))), n)
+}
+
+func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+	open := p.Open
+	if open == nil {
+		open = OpenCUDA
+	}
+	drv, err := open()
+	if err != nil {
+		return err
+	}
+	chunk := int64(512 << 10)
+	if v := plan.Options["chunk"]; v != "" {
+		c, err := parseSizeOption(v)
+		if err != nil || c < 4096 {
+			return fmt.Errorf("staged: chunk=%q: want a size of at least 4KiB", v)
+		}
+		chunk = c
+	}
+	slots := 3
+	if v := plan.Options["slots"]; v != "" {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 2 || k > 64 {
+			return fmt.Errorf("staged: slots=%q: want 2..64", v)
+		}
+		slots = k
+	}
+	variants := []string{"store-and-forward", "pipelined"}
+	if v := plan.Options["variants"]; v != "" {
+		variants = nil
+		for _, f := range strings.Split(v, ",") {
+			f = strings.TrimSpace(f)
+			if f != "store-and-forward" && f != "pipelined" {
+				return fmt.Errorf("staged: unknown variant %q (store-and-forward, pipelined)", f)
+			}
+			variants = append(variants, f)
+		}
+	}
+	sizes := plan.Sizes
+	if len(sizes) == 0 {
+		sizes = StagedSizes()
+		if plan.Quick {
+			sizes = QuickStagedSizes()
+		}
+	}
+	maxN := int64(0)
+	for _, n := range sizes {
+		if n <= 0 {
+			return fmt.Errorf("staged: size %d is not positive", n)
+		}
+		maxN = max(maxN, n)
+	}
+
+	// The first CUDA calls (init, device count) run on a throwaway locked
+	// thread; each side then gets its own.
+	var ndev int
+	probe, err := startStagedWorker(func() error {
+		if err := drv.Init(); err != nil {
+			if errors.Is(err, CUDAErrorNoDevice) {
+				return Unavailable("no CUDA device: %v", err)
+			}
+			return Unavailable("CUDA driver does not initialise: %v", err)
+		}
+		n, err := drv.DeviceCount()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return Unavailable("no CUDA device (cuDeviceGetCount = 0)")
+		}
+		ndev = n
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	close(probe.jobs)
+	ords := []int{0, 0}
+	if ndev >= 2 {
+		ords[1] = 1
+	}
+	if v := plan.Options["gpus"]; v != "" {
+		got, err := chooseGPUs(v, ndev)
+		if err != nil {
+			return err
+		}
+		ords[0] = got[0]
+		ords[1] = got[0]
+		if len(got) > 1 {
+			ords[1] = got[1]
+		}
+	}
+	target := fmt.Sprintf("gpu%d->gpu%d over loopback TCP", ords[0], ords[1])
+	p.logf("staged: %s, sizes %d..%d, chunk %d, %d slots", target, sizes[0], maxN, chunk, slots)
+
+	pinLen := max(maxN, int64(slots)*chunk)
+	var cleanup []func()
+	defer func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}()
+	newSide := func(ord int, pattern int) (*stagedSide, error) {
+		side := &stagedSide{pinLen: pinLen}
+		w, err := startStagedWorker(func() error {
+			d, err := drv.Device(ord)
+			if err != nil {
+				return err
+			}
+			side.dev = d
+			if side.ctx, err = drv.PrimaryCtxRetain(d); err != nil {
+				return err
+			}
+			if err := drv.CtxSetCurrent(side.ctx); err != nil {
+				return err
+			}
+			if side.dbuf, err = drv.MemAlloc(maxN); err != nil {
+				return fmt.Errorf("device buffer of %d bytes on gpu%d: %w", maxN, ord, err)
+			}
+			if side.pinned, err = drv.MemAllocHost(pinLen); err != nil {
+				return fmt.Errorf("pinned host buffer of %d bytes: %w", pinLen, err)
+			}
+			if side.stream, err = drv.StreamCreate(); err != nil {
+				return err
+			}
+			for i := 0; i < slots; i++ {
+				e, err := drv.EventCreate()
+				if err != nil {
+					return err
+				}
+				side.events = append(side.events, e)
+			}
+			if pattern >= 0 {
+				return drv.MemsetD8(side.dbuf, byte(pattern), maxN)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		side.w = w
+		cleanup = append(cleanup, func() {
+			_ = w.do(func() error {
+				for _, e := range side.events {
+					_ = drv.EventDestroy(e)
+				}
+				if side.stream != 0 {
+					_ = drv.StreamDestroy(side.stream)
+				}
+				if side.pinned != 0 {
+					_ = drv.MemFreeHost(side.pinned)
+				}
+				if side.dbuf != 0 {
+					_ = drv.MemFree(side.dbuf)
+				}
+				return drv.PrimaryCtxRelease(side.dev)
+			})
+			close(w.jobs)
+		})
+		return side, nil
+	}
+	const pattern = 0x5A
+	snd, err := newSide(ords[0], pattern)
+	if err != nil {
+		return err
+	}
+	rcv, err := newSide(ords[1], 0)
+	if err != nil {
+		return err
+	}
+
+	pair := p.pair
+	if pair == nil {
+		pair = loopbackPair
+	}
+	sc, rc, err := pair()
+	if err != nil {
+		return fmt.Errorf("staged: loopback connection: %w", err)
+	}
+	cleanup = append(cleanup, func() { sc.close(); rc.close() })
+
+	perSize := plan.PerSize
+	if perSize <= 0 {
+		budget := plan.Budget
+		if budget <= 0 {
+			budget = 60 * time.Second
+		}
+		perSize = budget / time.Duration(len(sizes)*len(variants))
+	}
+	for _, variant := range variants {
+		for _, n := range sizes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var tStart, tEnd time.Time
+			transfer := func() error {
+				rdone := rcv.w.start(func() error {
+					var err error
+					if variant == "pipelined" {
+						err = stagedRecvPipelined(drv, rcv, rc, n, chunk)
+					} else {
+						err = stagedRecvWhole(drv, rcv, rc, n)
+					}
+					tEnd = time.Now()
+					return err
+				})
+				serr := snd.w.do(func() error {
+					tStart = time.Now()
+					if variant == "pipelined" {
+						return stagedSendPipelined(drv, snd, sc, n, chunk)
+					}
+					return stagedSendWhole(drv, snd, sc, n)
+				})
+				rerr := <-rdone
+				if serr != nil {
+					return fmt.Errorf("staged %s %d B: send side: %w", variant, n, serr)
+				}
+				if rerr != nil {
+					return fmt.Errorf("staged %s %d B: receive side: %w", variant, n, rerr)
+				}
+				return nil
+			}
+			calls := 0
+			u0, s0 := processCPU()
+			st, _, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
+				func() (float64, error) {
+					calls++
+					if err := transfer(); err != nil {
+						return 0, err
+					}
+					return tEnd.Sub(tStart).Seconds(), nil
+				})
+			u1, s1 := processCPU()
+			if st.Iterations > 0 {
+				k := (n + chunk - 1) / chunk
+				if variant == "store-and-forward" {
+					k = 1
+				}
+				r := Result{Probe: "staged", Variant: variant, Path: "tcp", Target: target, Timer: "wall", Bytes: n,
+					Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
+					Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
+					CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),
+					Time:  time.Now().UTC(),
+					Extra: map[string]float64{"chunk_bytes": float64(chunk), "chunks": float64(k), "slots": float64(slots), "gpu_src": float64(ords[0]), "gpu_dst": float64(ords[1])}}
+				if eerr := emit(r); eerr != nil {
+					return eerr
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		// Check the data once: the receiving GPU must now hold the pattern.
+		if err := stagedVerify(drv, snd, rcv, sc, rc, variant, maxN, chunk); err != nil {
+			return err
+		}
+		p.logf("staged: %s verified at %d bytes", variant, maxN)
+	}
+	return nil
+}
+
+// stagedPattern is the byte expected at offset i of a verified transfer:
+// it differs from chunk to chunk, so a slot sent before its copy finished
+// (still holding an earlier chunk) shows.
+func stagedPattern(i int64) byte { return byte(i*131+i>>12) ^ 0xA5 }
+
+// stagedVerify writes a position-dependent pattern into the sender's GPU
+// buffer, clears every host slot and the receiver's buffer, runs one
+// transfer of n bytes and checks every byte that arrived.
+func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, variant string, n, chunk int64) error {
+	fill := func(s *stagedSide, f func(off int64, b []byte)) error {
+		for off := int64(0); off < n; off += s.pinLen {
+			m := min(s.pinLen, n-off)
+			b := hostBytes(s.pinned, m)
+			f(off, b)
+			if err := drv.MemcpyHtoD(s.dbuf+CUdeviceptr(off), s.pinned, m); err != nil {
+				return err
+			}
+		}
+		clear(hostBytes(s.pinned, s.pinLen))
+		return nil
+	}
+	if err := snd.w.do(func() error {
+		return fill(snd, func(off int64, b []byte) {
+			for i := range b {
+				b[i] = stagedPattern(off + int64(i))
+			}
+		})
+	}); err != nil {
+		return err
+	}
+	if err := rcv.w.do(func() error { return fill(rcv, func(int64, []byte) {}) }); err != nil {
+		return err
+	}
+	rdone := rcv.w.start(func() error {
+		if variant == "pipelined" {
+			return stagedRecvPipelined(drv, rcv, rc, n, chunk)
+		}
+		return stagedRecvWhole(drv, rcv, rc, n)
+	})
+	serr := snd.w.do(func() error {
+		if variant == "pipelined" {
+			return stagedSendPipelined(drv, snd, sc, n, chunk)
+		}
+		return stagedSendWhole(drv, snd, sc, n)
+	})
+	if err := errors.Join(serr, <-rdone); err != nil {
+		return fmt.Errorf("staged %s: verification transfer: %w", variant, err)
+	}
+	return rcv.w.do(func() error {
+		for off := int64(0); off < n; off += rcv.pinLen {
+			m := min(rcv.pinLen, n-off)
+			if err := drv.MemcpyDtoH(rcv.pinned, rcv.dbuf+CUdeviceptr(off), m); err != nil {
+				return err
+			}
+			for i, b := range hostBytes(rcv.pinned, m) {
+				if want := stagedPattern(off + int64(i)); b != want {
+					return fmt.Errorf("staged %s: byte %d arrived as %#x, sent as %#x", variant, off+int64(i), b, want)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func stagedSendWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64) error {
+	if err := drv.MemcpyDtoH(s.pinned, s.dbuf, n); err != nil {
+		return err
+	}
+	return c.writeAll(hostBytes(s.pinned, n))
+}
+
+func stagedRecvWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64) error {
+	if err := c.readFull(hostBytes(s.pinned, n)); err != nil {
+		return err
+	}
+	return drv.MemcpyHtoD(s.dbuf, s.pinned, n)
+}
+
+// stagedSendPipelined: copy chunk i+1 to the host while chunk i is sent.
+func stagedSendPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk int64) error {
+	k := int((n + chunk - 1) / chunk)
+	slots := len(s.events)
+	issue := func(i int) error {
+		off := int64(i) * chunk
+		m := min(chunk, n-off)
+		slot := uintptr(int64(i%slots) * chunk)
+		if err := drv.MemcpyDtoHAsync(s.pinned+slot, s.dbuf+CUdeviceptr(off), m, s.stream); err != nil {
+			return err
+		}
+		return drv.EventRecord(s.events[i%slots], s.stream)
+	}
+	if err := issue(0); err != nil {
+		return err
+	}
+	for i := 0; i < k; i++ {
+		if err := drv.EventSynchronize(s.events[i%slots]); err != nil {
+			return err
+		}
+		if i+1 < k {
+			if err := issue(i + 1); err != nil {
+				return err
+			}
+		}
+		off := int64(i) * chunk
+		m := min(chunk, n-off)
+		if err := c.writeAll(hostBytes(s.pinned+uintptr(int64(i%slots)*chunk), m)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stagedRecvPipelined: receive chunk i+1 while chunk i is copied to the GPU.
+func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk int64) error {
+	k := int((n + chunk - 1) / chunk)
+	slots := len(s.events)
+	for i := 0; i < k; i++ {
+		if i >= slots { // the slot's previous H2D copy must be done before it is reused
+			if err := drv.EventSynchronize(s.events[i%slots]); err != nil {
+				return err
+			}
+		}
+		off := int64(i) * chunk
+		m := min(chunk, n-off)
+		slot := uintptr(int64(i%slots) * chunk)
+		if err := c.readFull(hostBytes(s.pinned+slot, m)); err != nil {
+			return err
+		}
+		if err := drv.MemcpyHtoDAsync(s.dbuf+CUdeviceptr(off), s.pinned+slot, m, s.stream); err != nil {
+			return err
+		}
+		if err := drv.EventRecord(s.events[i%slots], s.stream); err != nil {
+			return err
+		}
+	}
+	return drv.StreamSynchronize(s.stream)
+}
+
+// loopbackPair connects two raw blocking TCP sockets over 127.0.0.1 (with
+// TCP_NODELAY and kernel-tuned buffers, as the tcp probe's), with an I/O
+// timeout of a minute.
+func loopbackPair() (stagedConn, stagedConn, error) {
+	ctx := context.Background()
+	const timeout = time.Minute
+	ln, err := listenRaw(ctx, "127.0.0.1:0", "", 5*time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ln.close()
+	type res struct {
+		c   *rawConn
+		err error
+	}
+	acc := make(chan res, 1)
+	go func() {
+		c, err := ln.accept(5*time.Second, timeout, SocketOptions{})
+		acc <- res{c, err}
+	}()
+	sc, err := dialRaw(ctx, ln.addr.String(), "", timeout, SocketOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	r := <-acc
+	if r.err != nil {
+		sc.close()
+		return nil, nil, fmt.Errorf("loopback accept: %w", r.err)
+	}
+	return sc, r.c, nil
+}
+
+// processCPU returns the user and system CPU seconds of this process.
+func processCPU() (user, sys float64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return float64(ru.Utime.Sec) + float64(ru.Utime.Usec)/1e6, float64(ru.Stime.Sec) + float64(ru.Stime.Usec)/1e6
+}
+
+// parseSizeOption parses "512KiB", "1MiB", "4096".
+func parseSizeOption(v string) (int64, error) {
+	mult := int64(1)
+	t := strings.TrimSpace(v)
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.s) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.s)), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("bad size %q", v)
+	}
+	return n * mult, nil
+}

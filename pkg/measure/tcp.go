@@ -1,0 +1,319 @@
+package measure
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TCP probe defaults.
+var (
+	// PingPongSizes is the default ping-pong sweep: 1 B to 4 MiB by ×4, and 64 B.
+	PingPongSizes = []int64{1, 4, 16, 64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20}
+	// StreamSizes is the default streaming sweep of write sizes: 4 KiB to
+	// 16 MiB, with iperf3's default of 128 KiB.
+	StreamSizes = []int64{4 << 10, 16 << 10, 64 << 10, 128 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20}
+	// Quick sweeps, for `gpupath report`.
+	quickPingPongSizes = []int64{1, 64, 1 << 10, 16 << 10, 256 << 10, 4 << 20}
+	quickStreamSizes   = []int64{16 << 10, 128 << 10, 1 << 20}
+)
+
+// DefaultServePort is the port `gpupath serve` listens on by default.
+const DefaultServePort = 7470
+
+func init() { Register("tcp", func() Probe { return &tcpProbe{} }) }
+
+// tcpProbe measures TCP ping-pong latency and streaming goodput with their
+// CPU cost at both ends.
+//
+// Plan.Target: "loopback" (default: a server in this process on 127.0.0.1),
+// "veth" (two network namespaces joined by a veth pair, made and removed by
+// the probe; needs root), or host:port of a `gpupath serve` peer.
+// Plan.Options: "variants" (pingpong,stream), "port" (the local server's
+// port, default any), "rate" (shape the veth link with tbf, e.g. 1Gbit/s),
+// "timeout" (every connect, read and write; default 5s), "sndbuf", "rcvbuf"
+// (bytes; default: kernel autotuning).
+type tcpProbe struct{}
+
+func (*tcpProbe) Name() string     { return "tcp" }
+func (*tcpProbe) Available() error { return nil }
+func (*tcpProbe) Weight() float64  { return 3 }
+func (p *tcpProbe) Steps(plan Plan) int {
+	o, err := parseTCPOptions(plan)
+	if err != nil {
+		return 0
+	}
+	return len(o.pingpong) + len(o.stream)
+}
+
+type tcpOptions struct {
+	pingpong, stream []int64
+	port             int
+	rate             float64
+	timeout          time.Duration
+	sock             SocketOptions
+}
+
+// parseTCPOptions reads the plan; it is also how the CLI checks its input.
+func parseTCPOptions(plan Plan) (tcpOptions, error) {
+	o := tcpOptions{timeout: 5 * time.Second}
+	pp, st := PingPongSizes, StreamSizes
+	if plan.Quick {
+		pp, st = quickPingPongSizes, quickStreamSizes
+	}
+	if len(plan.Sizes) > 0 {
+		for _, s := range plan.Sizes {
+			if s < 1 || s > maxMessage {
+				return o, fmt.Errorf("tcp: size %d out of range [1, %d]", s, maxMessage)
+			}
+		}
+		pp, st = plan.Sizes, plan.Sizes
+	}
+	variants := "pingpong,stream"
+	if v, ok := plan.Options["variants"]; ok {
+		variants = v
+	}
+	for _, v := range strings.Split(variants, ",") {
+		switch strings.TrimSpace(v) {
+		case "pingpong":
+			o.pingpong = pp
+		case "stream":
+			o.stream = st
+		case "":
+		default:
+			return o, fmt.Errorf("tcp: unknown variant %q (pingpong, stream)", v)
+		}
+	}
+	if v, ok := plan.Options["port"]; ok && v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 || p > 65535 {
+			return o, fmt.Errorf("tcp: bad port %q", v)
+		}
+		o.port = p
+	}
+	if v, ok := plan.Options["rate"]; ok && v != "" {
+		r, err := ParseBitRate(v)
+		if err != nil {
+			return o, fmt.Errorf("tcp: %v", err)
+		}
+		o.rate = r
+	}
+	if v, ok := plan.Options["timeout"]; ok && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return o, fmt.Errorf("tcp: bad timeout %q", v)
+		}
+		o.timeout = d
+	}
+	for key, dst := range map[string]*int{"sndbuf": &o.sock.SendBuffer, "rcvbuf": &o.sock.RecvBuffer} {
+		if v, ok := plan.Options[key]; ok && v != "" {
+			n, err := ParseBytes(v)
+			if err != nil || n > 1<<30 {
+				return o, fmt.Errorf("tcp: bad %s %q", key, v)
+			}
+			*dst = int(n)
+		}
+	}
+	return o, nil
+}
+
+// CheckTCPPlan reports bad TCP settings in a plan (sizes, options, target)
+// without measuring anything, so that a command can refuse bad input early.
+func CheckTCPPlan(plan Plan) error {
+	o, err := parseTCPOptions(plan)
+	if err != nil {
+		return err
+	}
+	switch t := plan.Target; t {
+	case "", "loopback":
+		if o.rate > 0 {
+			return fmt.Errorf("tcp: a rate needs the veth target (loopback cannot be shaped)")
+		}
+	case "veth":
+	default:
+		if _, _, err := net.SplitHostPort(t); err != nil {
+			return fmt.Errorf("bad target %q: want loopback, veth or host:port", t)
+		}
+		if o.rate > 0 {
+			return fmt.Errorf("tcp: a rate needs the veth target")
+		}
+	}
+	return nil
+}
+
+// CheckPeer connects to a `gpupath serve` peer and completes the handshake
+// within timeout, so that an unreachable or wrong peer fails at once.
+func CheckPeer(ctx context.Context, addr string, timeout time.Duration) error {
+	c := &Client{Addr: addr, Timeout: timeout}
+	conn, err := c.open(ctx, modePingPong, 1, 0)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	_, _, err = c.finish(conn)
+	return err
+}
+
+func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+	o, err := parseTCPOptions(plan)
+	if err != nil {
+		return err
+	}
+	if err := CheckTCPPlan(plan); err != nil {
+		return err
+	}
+	client := &Client{Timeout: o.timeout, Socket: o.sock}
+	label := plan.Target
+	var (
+		scope  string
+		shaped float64
+	)
+	var server *Server
+	switch plan.Target {
+	case "", "loopback":
+		label = "loopback"
+		server, err = Listen(ctx, ServerConfig{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port)),
+			Timeout: o.timeout, Socket: o.sock})
+		scope = "both ends in this process: client thread + server thread (RUSAGE_THREAD); on loopback the sending thread also runs the receive softirq"
+	case "veth":
+		v, err := NewVeth(ctx, VethConfig{Rate: o.rate})
+		if err != nil {
+			return err
+		}
+		defer v.Close()
+		label, shaped = v.Label(), o.rate
+		client.Netns = v.ClientNs
+		server, err = Listen(ctx, ServerConfig{Addr: net.JoinHostPort(v.ServerAddr, strconv.Itoa(o.port)),
+			AllowNonLoopback: true, Netns: v.ServerNs, Timeout: o.timeout, Socket: o.sock})
+		if err != nil {
+			return err
+		}
+		scope = "both ends in this process: client thread + server thread (RUSAGE_THREAD), in two network namespaces"
+	default:
+		client.Addr = plan.Target
+		scope = "client thread here (RUSAGE_THREAD) + server thread on the peer, as the peer reported it"
+	}
+	if err != nil {
+		return err
+	}
+	if server != nil {
+		defer server.Close()
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		go server.Serve(sctx)
+		client.Addr = server.Addr()
+	}
+
+	start := time.Now()
+	steps := len(o.pingpong) + len(o.stream)
+	done := 0
+	// perSize shares what is left of the budget among the sizes left.
+	perSize := func() time.Duration {
+		if plan.PerSize > 0 {
+			return plan.PerSize
+		}
+		left := plan.Budget - time.Since(start)
+		return max(left/time.Duration(max(steps-done, 1)), 20*time.Millisecond)
+	}
+	repeat := func(budget time.Duration) RepeatConfig {
+		return RepeatConfig{Budget: budget, Tolerance: plan.Tolerance}
+	}
+	for _, size := range o.pingpong {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ex, err := client.PingPong(ctx, size, repeat(perSize()))
+		done++
+		if err != nil {
+			return fmt.Errorf("ping-pong %s: %w", FormatBytes(size), err)
+		}
+		if err := emit(pingPongResult(ex, label, scope)); err != nil {
+			return err
+		}
+	}
+	for _, size := range o.stream {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := perSize()
+		// Aim one sample at a tenth of the size's budget: enough samples
+		// for a median, long enough that the ack round trip is noise.
+		client.StreamIteration = min(max(b/10, 5*time.Millisecond), 50*time.Millisecond)
+		ex, err := client.Stream(ctx, size, repeat(b))
+		done++
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", FormatBytes(size), err)
+		}
+		if err := emit(streamResult(ex, label, scope, shaped)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pingPongResult(ex *Exchange, target, scope string) Result {
+	st := ex.Stats
+	msgs := float64(2 * ex.Messages) // one-way messages
+	both := perMessage(CPUTime{ex.Client.User + ex.Server.User, ex.Client.Sys + ex.Server.Sys}, msgs)
+	cl, sv := perMessage(ex.Client, msgs), perMessage(ex.Server, msgs)
+	r := Result{
+		Probe: "tcp", Variant: "pingpong", Path: "host-tcp", Target: target, Timer: "wall", Bytes: ex.Size,
+		Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
+		Spread: st.Spread, Stable: st.Stable,
+		CPUUserS: both.User, CPUSysS: both.Sys, CPUScope: scope,
+		Extra: map[string]float64{
+			"rtt_median_s":      2 * st.Median,
+			"round_trips":       float64(ex.Messages),
+			"cpu_client_user_s": cl.User, "cpu_client_sys_s": cl.Sys,
+			"cpu_server_user_s": sv.User, "cpu_server_sys_s": sv.Sys,
+			"mss":         float64(ex.MSS),
+			"retransmits": float64(ex.Retransmits),
+		},
+		Note: "times are half round trips (TCP_NODELAY); CPU is per one-way message, both ends: (client + server thread CPU) / (2 × round trips, warm-up included)",
+	}
+	if st.Median > 0 {
+		r.ThroughputBps = float64(ex.Size) / st.Median
+	}
+	return r
+}
+
+func streamResult(ex *Exchange, target, scope string, shaped float64) Result {
+	st := ex.Stats
+	// Samples are seconds per chunk; the record's times are per write.
+	perWrite := float64(ex.Size) / float64(ex.Chunk)
+	r := Result{
+		Probe: "tcp", Variant: "stream", Path: "host-tcp", Target: target, Timer: "wall", Bytes: ex.Size,
+		Iterations: st.Iterations, MinS: st.Min * perWrite, MedianS: st.Median * perWrite, P99S: st.P99 * perWrite,
+		MeanS: st.Mean * perWrite, Spread: st.Spread, Stable: st.Stable, CPUScope: scope,
+		Extra: map[string]float64{
+			"chunk_bytes":      float64(ex.Chunk),
+			"chunk_median_s":   st.Median,
+			"bytes_total":      float64(ex.Bytes),
+			"mss":              float64(ex.MSS),
+			"tcp_header_bytes": float64(ex.TCPHeaderBytes()),
+			"retransmits":      float64(ex.Retransmits),
+		},
+		Note: "goodput: application payload from the first write of a chunk to the receiver's ack of its last byte; times are per write of Bytes; CPU is per write, both ends, from thread CPU over all bytes sent (warm-up included)",
+	}
+	if st.Median > 0 {
+		r.ThroughputBps = float64(ex.Chunk) / st.Median
+	}
+	if ex.Bytes > 0 {
+		b := float64(ex.Bytes)
+		perByte := (ex.Client.Total() + ex.Server.Total()) / b
+		r.CPUUserS = (ex.Client.User + ex.Server.User) / b * float64(ex.Size)
+		r.CPUSysS = (ex.Client.Sys + ex.Server.Sys) / b * float64(ex.Size)
+		r.Extra["cpu_s_per_byte"] = perByte
+		r.Extra["cpu_client_s_per_byte"] = ex.Client.Total() / b
+		r.Extra["cpu_server_s_per_byte"] = ex.Server.Total() / b
+	}
+	if shaped > 0 {
+		r.Extra["shaped_rate_Bps"] = shaped
+		// tbf counts frames as the qdisc sees them: payload + IP + TCP + 14 B Ethernet.
+		r.Extra["expected_goodput_Bps"] = GoodputForFrameRate(shaped, ex.MSS, ex.TCPHeaderBytes(), 14)
+	}
+	return r
+}
