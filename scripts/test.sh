@@ -34,10 +34,10 @@ go vet ./...
 say "go test"
 go test -count=1 ./...
 
-say "benchmark: full model sweep"
-go test -run '^$' -bench '^BenchmarkSweep$' -benchtime 2s ./pkg/model | grep -E 'Benchmark|ok'
-
 say "notebooks"
 bash scripts/notebooks.sh
+
+say "benchmark: full model sweep"
+go test -run '^$' -bench '^BenchmarkSweep$' -benchtime 2s ./pkg/model | grep -E 'Benchmark|ok'
 
 say "all checks passed"
