@@ -11,6 +11,10 @@ say() { printf '\n== %s\n' "$*"; }
 need_pkgs=()
 command -v ip >/dev/null       || need_pkgs+=(iproute2)
 command -v tc >/dev/null       || need_pkgs+=(iproute2)
+# the report tests: a headless browser opens index.html, poppler reads report.pdf
+command -v chromium >/dev/null  || need_pkgs+=(chromium)
+command -v pdftotext >/dev/null || need_pkgs+=(poppler-utils)
+[ -e /usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf ] || need_pkgs+=(fonts-liberation2)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   say "apt-get install ${need_pkgs[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -39,5 +43,8 @@ bash scripts/notebooks.sh
 
 say "benchmark: full model sweep"
 go test -run '^$' -bench '^BenchmarkSweep$' -benchtime 2s ./pkg/model | grep -E 'Benchmark|ok'
+
+say "benchmark: a model-only report (HTML + PDF + data; target: under 2 s)"
+go test -run '^$' -bench '^BenchmarkRender$' -benchtime 5x ./pkg/report | grep -E 'Benchmark|ok'
 
 say "all checks passed"

@@ -243,3 +243,25 @@ func TestBinaryExitStatus(t *testing.T) {
 		t.Errorf("model: %v %s", err, out)
 	}
 }
+
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "manifest.json"), []byte("{not json"), 0o644)
+	os.WriteFile(filepath.Join(bad, "results.jsonl"), []byte("garbage\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"no data", []string{"fit"}},
+		{"missing dir", []string{"fit", "--data", filepath.Join(dir, "nope")}},
+		{"corrupt run", []string{"fit", "--data", bad}},
+		{"bad format", []string{"fit", "--data", bad, "--format", "xml"}},
+	} {
+		_, errOut, code := invoke(t, tc.args...)
+		if code != 2 || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q", tc.name, code, errOut)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/model"
 	"golang.org/x/sys/unix"
 )
 
@@ -174,31 +175,31 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// writeHostScenario derives the "this host" scenario values from the run and
-// writes them next to it as host-scenario.yaml.
+// writeHostScenario derives the "this host" scenario values from the run
+// (host and GPU probes) and writes them next to it as host-scenario.yaml: a
+// scenario file that `gpupath model --scenario` reads (keys it does not set
+// come from the default preset). It checks that the model accepts it.
 func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
 	rd, err := measure.ReadRun(dir)
 	if err != nil {
 		return err
 	}
-	ovs, notes := measure.HostOverrides(rd.Results)
-	if len(ovs) == 0 {
-		return nil
-	}
-	f, err := os.Create(filepath.Join(dir, "host-scenario.yaml"))
+	ovs, notes, err := rd.ThisHost()
 	if err != nil {
 		return err
 	}
-	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s: scenario values for --scenario or --set.",
-		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))
-	if len(notes) > 0 {
-		title += " Not derived: " + strings.Join(notes, "; ")
+	if len(ovs) == 0 {
+		return nil
 	}
-	if err := measure.WriteScenarioYAML(f, title, ovs); err != nil {
-		f.Close()
+	text, err := hostScenarioYAML(rd, ovs, notes)
+	if err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
+	path := filepath.Join(dir, "host-scenario.yaml")
+	if _, err := model.Parse(text, path); err != nil {
+		return fmt.Errorf("the derived host scenario does not load: %w", err)
+	}
+	if err := os.WriteFile(path, text, 0o644); err != nil {
 		return err
 	}
 	if !quiet {
@@ -207,8 +208,49 @@ func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
 			sets = append(sets, "--set "+o.SetArg())
 		}
 		fmt.Fprintf(stdout, "this host: %s\n", strings.Join(sets, " "))
+		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", path)
 	}
 	return nil
+}
+
+// hostScenarioYAML writes the scenario file of a run: a title comment,
+// name and description, then the measured keys with their sources.
+func hostScenarioYAML(rd *measure.RunData, ovs []measure.Override, notes []string) ([]byte, error) {
+	var b strings.Builder
+	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s. Keys not listed come from the default preset.",
+		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))
+	if len(notes) > 0 {
+		title += " Not derived: " + strings.Join(notes, "; ")
+	}
+	for _, line := range wrapText(title, 98) {
+		b.WriteString("# " + line + "\n")
+	}
+	fmt.Fprintf(&b, "name: %q\n", "this-host "+rd.Manifest.Host.Hostname)
+	fmt.Fprintf(&b, "description: %q\n", fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)))
+	if err := measure.WriteScenarioYAML(&b, "", ovs); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+func wrapText(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 func contains(list []string, s string) bool {

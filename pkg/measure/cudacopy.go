@@ -688,6 +688,7 @@ func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, 
 		ts.Stable = st.Stable
 		r := s.result(v, n, timer, ts)
 		r.CPUUserS, r.CPUSysS = cpuU, cpuS
+		r.Samples = KeepSamples(xs, 1)
 		if v.stream {
 			r.Extra["batch"] = float64(k)
 		}

@@ -13,11 +13,7 @@ import (
 // found on this host, with where it came from. The keys are the model's
 // public contract (DESIGN.md); values use its units: links "gen5x16",
 // durations "9.1us", rates decimal ("55.4GB/s", "400Gbit/s").
-type GPUOverride struct {
-	Key    string `json:"key"`
-	Value  string `json:"value"`
-	Source string `json:"source"`
-}
+type GPUOverride = Override
 
 // GPUHostFacts gathers what the GPU-side probes found on this host. Any
 // part may be nil or empty; the overrides are the ones the facts support.

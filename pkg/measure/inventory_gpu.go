@@ -97,3 +97,12 @@ type GPUP2P struct {
 	Atomics string `json:"atomics"`
 	PCI     string `json:"pci"`
 }
+
+// Weights of the GPU-side probes in a run's budget (Weighted): the copy
+// sweep and the staged transfer take most of it, inventories almost none.
+func (p *CUDACopy) Weight() float64      { return 4 }
+func (p *Staged) Weight() float64        { return 3 }
+func (p *NVMLProbe) Weight() float64     { return 0.2 }
+func (p *TopoProbe) Weight() float64     { return 0.05 }
+func (p *RDMAProbe) Weight() float64     { return 0.05 }
+func (p *PerftestProbe) Weight() float64 { return 2 }

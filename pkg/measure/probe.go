@@ -82,6 +82,11 @@ type Result struct {
 	// when the probe does not measure CPU time.
 	CPUScope string `json:"cpu_scope,omitempty"`
 
+	// Samples are the recorded iterations' times in seconds, in the order
+	// measured (at most MaxSamples, evenly thinned): what fitting bootstraps
+	// over. For stream records they are per write, like MedianS.
+	Samples []float64 `json:"samples_s,omitempty"`
+
 	Time  time.Time          `json:"time"`
 	Extra map[string]float64 `json:"extra,omitempty"`
 	Note  string             `json:"note,omitempty"`

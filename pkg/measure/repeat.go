@@ -177,3 +177,23 @@ func median(v []float64) float64 {
 	sort.Float64s(s)
 	return Quantile(s, 0.5)
 }
+
+// MaxSamples bounds the samples a record keeps.
+const MaxSamples = 256
+
+// KeepSamples returns at most MaxSamples of samples, taken at an even
+// stride (deterministic), each multiplied by scale; nil for none.
+func KeepSamples(samples []float64, scale float64) []float64 {
+	if len(samples) == 0 {
+		return nil
+	}
+	k := len(samples)
+	if k > MaxSamples {
+		k = MaxSamples
+	}
+	out := make([]float64, k)
+	for i := range out {
+		out[i] = samples[i*len(samples)/k] * scale
+	}
+	return out
+}

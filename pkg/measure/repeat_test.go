@@ -86,3 +86,20 @@ func TestRepeatPropagatesErrors(t *testing.T) {
 		t.Fatal("NaN timing accepted")
 	}
 }
+
+func TestKeepSamples(t *testing.T) {
+	if KeepSamples(nil, 1) != nil {
+		t.Error("no samples should give nil")
+	}
+	in := make([]float64, 1000)
+	for i := range in {
+		in[i] = float64(i)
+	}
+	out := KeepSamples(in, 2)
+	if len(out) != MaxSamples || out[0] != 0 || out[1] != 2*3 || out[MaxSamples-1] != 2*996 {
+		t.Errorf("thinned: len %d, %v ... %v", len(out), out[:3], out[MaxSamples-1])
+	}
+	if got := KeepSamples([]float64{1, 2, 3}, 1); len(got) != 3 || got[2] != 3 {
+		t.Errorf("short: %v", got)
+	}
+}

@@ -50,6 +50,9 @@ type ProbeStatus struct {
 	BudgetS float64   `json:"budget_s,omitempty"`
 	Start   time.Time `json:"start,omitzero"`
 	End     time.Time `json:"end,omitzero"`
+	// Inventory is what a probe that implements InventoryReporter found
+	// (devices, links, topology), as JSON.
+	Inventory json.RawMessage `json:"inventory,omitempty"`
 }
 
 // Manifest describes a measurement run: the host, the plan, and per probe
@@ -249,6 +252,13 @@ func Run(ctx context.Context, cfg RunConfig) (*Manifest, error) {
 		err := p.Run(pctx, plan, emit)
 		cancel()
 		st.End = now().UTC()
+		if ir, ok := p.(InventoryReporter); ok {
+			if inv := ir.Inventory(); inv != nil {
+				if b, jerr := json.Marshal(inv); jerr == nil && string(b) != "null" {
+					st.Inventory = b
+				}
+			}
+		}
 		switch {
 		case writeErr != nil:
 			st.Status, st.Reason = StatusFailed, "writing results: "+writeErr.Error()

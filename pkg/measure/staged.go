@@ -329,14 +329,15 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			var tStart, tEnd time.Time
+			var tStart, tEnd, tCopied, tRecv time.Time
+			var inD2H, inTCP, inH2D []float64
 			transfer := func() error {
 				rdone := rcv.w.start(func() error {
 					var err error
 					if variant == "pipelined" {
 						err = stagedRecvPipelined(drv, rcv, rc, n, chunk)
 					} else {
-						err = stagedRecvWhole(drv, rcv, rc, n)
+						err = stagedRecvWhole(drv, rcv, rc, n, &tRecv)
 					}
 					tEnd = time.Now()
 					return err
@@ -346,7 +347,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 					if variant == "pipelined" {
 						return stagedSendPipelined(drv, snd, sc, n, chunk)
 					}
-					return stagedSendWhole(drv, snd, sc, n)
+					return stagedSendWhole(drv, snd, sc, n, &tCopied)
 				})
 				rerr := <-rdone
 				if serr != nil {
@@ -355,11 +356,16 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 				if rerr != nil {
 					return fmt.Errorf("staged %s %d B: receive side: %w", variant, n, rerr)
 				}
+				if variant == "store-and-forward" {
+					inD2H = append(inD2H, tCopied.Sub(tStart).Seconds())
+					inTCP = append(inTCP, tRecv.Sub(tCopied).Seconds())
+					inH2D = append(inH2D, tEnd.Sub(tRecv).Seconds())
+				}
 				return nil
 			}
 			calls := 0
 			u0, s0 := processCPU()
-			st, _, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
+			st, samples, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
 				func() (float64, error) {
 					calls++
 					if err := transfer(); err != nil {
@@ -377,8 +383,15 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 					Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 					Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
 					CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),
-					Time:  time.Now().UTC(),
+					Time: time.Now().UTC(), Samples: KeepSamples(samples, 1),
 					Extra: map[string]float64{"chunk_bytes": float64(chunk), "chunks": float64(k), "slots": float64(slots), "gpu_src": float64(ords[0]), "gpu_dst": float64(ords[1])}}
+				if len(inD2H) > 0 {
+					// The stages inside the transfer (warm-up iterations included):
+					// D2H copy, send to receive (TCP over loopback), H2D copy.
+					r.Extra["insitu_d2h_s"] = medianOf(inD2H)
+					r.Extra["insitu_tcp_s"] = medianOf(inTCP)
+					r.Extra["insitu_h2d_s"] = medianOf(inH2D)
+				}
 				if eerr := emit(r); eerr != nil {
 					return eerr
 				}
@@ -433,13 +446,13 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, varia
 		if variant == "pipelined" {
 			return stagedRecvPipelined(drv, rcv, rc, n, chunk)
 		}
-		return stagedRecvWhole(drv, rcv, rc, n)
+		return stagedRecvWhole(drv, rcv, rc, n, nil)
 	})
 	serr := snd.w.do(func() error {
 		if variant == "pipelined" {
 			return stagedSendPipelined(drv, snd, sc, n, chunk)
 		}
-		return stagedSendWhole(drv, snd, sc, n)
+		return stagedSendWhole(drv, snd, sc, n, nil)
 	})
 	if err := errors.Join(serr, <-rdone); err != nil {
 		return fmt.Errorf("staged %s: verification transfer: %w", variant, err)
@@ -460,16 +473,26 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, varia
 	})
 }
 
-func stagedSendWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64) error {
+// stagedSendWhole copies the whole message to the host, then sends it;
+// copied (if not nil) is set when the copy is done.
+func stagedSendWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64, copied *time.Time) error {
 	if err := drv.MemcpyDtoH(s.pinned, s.dbuf, n); err != nil {
 		return err
+	}
+	if copied != nil {
+		*copied = time.Now()
 	}
 	return c.writeAll(hostBytes(s.pinned, n))
 }
 
-func stagedRecvWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64) error {
+// stagedRecvWhole receives the whole message, then copies it to the GPU;
+// got (if not nil) is set when the last byte arrived.
+func stagedRecvWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64, got *time.Time) error {
 	if err := c.readFull(hostBytes(s.pinned, n)); err != nil {
 		return err
+	}
+	if got != nil {
+		*got = time.Now()
 	}
 	return drv.MemcpyHtoD(s.dbuf, s.pinned, n)
 }

@@ -72,6 +72,19 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		}
 		pp, st = plan.Sizes, plan.Sizes
 	}
+	if v := plan.Options["pingpong_max"]; v != "" && len(plan.Sizes) == 0 {
+		// Extend the ping-pong sweep by ×4 up to this size (for example to
+		// cover the sizes of a staged GPU transfer, where buffers no longer
+		// fit in the caches).
+		m, err := ParseBytes(v)
+		if err != nil || m < 1 || m > maxMessage {
+			return o, fmt.Errorf("tcp: pingpong_max=%q: want a size up to %d bytes", v, maxMessage)
+		}
+		pp = append([]int64(nil), pp...)
+		for n := pp[len(pp)-1] * 4; n <= m; n *= 4 {
+			pp = append(pp, n)
+		}
+	}
 	variants := "pingpong,stream"
 	if v, ok := plan.Options["variants"]; ok {
 		variants = v
@@ -272,7 +285,8 @@ func pingPongResult(ex *Exchange, target, scope string) Result {
 			"mss":         float64(ex.MSS),
 			"retransmits": float64(ex.Retransmits),
 		},
-		Note: "times are half round trips (TCP_NODELAY); CPU is per one-way message, both ends: (client + server thread CPU) / (2 × round trips, warm-up included)",
+		Note:    "times are half round trips (TCP_NODELAY); CPU is per one-way message, both ends: (client + server thread CPU) / (2 × round trips, warm-up included)",
+		Samples: KeepSamples(ex.Samples, 1),
 	}
 	if st.Median > 0 {
 		r.ThroughputBps = float64(ex.Size) / st.Median
@@ -296,7 +310,8 @@ func streamResult(ex *Exchange, target, scope string, shaped float64) Result {
 			"tcp_header_bytes": float64(ex.TCPHeaderBytes()),
 			"retransmits":      float64(ex.Retransmits),
 		},
-		Note: "goodput: application payload from the first write of a chunk to the receiver's ack of its last byte; times are per write of Bytes; CPU is per write, both ends, from thread CPU over all bytes sent (warm-up included)",
+		Note:    "goodput: application payload from the first write of a chunk to the receiver's ack of its last byte; times are per write of Bytes; CPU is per write, both ends, from thread CPU over all bytes sent (warm-up included)",
+		Samples: KeepSamples(ex.Samples, perWrite),
 	}
 	if st.Median > 0 {
 		r.ThroughputBps = float64(ex.Chunk) / st.Median

@@ -34,7 +34,7 @@ const (
 	modePingPong = 1
 	modeStream   = 2
 	// maxMessage bounds the message size a server accepts (and allocates).
-	maxMessage = 64 << 20
+	maxMessage = 256 << 20
 	helloLen   = 32
 	trailerLen = 32
 )

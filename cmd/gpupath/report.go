@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/report"
+)
+
+func init() {
+	commands["report"] = command{summary: "render a report (HTML, PDF, figure data) of the model and of measurement runs", run: runReport}
+}
+
+// reportsDir is where reports land when --out is not given.
+const reportsDir = "reports"
+
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", stdout)
+	var sf scenarioFlags
+	sf.register(fs)
+	var data multiFlag
+	fs.Var(&data, "data", "measurement run `DIR` (made by gpupath measure) to draw over the model (repeatable)")
+	out := fs.String("out", "", "report `DIR` to create; it must not exist or be empty (default: reports/<scenario>-<UTC date and time>)")
+	modelOnly := fs.Bool("model-only", false, "render the model alone: run no quick probes of this host")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	s, err := sf.resolve()
+	if err != nil {
+		return err
+	}
+	// Check every --data directory before anything is measured or written.
+	for _, d := range data {
+		fi, err := os.Stat(d)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return usagef("--data %s: no such directory", d)
+		case err != nil:
+			return usagef("--data %s: %v", d, unwrapPath(err))
+		case !fi.IsDir():
+			return usagef("--data %s: not a directory (give a run directory made by gpupath measure)", d)
+		}
+	}
+	var measured []report.Measured
+	for _, d := range data {
+		m, err := readRun(d)
+		if err != nil {
+			return usagef("--data %s: %v", d, err)
+		}
+		measured = append(measured, m)
+	}
+
+	now := time.Now().UTC()
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown host (" + err.Error() + ")"
+	}
+	dir := *out
+	if dir == "" {
+		dir = defaultReportDir(s.Name, now)
+	}
+	if fi, err := os.Stat(dir); err == nil {
+		ents, _ := os.ReadDir(dir)
+		if !fi.IsDir() || len(ents) > 0 {
+			return usagef("--out %s: it exists and is not an empty directory", dir)
+		}
+	}
+
+	probeNote := ""
+	switch {
+	case *modelOnly:
+		probeNote = "--model-only: no probes were run"
+	case quickProbes == nil:
+		probeNote = "the quick host probes are not part of this build"
+	default:
+		m, err := runQuick(ctx, host, now, stderr)
+		if err != nil {
+			return err
+		}
+		measured = append(measured, m)
+	}
+
+	in := report.Input{
+		Scenario:  s,
+		Source:    scenarioSource(&sf),
+		Overrides: append([]string(nil), sf.sets...),
+		Version:   Version,
+		Host:      host,
+		Time:      now,
+		RunID:     filepath.Base(filepath.Clean(dir)),
+		Measured:  measured,
+		ProbeNote: probeNote,
+	}
+	rep, err := report.Render(in)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: write nothing
+	}
+	if err := rep.WriteDir(dir); err != nil {
+		var oe *report.OutputError
+		if errors.As(err, &oe) {
+			return usagef("--out %s: cannot write the report there: %v", dir, unwrapPath(oe.Err))
+		}
+		return err
+	}
+	fmt.Fprintln(stdout, filepath.Join(dir, report.HTMLFile))
+	fmt.Fprintln(stdout, filepath.Join(dir, report.PDFFile))
+	return nil
+}
+
+// runQuick makes the quick run into reports/runs/<host>-<UTC time> (where
+// gpupath measure puts its runs, so that it can be given again with --data)
+// and reads it back.
+func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, error) {
+	dir := filepath.Join(reportsDir, "runs", measure.RunDirName(host, at))
+	if err := quickProbes(ctx, dir, stderr); err != nil {
+		return report.Measured{}, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
+	}
+	m, err := readRun(dir)
+	if err != nil {
+		return report.Measured{}, fmt.Errorf("quick probes: %s: %w", dir, err)
+	}
+	m.Source = dir + " (quick probes run by gpupath report)"
+	return m, nil
+}
+
+// scenarioSource says how the scenario was chosen.
+func scenarioSource(sf *scenarioFlags) string {
+	switch {
+	case sf.file != "":
+		return "file " + sf.file
+	case sf.preset != "":
+		return "preset " + sf.preset
+	}
+	return "preset default"
+}
+
+// defaultReportDir is reports/<scenario>-<UTC date and time>, a name a
+// person can find, with -2, -3 … when it is taken.
+func defaultReportDir(scenario string, at time.Time) string {
+	base := filepath.Join(reportsDir, slug(scenario)+"-"+at.Format("2006-01-02T150405Z"))
+	dir := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// slug makes a scenario name safe as a directory name: lower-case letters,
+// digits, dots, dashes and underscores, at most 48 bytes.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' || r == '_'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 48 {
+			break
+		}
+	}
+	s := strings.Trim(b.String(), "-.")
+	if s == "" {
+		return "scenario"
+	}
+	return s
+}
+
+// unwrapPath drops the operation and path of an *os.PathError: the
+// message names the directory already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/report"
+)
+
+// readRun reads one measurement run directory (manifest.json and
+// results.jsonl, as gpupath measure writes them) into the report's input.
+// An error is bad input (exit 2): a missing or corrupt manifest, a results
+// file in which no line is a record. Lines of results.jsonl that are not
+// records (the last line of a killed run) are skipped and listed in the
+// report. It is a variable so that tests and other readers can stand in.
+var readRun = readMeasureRun
+
+// quickProbes runs the quick host probes (measure.RunQuick: tcp, memcpy,
+// syscall on loopback, about 20 s) into the new run directory dir before a
+// report that is not --model-only; the report then draws what they measured
+// over the model. Progress goes to stderr, which keeps stdout to the two
+// paths. Failed probes are recorded in the run's manifest and shown as "not
+// measured"; only an interrupted or impossible run is an error. nil makes
+// every report model-only.
+var quickProbes = func(ctx context.Context, dir string, stderr io.Writer) error {
+	m, err := measure.RunQuick(ctx, dir, newProgress(stderr), Version)
+	if m == nil || ctx.Err() != nil {
+		return err
+	}
+	return nil
+}
+
+func readMeasureRun(dir string) (report.Measured, error) {
+	rd, err := measure.ReadRun(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return report.Measured{}, fmt.Errorf("no %s: not a run directory of gpupath measure", measure.ManifestFile)
+	}
+	if err != nil {
+		// The message names the file inside dir; the caller names dir.
+		return report.Measured{}, errors.New(strings.TrimPrefix(unwrapPath(err).Error(), filepath.Clean(dir)+string(filepath.Separator)))
+	}
+	man := rd.Manifest
+	m := report.Measured{Source: dir, Start: man.Start, Tool: man.Version, Status: string(man.Status), Host: hostLine(man.Host)}
+	for _, p := range man.Probes {
+		switch p.Status {
+		case measure.StatusUnavailable:
+			m.NotMeasured = append(m.NotMeasured, report.NotMeasured{Probe: p.Name, Reason: strings.TrimPrefix(p.Reason, "not measured: ")})
+		case measure.StatusFailed:
+			m.NotMeasured = append(m.NotMeasured, report.NotMeasured{Probe: p.Name, Reason: "failed: " + p.Reason})
+		}
+	}
+	name := man.Results
+	if name == "" || filepath.Base(name) != name {
+		name = measure.ResultsFile
+	}
+	for _, s := range rd.Skipped {
+		m.Skipped = append(m.Skipped, fmt.Sprintf("%s:%d: %s", name, s.Line, s.Reason))
+	}
+	// A line cut off by a killed run is skipped and listed; a file in which
+	// no line is a record is not a results file at all.
+	if len(rd.Results) == 0 && len(rd.Skipped) > 0 {
+		return report.Measured{}, fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
+	}
+	m.Series = measuredOf(rd.Results)
+	return m, nil
+}
+
+// hostLine describes the measuring host in one line.
+func hostLine(h measure.Host) string {
+	parts := []string{h.Hostname}
+	if h.Hostname == "" {
+		parts[0] = "unknown host"
+	}
+	if h.CPUModel != "" {
+		parts = append(parts, fmt.Sprintf("%s × %d", h.CPUModel, h.CPUs))
+	} else if h.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("%d CPUs", h.CPUs))
+	}
+	if h.Kernel != "" {
+		parts = append(parts, "Linux "+h.Kernel)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// measuredOf groups records into series, one per probe × variant × path ×
+// stage × target, and says what each measures: streams are bandwidth;
+// memcpy and syscall probes are costs of single operations; the rest
+// (ping-pong, copies, RDMA latency) are latencies. Records without the
+// value their series draws, or with values that are not finite, are left out.
+func measuredOf(recs []measure.Result) []report.Series {
+	type key struct{ probe, variant, path, stage, target string }
+	idx := map[key]int{}
+	var out []report.Series
+	for _, r := range recs {
+		k := key{r.Probe, r.Variant, r.Path, r.Stage, r.Target}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			s := report.Series{Label: seriesLabel(r), Probe: r.Probe, Variant: r.Variant, Path: r.Path, Stage: r.Stage, Target: r.Target, Quantity: report.Latency}
+			switch {
+			case strings.Contains(r.Variant, "stream") || strings.Contains(r.Variant, "bw"):
+				s.Quantity = report.Bandwidth
+			case r.Probe == "memcpy" || r.Probe == "syscall":
+				s.Quantity = report.Cost
+			}
+			out = append(out, s)
+		}
+		if r.Bytes < 1 || !finite(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) {
+			continue
+		}
+		p := report.Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS), P99: model.Seconds(r.P99S),
+			Rate: model.Rate(r.ThroughputBps), CPU: model.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
+		if out[i].Quantity == report.Bandwidth && p.Rate <= 0 || out[i].Quantity != report.Bandwidth && p.Median <= 0 {
+			continue // nothing to draw
+		}
+		out[i].Points = append(out[i].Points, p)
+	}
+	var kept []report.Series
+	for _, s := range out {
+		if len(s.Points) > 0 {
+			sort.SliceStable(s.Points, func(a, b int) bool { return s.Points[a].Bytes < s.Points[b].Bytes })
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if v != v || v > 1e300 || v < -1e300 {
+			return false
+		}
+	}
+	return true
+}
+
+func seriesLabel(r measure.Result) string {
+	l := r.Probe
+	if r.Variant != "" {
+		l += " " + r.Variant
+	}
+	if r.Target != "" {
+		l += " (" + r.Target + ")"
+	}
+	return l
+}

@@ -1,0 +1,615 @@
+package calib
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/fit"
+	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+// Large is the median absolute percentage error above which a comparison
+// counts as a disagreement that the report explains.
+const Large = 15.0
+
+// Series is one measured curve: a probe's records of one variant, timer and
+// target, merged over runs, as fit observations.
+type Series struct {
+	Probe, Variant, Timer, Target string
+	Obs                           []fit.Observation
+	// Medians per size (ascending), as recorded.
+	Bytes, Medians []float64
+	Runs           []string // run directories it came from
+	// Chunk is the chunk size the records name (staged pipelined), or 0.
+	Chunk int64
+}
+
+// Fitted is a fit of one measured stage, with the scenario keys it sets.
+type Fitted struct {
+	Stage  string // "A", "G", "loopback TCP", "gpu-peer"
+	Name   string // "cudaMemcpy D2H (pinned, synchronous)"
+	Series Series
+	Fit    fit.Result
+	// Preset is the base scenario's α and β for the same stage, for the
+	// table "fitted next to preset".
+	PresetAlpha, PresetBeta float64
+}
+
+// Key is one scenario key the calibration sets.
+type Key struct {
+	Key, Before, After, Source string
+}
+
+// Comparison is the model against one measured end-to-end curve.
+type Comparison struct {
+	Label   string // "tcp: staged transfer, store-and-forward (loopback)"
+	Path    string
+	Variant string
+	Bytes   []float64
+	// Measured medians, and the model's predictions with the base scenario
+	// (preset) and with the calibrated one.
+	Measured, Preset, Calibrated []float64
+	PresetErr, CalibratedErr     fit.Comparison
+	// Verdicts say which stage each model gets wrong, when its median error
+	// is above Large (empty otherwise).
+	PresetVerdict, CalibratedVerdict string
+}
+
+// StageRow is one stage of the staged transfer, measured against modeled.
+type StageRow struct {
+	Letter, Name string
+	// Source says where the calibrated stage's parameters come from:
+	// "measured: ..." or "preset: ...".
+	Source   string
+	Measured bool
+	Alpha    fit.Interval // fitted (measured stages) or the preset's value
+	Beta     fit.Interval
+	// At sizes StageSizes: modeled latency (calibrated) and measured.
+	Modeled, MeasuredAt []float64
+}
+
+// StageSizes are the sizes of the per-stage table.
+var StageSizes = []float64{8, 64 << 10, 16 << 20}
+
+// Calibration is what Calibrate found.
+type Calibration struct {
+	Base       *model.Scenario // the scenario before calibration
+	Scenario   *model.Scenario // calibrated (this host, its own NIC)
+	Loopback   *model.Scenario // calibrated, nic.kind loopback: the staged transfer on one host
+	Keys       []Key
+	Fits       []Fitted
+	Comparison []Comparison
+	Stages     []StageRow
+	Runs       []RunInfo
+	Warnings   []string
+	Chunk      int64 // chunk size of the measured pipelined transfer (0: none)
+}
+
+// RunInfo is the provenance of one run used.
+type RunInfo struct {
+	Dir, Host string
+	Start     time.Time
+}
+
+// ErrNothing is returned when the runs hold nothing to calibrate.
+var ErrNothing = errors.New("no records to calibrate from (need cuda copies, tcp ping-pong on loopback, or GPU peer copies)")
+
+// Calibrate fits the runs and builds the calibrated scenario on top of
+// base (nil: the default preset) with the runs' "this host" values.
+func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (*Calibration, error) {
+	if len(runs) == 0 {
+		return nil, ErrNothing
+	}
+	if base == nil {
+		base = model.Default()
+	}
+	c := &Calibration{Base: base.Clone()}
+	var all []measure.Result
+	for _, r := range runs {
+		c.Runs = append(c.Runs, RunInfo{Dir: r.Dir, Host: r.Manifest.Host.Hostname, Start: r.Manifest.Start})
+		all = append(all, r.Results...)
+		if len(r.Skipped) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d damaged line(s) of results.jsonl skipped", r.Dir, len(r.Skipped)))
+		}
+	}
+	series := collect(runs)
+	s := base.Clone()
+	// This host's measured facts first (links, topology, memcpy, stack costs).
+	for _, r := range runs {
+		ovs, _, err := r.ThisHost()
+		if err != nil {
+			c.Warnings = append(c.Warnings, err.Error())
+		}
+		for _, o := range ovs {
+			c.set(s, o.Key, o.Value, o.Source)
+		}
+	}
+	gpuName := func(se Series) string { return fmt.Sprintf("%s %s %s, %s", se.Probe, se.Variant, se.Timer, se.Target) }
+
+	// Stages A and G: synchronous pinned copies (what cudaMemcpy costs).
+	d2h, okA := pick(series, "cuda", "d2h-pinned", "wall", "gpu0")
+	h2d, okG := pick(series, "cuda", "h2d-pinned", "wall", "gpu0")
+	var fa, fg fit.Result
+	var err error
+	if okA {
+		if fa, err = fit.AlphaBeta(d2h.Obs, opt); err != nil {
+			c.Warnings = append(c.Warnings, "stage A: "+err.Error())
+			okA = false
+		} else {
+			c.Fits = append(c.Fits, Fitted{Stage: "A", Name: "cudaMemcpy D2H (pinned, synchronous)", Series: d2h, Fit: fa,
+				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
+		}
+	}
+	if okG {
+		if fg, err = fit.AlphaBeta(h2d.Obs, opt); err != nil {
+			c.Warnings = append(c.Warnings, "stage G: "+err.Error())
+			okG = false
+		} else {
+			c.Fits = append(c.Fits, Fitted{Stage: "G", Name: "cudaMemcpy H2D (pinned, synchronous)", Series: h2d, Fit: fg,
+				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
+		}
+	}
+	switch {
+	case okA && okG:
+		// The model has one copy latency and rate for both directions: the
+		// mean α and the harmonic mean β keep A + G exact.
+		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
+		c.set(s, "gpu.copy_latency", measure.FormatSeconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", gpuName(d2h), fa.Alpha, gpuName(h2d), fg.Alpha))
+		if b := harmonic(fa.Beta.Value, fg.Beta.Value); b > 0 && !math.IsInf(b, 0) {
+			c.set(s, "gpu.copy_rate", measure.FormatRate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
+		}
+	case okA || okG:
+		f, se := fa, d2h
+		if okG {
+			f, se = fg, h2d
+		}
+		c.set(s, "gpu.copy_latency", measure.FormatSeconds(f.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", gpuName(se), f.Alpha))
+		if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
+			c.set(s, "gpu.copy_rate", measure.FormatRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(se), f.Beta))
+		}
+	}
+
+	// The loopback TCP transfer: ping-pong one-way time, α + n/β.
+	if tcp, ok := pick(series, "tcp", "pingpong", "wall", "loopback"); ok {
+		if f, err := fit.AlphaBeta(tcp.Obs, opt); err != nil {
+			c.Warnings = append(c.Warnings, "loopback TCP: "+err.Error())
+		} else {
+			lb := loopbackOf(base)
+			c.Fits = append(c.Fits, Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp, Fit: f,
+				PresetAlpha: float64(route(lb, "host-tcp").Evaluate(1).Latency), PresetBeta: float64(route(lb, "host-tcp").Evaluate(1 << 30).Bandwidth)})
+			c.set(s, "loopback.latency", measure.FormatSeconds(f.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", f.Alpha))
+			if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
+				c.set(s, "loopback.rate", measure.FormatRate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", f.Beta))
+			}
+		}
+	}
+
+	// GPU peer copies (NVLink or PCIe P2P).
+	if peer, ok := pickPeer(series); ok {
+		if f, err := fit.AlphaBeta(peer.Obs, opt); err != nil {
+			c.Warnings = append(c.Warnings, "gpu-peer: "+err.Error())
+		} else {
+			c.Fits = append(c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: f,
+				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(peerRate(base))})
+			if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
+				c.set(s, "gpu.nvlink_rate", measure.FormatRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(peer), f.Beta))
+			}
+		}
+	}
+	if len(c.Fits) == 0 {
+		return nil, ErrNothing
+	}
+	s.Name = "calibrated " + hostList(c.Runs)
+	s.Description = fmt.Sprintf("%s with fitted stage parameters from %d run(s)", base.Name, len(runs))
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("calibrated scenario: %w", err)
+	}
+	c.Scenario = s
+	c.Loopback = loopbackOf(s)
+	c.compare(series, opt)
+	c.stageTable(series)
+	return c, nil
+}
+
+func hostList(runs []RunInfo) string {
+	seen := map[string]bool{}
+	var hs []string
+	for _, r := range runs {
+		if !seen[r.Host] {
+			seen[r.Host] = true
+			hs = append(hs, r.Host)
+		}
+	}
+	return strings.Join(hs, "+")
+}
+
+func harmonic(a, b float64) float64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if math.IsInf(a, 1) {
+		return b
+	}
+	if math.IsInf(b, 1) {
+		return a
+	}
+	return 2 / (1/a + 1/b)
+}
+
+// set changes one key of s, recording before, after and why.
+func (c *Calibration) set(s *model.Scenario, key, value, source string) {
+	before, err := s.Get(key)
+	if err != nil {
+		c.Warnings = append(c.Warnings, err.Error())
+		return
+	}
+	if err := s.Set(key, value); err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s=%s: %v", key, value, err))
+		return
+	}
+	after, _ := s.Get(key)
+	for i := range c.Keys {
+		if c.Keys[i].Key == key {
+			c.Keys[i].After, c.Keys[i].Source = after, source
+			return
+		}
+	}
+	c.Keys = append(c.Keys, Key{Key: key, Before: before, After: after, Source: source})
+}
+
+// loopbackOf is s with the NIC replaced by the loopback device: the staged
+// transfer between two GPUs of one host.
+func loopbackOf(s *model.Scenario) *model.Scenario {
+	l := s.Clone()
+	_ = l.Set("nic.kind", model.KindLoopback)
+	_ = l.Set("nic.rdma", "false")
+	return l
+}
+
+func route(s *model.Scenario, path string) *model.Route {
+	p, err := model.LookupPath(path)
+	if err != nil {
+		panic(err) // path names are constants of this package
+	}
+	return p.Route(s)
+}
+
+func peerRate(s *model.Scenario) model.Rate {
+	r := route(s, "gpu-peer").Evaluate(1 << 30)
+	return r.Bandwidth
+}
+
+// collect groups the runs' timing records into series.
+func collect(runs []*measure.RunData) map[string]*Series {
+	out := map[string]*Series{}
+	type acc struct {
+		samples map[float64][]float64
+		medians map[float64][]float64
+	}
+	accs := map[string]*acc{}
+	for _, run := range runs {
+		for _, r := range run.Results {
+			if r.Iterations <= 0 || r.MedianS <= 0 || r.Bytes <= 0 {
+				continue
+			}
+			if r.Probe == "tcp" && r.Variant == "stream" {
+				continue // throughput records, not one-way times
+			}
+			k := seriesKey(r.Probe, r.Variant, r.Timer, r.Target)
+			se := out[k]
+			if se == nil {
+				se = &Series{Probe: r.Probe, Variant: r.Variant, Timer: r.Timer, Target: r.Target}
+				out[k] = se
+				accs[k] = &acc{samples: map[float64][]float64{}, medians: map[float64][]float64{}}
+			}
+			if ch := r.Extra["chunk_bytes"]; ch > 0 && r.Variant == "pipelined" {
+				se.Chunk = int64(ch)
+			}
+			if !contains(se.Runs, run.Dir) {
+				se.Runs = append(se.Runs, run.Dir)
+			}
+			a := accs[k]
+			n := float64(r.Bytes)
+			if len(r.Samples) > 0 {
+				a.samples[n] = append(a.samples[n], r.Samples...)
+			} else {
+				a.samples[n] = append(a.samples[n], r.MedianS)
+			}
+			a.medians[n] = append(a.medians[n], r.MedianS)
+		}
+	}
+	for k, se := range out {
+		a := accs[k]
+		var sizes []float64
+		for n := range a.samples {
+			sizes = append(sizes, n)
+		}
+		sort.Float64s(sizes)
+		for _, n := range sizes {
+			se.Obs = append(se.Obs, fit.Observation{Bytes: n, Seconds: a.samples[n]})
+			se.Bytes = append(se.Bytes, n)
+			se.Medians = append(se.Medians, medianOf(a.medians[n]))
+		}
+	}
+	return out
+}
+
+func seriesKey(probe, variant, timer, target string) string {
+	return probe + "|" + variant + "|" + timer + "|" + target
+}
+
+func pick(all map[string]*Series, probe, variant, timer, target string) (Series, bool) {
+	se, ok := all[seriesKey(probe, variant, timer, target)]
+	if !ok || len(se.Obs) == 0 {
+		return Series{}, false
+	}
+	return *se, true
+}
+
+// pickPeer finds the synchronous peer copies gpuX->gpuY (wall clock).
+func pickPeer(all map[string]*Series) (Series, bool) {
+	var keys []string
+	for k, se := range all {
+		if se.Probe == "cuda" && se.Variant == "peer" && se.Timer == "wall" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return Series{}, false
+	}
+	sort.Strings(keys)
+	return *all[keys[0]], true
+}
+
+func medianOf(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return measure.Quantile(s, 0.5)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// compare puts the model before and after calibration against the
+// end-to-end measurements: the staged transfer (both variants), the
+// loopback TCP transfer, the copies and the GPU peer copy.
+func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
+	type target struct {
+		label, path, variant string
+		se                   Series
+		ok                   bool
+		pipelined            bool
+		loopback             bool
+		stage                string // for stage comparisons: the stage letter in the path's table
+	}
+	var ts []target
+	for _, k := range sortedKeys(series) {
+		se := series[k]
+		if se.Probe == "staged" {
+			ts = append(ts, target{label: fmt.Sprintf("tcp: staged transfer, %s (%s)", se.Variant, se.Target), path: "tcp",
+				variant: se.Variant, se: *se, ok: true, pipelined: se.Variant == "pipelined", loopback: true})
+		}
+	}
+	if se, ok := pick(series, "tcp", "pingpong", "wall", "loopback"); ok {
+		ts = append(ts, target{label: "host-tcp: ping-pong one way (loopback)", path: "host-tcp", variant: "pingpong", se: se, ok: true, loopback: true})
+	}
+	if se, ok := pick(series, "cuda", "d2h-pinned", "wall", "gpu0"); ok {
+		ts = append(ts, target{label: "stage A: cudaMemcpy D2H (gpu0)", path: "tcp", variant: "d2h-pinned", se: se, ok: true, stage: "A"})
+	}
+	if se, ok := pick(series, "cuda", "h2d-pinned", "wall", "gpu0"); ok {
+		ts = append(ts, target{label: "stage G: cudaMemcpy H2D (gpu0)", path: "tcp", variant: "h2d-pinned", se: se, ok: true, stage: "G"})
+	}
+	if se, ok := pickPeer(series); ok {
+		ts = append(ts, target{label: "gpu-peer: peer copy (" + se.Target + ")", path: "gpu-peer", variant: "peer", se: se, ok: true})
+	}
+	for _, t := range ts {
+		if len(t.se.Bytes) == 0 {
+			continue
+		}
+		before, after := c.Base, c.Scenario
+		if t.loopback {
+			before, after = loopbackOf(c.Base), c.Loopback
+		}
+		if t.pipelined {
+			if ch := t.se.Chunk; ch > 0 {
+				c.Chunk = ch
+				before, after = before.Clone(), after.Clone()
+				_ = before.Set("pipeline.chunk", model.Bytes(ch).String())
+				_ = after.Set("pipeline.chunk", model.Bytes(ch).String())
+			}
+		}
+		cmp := Comparison{Label: t.label, Path: t.path, Variant: t.variant, Bytes: t.se.Bytes, Measured: t.se.Medians}
+		var stagesPre, stagesCal []fit.Stage
+		cmp.Preset, stagesPre = predict(before, t.path, t.stage, t.pipelined, t.se.Bytes)
+		cmp.Calibrated, stagesCal = predict(after, t.path, t.stage, t.pipelined, t.se.Bytes)
+		var err error
+		if cmp.PresetErr, err = fit.Compare(t.se.Bytes, cmp.Preset, t.se.Medians); err != nil {
+			c.Warnings = append(c.Warnings, t.label+": "+err.Error())
+			continue
+		}
+		if cmp.CalibratedErr, err = fit.Compare(t.se.Bytes, cmp.Calibrated, t.se.Medians); err != nil {
+			c.Warnings = append(c.Warnings, t.label+": "+err.Error())
+			continue
+		}
+		if cmp.PresetErr.MedianAPE > Large && !t.pipelined {
+			if v, err := fit.Blame(t.se.Bytes, t.se.Medians, stagesPre); err == nil {
+				cmp.PresetVerdict = v.String()
+			}
+		}
+		if cmp.CalibratedErr.MedianAPE > Large && !t.pipelined {
+			if v, err := fit.Blame(t.se.Bytes, t.se.Medians, stagesCal); err == nil {
+				cmp.CalibratedVerdict = v.String()
+			}
+		}
+		if t.pipelined && cmp.CalibratedErr.MedianAPE > Large {
+			cmp.CalibratedVerdict = fmt.Sprintf("the pipelined model is off by %.0f%% (median): the overlap of copies and socket transfers is not what the model assumes (chunks of %s, the slowest stage once per further chunk)",
+				cmp.CalibratedErr.MedianAPE, model.Bytes(c.Chunk).Human())
+		}
+		c.Comparison = append(c.Comparison, cmp)
+	}
+}
+
+func sortedKeys(m map[string]*Series) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// predict evaluates the model at sizes: the path's store-and-forward (or
+// pipelined) latency, or one stage's latency when stage is set. It returns
+// the per-stage terms too, for Blame.
+func predict(s *model.Scenario, path, stage string, pipelined bool, sizes []float64) ([]float64, []fit.Stage) {
+	r := route(s, path)
+	out := make([]float64, len(sizes))
+	var stages []fit.Stage
+	if r.Feasible {
+		stages = make([]fit.Stage, len(r.Stages))
+		for i, st := range r.Stages {
+			name := st.Name
+			if st.Letter != "" {
+				name = st.Letter + " (" + st.Name + ")"
+			}
+			stages[i] = fit.Stage{Name: name, Fixed: make([]float64, len(sizes)), Transfer: make([]float64, len(sizes))}
+		}
+	}
+	for j, n := range sizes {
+		res := r.Evaluate(model.Bytes(n))
+		if !res.Feasible {
+			out[j] = math.NaN()
+			continue
+		}
+		switch {
+		case stage != "":
+			for _, st := range res.Stages {
+				if st.Letter == stage {
+					out[j] = float64(st.Latency)
+				}
+			}
+		case pipelined:
+			out[j] = float64(res.Pipelined)
+		default:
+			out[j] = float64(res.Latency)
+		}
+		for i, st := range res.Stages {
+			stages[i].Fixed[j] = float64(st.Alpha)
+			stages[i].Transfer[j] = float64(st.Latency - st.Alpha)
+		}
+	}
+	if stage != "" {
+		for _, st := range stages {
+			if strings.HasPrefix(st.Name, stage+" ") {
+				return out, []fit.Stage{st}
+			}
+		}
+	}
+	return out, stages
+}
+
+// stageTable lists the staged transfer's stages on the calibrated loopback
+// scenario: which were measured (and how), which came from the preset, and
+// the modeled against the measured latency at StageSizes.
+func (c *Calibration) stageTable(series map[string]*Series) {
+	r := route(c.Loopback, "tcp")
+	if !r.Feasible {
+		return
+	}
+	fitFor := func(stage string) (Fitted, bool) {
+		for _, f := range c.Fits {
+			if f.Stage == stage {
+				return f, true
+			}
+		}
+		return Fitted{}, false
+	}
+	// The measured loopback transfer is split in the model into a send and
+	// a receive stage; it was measured as one, so it is one row here.
+	type group struct {
+		letter, name string
+		idx          []int
+	}
+	var groups []group
+	for i, st := range r.Stages {
+		if strings.Contains(st.Name, "(measured)") && len(groups) > 0 && strings.Contains(r.Stages[groups[len(groups)-1].idx[0]].Name, "(measured)") {
+			g := &groups[len(groups)-1]
+			g.idx = append(g.idx, i)
+			g.letter, g.name = g.letter+"+"+st.Letter, "TCP over loopback, send + receive (measured)"
+			continue
+		}
+		groups = append(groups, group{letter: st.Letter, name: st.Name, idx: []int{i}})
+	}
+	for _, g := range groups {
+		st := r.Stages[g.idx[0]]
+		row := StageRow{Letter: g.letter, Name: g.name}
+		var f Fitted
+		var ok bool
+		switch {
+		case st.Letter == "A" || st.Letter == "G":
+			f, ok = fitFor(st.Letter)
+		case strings.Contains(st.Name, "(measured)"):
+			f, ok = fitFor("B–F")
+		}
+		if ok {
+			row.Measured = true
+			row.Source = fmt.Sprintf("measured: %s %s, fit α + n/β over %d sizes", f.Series.Probe, f.Series.Variant, f.Fit.Sizes)
+			row.Alpha, row.Beta = f.Fit.Alpha, f.Fit.Beta
+		} else {
+			row.Source = "preset: " + c.Base.Name
+			row.Alpha = fit.Interval{Value: float64(st.Alpha), Lo: float64(st.Alpha), Hi: float64(st.Alpha)}
+			b := float64(st.Rate())
+			row.Beta = fit.Interval{Value: b, Lo: b, Hi: b}
+		}
+		for _, n := range StageSizes {
+			res := r.Evaluate(model.Bytes(n))
+			var m float64
+			for _, i := range g.idx {
+				m += float64(res.Stages[i].Latency)
+			}
+			row.Modeled = append(row.Modeled, m)
+			meas := math.NaN()
+			if ok {
+				meas = interpolate(f.Series.Bytes, f.Series.Medians, n)
+			}
+			row.MeasuredAt = append(row.MeasuredAt, meas)
+		}
+		c.Stages = append(c.Stages, row)
+	}
+}
+
+// interpolate reads a measured curve at n (log–log between measured sizes;
+// NaN outside them).
+func interpolate(bytes, secs []float64, n float64) float64 {
+	for i := range bytes {
+		if bytes[i] == n {
+			return secs[i]
+		}
+		if i > 0 && bytes[i-1] < n && n < bytes[i] {
+			f := (math.Log(n) - math.Log(bytes[i-1])) / (math.Log(bytes[i]) - math.Log(bytes[i-1]))
+			return math.Exp(math.Log(secs[i-1]) + f*(math.Log(secs[i])-math.Log(secs[i-1])))
+		}
+	}
+	return math.NaN()
+}
+
+// RunNames lists the runs as directory names.
+func (c *Calibration) RunNames() []string {
+	var out []string
+	for _, r := range c.Runs {
+		out = append(out, filepath.Base(r.Dir))
+	}
+	return out
+}

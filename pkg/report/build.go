@@ -1,0 +1,473 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/plots"
+)
+
+// doc is a report laid out as sections of blocks, independent of the
+// output format: the HTML template and the PDF writer walk the same doc, so
+// both have the same sections, figures and tables.
+type doc struct {
+	Title    string
+	Subtitle string
+	Meta     []kv
+	Sections []*section
+	Figures  []*figure
+	// Scenario YAML, in full.
+	YAML string
+}
+
+type kv struct{ K, V string }
+
+type section struct {
+	ID, Title string
+	Blocks    []block
+}
+
+// block is one piece of a section; exactly one field is set.
+type block struct {
+	H3    string
+	P     string
+	Note  string   // a remark set apart (infeasible reason, missing data)
+	List  []string // bullet list
+	Fig   *figure
+	Table *docTable
+	Pre   string
+}
+
+// docTable is a table with a header; a cell can carry a second, smaller line.
+type docTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]cell
+	// Widths are the relative column widths in the PDF; Right marks
+	// right-aligned (numeric) columns.
+	Widths []float64
+	Right  []bool
+}
+
+type cell struct {
+	Text string
+	Sub  string
+}
+
+func c(s string) cell { return cell{Text: s} }
+
+func (s *section) p(format string, args ...any) {
+	s.Blocks = append(s.Blocks, block{P: fmt.Sprintf(format, args...)})
+}
+func (s *section) text(t string)       { s.Blocks = append(s.Blocks, block{P: t}) }
+func (s *section) h3(t string)         { s.Blocks = append(s.Blocks, block{H3: t}) }
+func (s *section) note(t string)       { s.Blocks = append(s.Blocks, block{Note: t}) }
+func (s *section) list(items []string) { s.Blocks = append(s.Blocks, block{List: items}) }
+func (s *section) table(t *docTable)   { s.Blocks = append(s.Blocks, block{Table: t}) }
+func (s *section) pre(t string)        { s.Blocks = append(s.Blocks, block{Pre: t}) }
+
+// builder numbers figures as they are added.
+type builder struct {
+	d  *doc
+	in *Input
+}
+
+// plot adds a pkg/plots figure to s; when the figure cannot be drawn (no
+// feasible path, nothing measured), s says so instead.
+func (b *builder) plot(s *section, id, kind, origin string) func(*plots.Figure, error) {
+	return func(pf *plots.Figure, err error) {
+		if err != nil {
+			s.note(fmt.Sprintf("No %s figure: %v.", id, strings.TrimPrefix(err.Error(), "plots: ")))
+			return
+		}
+		b.fig(s, fromPlots(pf, id, kind, origin))
+	}
+}
+
+// diagram adds the two-node diagram of the paths; a scenario that pkg/plots
+// cannot draw (the loopback device: no NIC) gets the stage map instead.
+func (b *builder) diagram(s *section, a *analysis, origin string) {
+	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths()})
+	if err == nil {
+		b.fig(s, fromPlots(pf, "paths", "modeled", origin))
+		return
+	}
+	sm, data := a.stageMap()
+	b.fig(s, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: origin,
+		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload.",
+		H:       stageMapHeight(len(a.stageMapRows())), Draw: sm, Data: data})
+}
+
+func (b *builder) fig(s *section, f *figure) *figure {
+	f.Num = len(b.d.Figures) + 1
+	if f.W == 0 {
+		f.W = figW
+	}
+	if f.H == 0 {
+		f.H = figH
+	}
+	b.d.Figures = append(b.d.Figures, f)
+	s.Blocks = append(s.Blocks, block{Fig: f})
+	return f
+}
+
+// The section titles, in order; the PDF test looks for each.
+var sectionTitles = []struct{ id, title string }{
+	{"summary", "Summary"},
+	{"paths", "The data paths"},
+	{"latency", "Latency"},
+	{"bandwidth", "Bandwidth"},
+	{"cost", "CPU and memory cost"},
+	{"whatif", "What if"},
+	{"measurements", "Measurements"},
+	{"provenance", "Provenance"},
+}
+
+// SectionTitles lists the headings every report has, in order.
+func SectionTitles() []string {
+	out := make([]string, len(sectionTitles))
+	for i, s := range sectionTitles {
+		out[i] = s.title
+	}
+	return out
+}
+
+func build(in *Input) *doc {
+	s := in.Scenario
+	a := analyse(s)
+	d := &doc{
+		Title:    "GPU-to-GPU data paths: " + s.Name,
+		Subtitle: s.Description,
+		YAML:     string(s.YAML()),
+	}
+	d.Meta = []kv{
+		{"Scenario", scenarioLine(in)},
+		{"Rendered", in.Time.UTC().Format(time.RFC3339) + " on " + orNone(in.Host)},
+		{"Tool", "gpupath " + orNone(in.Version)},
+	}
+	if len(in.Measured) == 0 {
+		d.Meta = append(d.Meta, kv{"Data", "modeled only: every figure comes from the model, nothing in this report was measured"})
+	} else {
+		var hosts []string
+		for _, m := range in.Measured {
+			hosts = append(hosts, m.Host)
+		}
+		d.Meta = append(d.Meta, kv{"Data", fmt.Sprintf("modeled, and measured in %d run(s) on %s", len(in.Measured), strings.Join(uniq(hosts), "; "))})
+	}
+	b := &builder{d: d, in: in}
+	modeled := "modeled from scenario " + s.Name
+	secs := map[string]*section{}
+	for _, st := range sectionTitles {
+		sec := &section{ID: st.id, Title: st.title}
+		secs[st.id] = sec
+		d.Sections = append(d.Sections, sec)
+	}
+
+	// Summary.
+	sum := secs["summary"]
+	answer, detail := a.summaryParts()
+	sum.text(strings.Join(answer, " "))
+	sum.text(strings.Join(detail, " "))
+	sum.table(a.keyTable())
+	sum.p("Latency is one-way, from the sender's GPU memory to the receiver's GPU memory (host memory for host-tcp and host-rdma), pipelined in %s chunks where the message is larger. Cores count both nodes and assume %d flow(s).",
+		s.Pipeline.Chunk.Human(), s.Stack.Flows)
+
+	// The data paths.
+	ps := secs["paths"]
+	ps.text("Each path is a list of stages, lettered as the seed tells the story: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
+	b.diagram(ps, a, modeled)
+	for _, p := range a.stageMapRows() {
+		ps.h3(p.Title + " (" + p.Name + ")")
+		ps.text(p.Story)
+		r := a.routes[p.Name]
+		if !r.Feasible {
+			ps.note(r.Reason)
+			continue
+		}
+		ps.table(stageTable(r))
+	}
+
+	// Latency.
+	ls := secs["latency"]
+	ls.p("One-way latency of a message from buffer to buffer. Store-and-forward adds every stage in turn (each stage finishes before the next starts: the step-by-step story); pipelined moves messages larger than %s in chunks that overlap across the stages, as NCCL and RDMA transfers do.", s.Pipeline.Chunk.Human())
+	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
+	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes}))
+	ls.table(a.latencyTable())
+
+	// Bandwidth.
+	bs := secs["bandwidth"]
+	bs.p("Streaming bandwidth: back-to-back messages of one size, limited by the tightest shared resource — the wire with its header overhead, each PCIe link and direction, DDR, the GPU↔NIC peer path, or the CPU cores (%d flow(s)). The NIC's nominal rate is %s (%s).", s.Stack.Flows, s.NIC.Rate.Gbits(), s.NIC.Rate.Human())
+	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
+	bs.table(a.bandwidthTable())
+
+	// CPU and memory cost.
+	cs := secs["cost"]
+	cs.p("What each path costs the hosts: CPU time per message (both nodes), the CPU cores needed to keep up with the line rate — the rate the wire and the links allow — and the memory traffic and copies of the payload. Host-staged paths pay for every copy in DDR bandwidth and PCIe crossings; GPUDirect RDMA and devmem TCP keep the payload out of host memory.")
+	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
+	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
+	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths()}))
+	cs.table(a.costTable())
+
+	// What if.
+	ws := secs["whatif"]
+	variants := in.Variants
+	ws.text("The same key figures for neighbouring scenarios, chosen by the report from this one: the GPU–NIC placement moved to the other end of the PCIe tree, and the NIC rate doubled (halved when it is ≥ 800 Gbit/s). The lists compare each with " + s.Name + ".")
+	for i := range variants {
+		v := &variants[i]
+		va := analyse(v.Scenario)
+		ws.h3(fmt.Sprintf("What if: %s", v.Name))
+		ws.p("%s. Scenario: %s with %s.", upper(v.Why), s.Name, v.setsText())
+		ws.list(append(va.summaryShort(), changes(a, va)...))
+		origin := fmt.Sprintf("modeled from scenario %s with %s", s.Name, v.setsText())
+		slug := fmt.Sprintf("whatif-%d", i+1)
+		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
+		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes()}))
+	}
+
+	// Measurements.
+	b.measurements(secs["measurements"], a)
+
+	// Provenance.
+	pv := secs["provenance"]
+	pv.text("What this report was made from. Every figure says whether it is modeled (computed from a scenario, nothing measured) or measured (where and when); the data of every figure is in the CSV and JSON files named below, next to this report.")
+	prov := &docTable{Head: []string{"", ""}, Widths: []float64{1, 3.5}}
+	for _, m := range [][2]string{
+		{"tool version", "gpupath " + orNone(in.Version)},
+		{"report", orNone(in.RunID)},
+		{"rendered", in.Time.UTC().Format(time.RFC3339)},
+		{"rendered on host", orNone(in.Host)},
+		{"scenario", scenarioLine(in)},
+		{"what-if scenarios", variantsLine(variants)},
+		{"measurement runs", measuredLine(in.Measured)},
+	} {
+		prov.Rows = append(prov.Rows, []cell{c(m[0]), c(m[1])})
+	}
+	pv.table(prov)
+	pv.h3("Figures")
+	ft := &docTable{Head: []string{"figure", "title", "modeled or measured", "data"}, Widths: []float64{0.6, 2, 2.6, 1.8}}
+	for _, f := range d.Figures {
+		ft.Rows = append(ft.Rows, []cell{c(strconv.Itoa(f.Num)), c(f.Title), {Text: f.Kind, Sub: f.Origin}, c(f.Base() + ".csv, .json")})
+	}
+	pv.table(ft)
+	pv.h3("Scenario " + s.Name + ", in full")
+	pv.pre(d.YAML)
+	d.glueUnits()
+	return d
+}
+
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(not given)"
+	}
+	return s
+}
+
+func uniq(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func scenarioLine(in *Input) string {
+	s := in.Scenario.Name
+	if in.Source != "" {
+		s += " (" + in.Source + ")"
+	}
+	if len(in.Overrides) > 0 {
+		s += " with --set " + strings.Join(in.Overrides, " --set ")
+	}
+	return s
+}
+
+func variantsLine(vs []Variant) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, v.Name+": "+v.setsText())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func measuredLine(ms []Measured) string {
+	if len(ms) == 0 {
+		return "none: nothing in this report was measured"
+	}
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, fmt.Sprintf("%s: %s, %s, %s", m.Source, m.Host, stamp(m.Start), orNone(m.Tool)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "time not recorded"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// summaryShort is the start of a scenario's answer: who wins where, and
+// the crossovers.
+func (a *analysis) summaryShort() []string {
+	answer, _ := a.summaryParts()
+	var out []string
+	for _, s := range answer {
+		if strings.HasPrefix(s, "To carry") {
+			break
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func rate(r model.Rate) string {
+	if r <= 0 || r > 1e15 {
+		return "—"
+	}
+	return r.Human()
+}
+
+func stageTable(r *model.Route) *docTable {
+	t := &docTable{
+		Head:   []string{"", "stage: what happens", "side", "α", "β", "CPU", "DDR B/B", "copy", "PCIe"},
+		Widths: []float64{0.35, 4.2, 0.85, 0.8, 0.95, 0.8, 0.6, 0.5, 0.5},
+		Right:  []bool{false, false, false, true, true, true, true, false, true},
+	}
+	for _, st := range r.Stages {
+		cpu := "—"
+		if v := st.CPU(refSize); v > 0 {
+			cpu = v.Human()
+		}
+		cp := ""
+		if st.Copy {
+			cp = "yes"
+		}
+		t.Rows = append(t.Rows, []cell{c(st.Letter), {Text: st.Name, Sub: st.What}, c(string(st.Side)), c(st.Alpha.Human()),
+			c(rate(st.Rate())), c(cpu), c(num(st.DDR)), c(cp), c(strconv.Itoa(st.Crossings))})
+	}
+	return t
+}
+
+func num(v float64) string { return trim(strconv.FormatFloat(v, 'f', 2, 64)) }
+
+// keyTable is the summary's table: one row per drawn path.
+func (a *analysis) keyTable() *docTable {
+	t := &docTable{
+		Head:   []string{"path", smallRef.Human() + " latency", refSize.Human() + " latency", "bandwidth (" + refSize.Human() + ")", "cores at line rate", "copies", "DDR B/B", "PCIe"},
+		Widths: []float64{1.1, 1, 1, 1.15, 1, 0.7, 0.75, 0.6},
+		Right:  []bool{false, true, true, true, true, true, true, true},
+	}
+	for _, p := range a.drawn() {
+		s, m := a.eval(p, smallRef), a.eval(p, refSize)
+		t.Rows = append(t.Rows, []cell{c(p), c(s.Pipelined.Human()), c(m.Pipelined.Human()), c(m.Bandwidth.Human()), c(cores(m.Cores)),
+			c(strconv.Itoa(m.Copies)), c(num(m.DDRBytes / float64(m.Bytes))), c(strconv.Itoa(m.Crossings))})
+	}
+	for _, p := range a.notDrawn() {
+		t.Rows = append(t.Rows, []cell{c(p), c("infeasible"), c("—"), c("—"), c("—"), c("—"), c("—"), c("—")})
+	}
+	return t
+}
+
+func (a *analysis) latencyTable() *docTable {
+	head := []string{"path"}
+	for _, n := range tableSizes {
+		head = append(head, n.Human())
+	}
+	t := &docTable{Caption: "Latency: store-and-forward, and pipelined below it where it differs.", Head: head, Widths: []float64{1.2, 1, 1, 1, 1, 1, 1}}
+	for range tableSizes {
+		t.Right = append(t.Right, true)
+	}
+	t.Right = append([]bool{false}, t.Right...)
+	for _, p := range a.drawn() {
+		row := []cell{c(p)}
+		for _, n := range tableSizes {
+			r := a.eval(p, n)
+			cl := c(r.Latency.Human())
+			if !near(float64(r.Latency), float64(r.Pipelined)) {
+				cl.Sub = r.Pipelined.Human() + " pipelined"
+			}
+			row = append(row, cl)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func (a *analysis) bandwidthTable() *docTable {
+	sizes := []model.Bytes{4 << 10, 1 << 20, 1 << 30}
+	t := &docTable{Caption: "Streaming bandwidth and what limits it.", Head: []string{"path"}, Widths: []float64{1, 2, 2, 2}, Right: []bool{false, false, false, false}}
+	for _, n := range sizes {
+		t.Head = append(t.Head, n.Human()+" messages")
+	}
+	for _, p := range a.drawn() {
+		row := []cell{c(p)}
+		for _, n := range sizes {
+			r := a.eval(p, n)
+			row = append(row, cell{Text: r.Bandwidth.Human(), Sub: r.Bottleneck})
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func (a *analysis) costTable() *docTable {
+	t := &docTable{Caption: "Costs with " + refSize.Human() + " messages.",
+		Head:   []string{"path", "CPU per message", "sender cores", "receiver cores", "line rate", "DDR traffic per message", "copies", "PCIe"},
+		Widths: []float64{1, 1.1, 0.9, 0.9, 1, 1.2, 0.6, 0.6},
+		Right:  []bool{false, true, true, true, true, true, true, true}}
+	for _, p := range a.drawn() {
+		r := a.eval(p, refSize)
+		t.Rows = append(t.Rows, []cell{c(p), c(r.CPU.Human()), c(cores(r.CoresSender)), c(cores(r.CoresReceiver)), c(r.LineRate.Human()),
+			c(model.Bytes(r.DDRBytes).Human()), c(strconv.Itoa(r.Copies)), c(strconv.Itoa(r.Crossings))})
+	}
+	return t
+}
+
+// unitSpace is the space between a number and its unit.
+var unitSpace = regexp.MustCompile(`(\d) ((?:ns|µs|ms|s|B|KiB|MiB|GiB|TiB|[kMGT]?B/s|[kMGT]bit/s|Gbit/s|cores?)\b)`)
+
+// keepUnits joins numbers to their units with a no-break space, so that no
+// line ends between "3.96" and "µs".
+func keepUnits(s string) string { return unitSpace.ReplaceAllString(s, "$1\u00a0$2") }
+
+// glueUnits applies keepUnits to every text of the doc.
+func (d *doc) glueUnits() {
+	for _, s := range d.Sections {
+		for i := range s.Blocks {
+			b := &s.Blocks[i]
+			b.P, b.Note, b.H3 = keepUnits(b.P), keepUnits(b.Note), keepUnits(b.H3)
+			for j := range b.List {
+				b.List[j] = keepUnits(b.List[j])
+			}
+			if t := b.Table; t != nil {
+				for _, r := range t.Rows {
+					for k := range r {
+						r[k].Text, r[k].Sub = keepUnits(r[k].Text), keepUnits(r[k].Sub)
+					}
+				}
+			}
+		}
+	}
+	for _, f := range d.Figures {
+		f.Caption = keepUnits(f.Caption)
+	}
+}

@@ -1,0 +1,28 @@
+// Package report renders a gpupath report: a directory with a self-contained
+// index.html (inline SVG figures and CSS, nothing fetched, readable on a
+// phone and in print), a report.pdf with the same sections and vector
+// figures, the data behind every figure as CSV and JSON, report.json (what
+// the report holds, for programs) and latency.png (the main figure).
+//
+// The sections are: summary (computed from the model, never typed: the
+// fastest path over 1 B–1 GiB, the crossovers found by bisection, the CPU
+// cores at line rate), the data paths (diagram and a stage table per path),
+// latency, bandwidth, CPU and memory cost, what-if (neighbouring scenarios
+// chosen by Variants), measurements (when Input.Measured is given) and
+// provenance (tool version, host, time, the scenario in full, and for each
+// figure whether it is modeled, from which scenario, or measured, where and
+// when).
+//
+// Render is a pure function of Input: the time, host, tool version and run
+// id are passed in, never read, so that golden files stay byte-exact. The
+// figures come from pkg/plots; the PDF is laid out here on
+// codeberg.org/go-pdf/fpdf with a vg.Canvas that draws them as vectors and
+// writes text in embedded UTF-8 Liberation fonts (µ, ≥ and → come out as
+// such). No external program is run. Report.WriteDir writes the directory
+// atomically: into a temporary directory beside the target, then a rename.
+//
+// The package does not measure, read run directories or print: measured
+// data arrives as Measured values (series of points with the host and time
+// they were measured at, and the probes that could not run, with the
+// reason) that the caller builds from its run directories.
+package report

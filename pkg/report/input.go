@@ -1,0 +1,161 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+// Input is everything a report is rendered from. Render reads nothing else:
+// no clock, no host, no files.
+type Input struct {
+	// Scenario is the resolved scenario the model is evaluated on.
+	Scenario *model.Scenario
+	// Source says how the scenario was chosen, for people: "preset default",
+	// "file my.yaml". Overrides are the --set key=value pairs applied after it.
+	Source    string
+	Overrides []string
+
+	// Version is the gpupath version that renders the report.
+	Version string
+	// Host is the machine the report was rendered on (not necessarily where
+	// anything was measured: each Measured names its own host).
+	Host string
+	// Time is when the report was rendered; RunID names this report.
+	Time  time.Time
+	RunID string
+
+	// Measured holds one entry per measurement run (gpupath report --data DIR
+	// or the quick probes). Empty: a model-only report.
+	Measured []Measured
+	// ProbeNote says why there are no quick probes, when there are none:
+	// "--model-only", "not available in this build". Shown in the
+	// measurements section.
+	ProbeNote string
+
+	// Variants overrides the what-if scenarios the report chooses by itself
+	// (Variants(Scenario)); nil means choose.
+	Variants []Variant
+}
+
+// Measured is one measurement run as the report shows it: where and when it
+// was measured, the series it holds, and what could not be measured.
+type Measured struct {
+	// Source is where the data came from: the run directory.
+	Source string
+	// Host describes the machine that measured, in one line (hostname, CPU,
+	// kernel); Start is when the run began; Tool is the version that measured.
+	Host  string
+	Start time.Time
+	Tool  string
+	// Status is the state of the run as recorded: "complete", "interrupted".
+	Status string
+
+	Series []Series
+	// NotMeasured lists the probes that gave no data, with the reason
+	// ("no CUDA driver", "no RDMA device"): shown as "not measured: reason".
+	NotMeasured []NotMeasured
+	// Skipped lists input that was not used, one line each, with file and
+	// line: "results.jsonl:17: cut off (the run was killed)".
+	Skipped []string
+}
+
+// Quantity is what a measured series gives per message size.
+type Quantity string
+
+// The quantities a series can hold.
+const (
+	// Latency series give the one-way time per message (Median, Min, P99).
+	Latency Quantity = "latency"
+	// Bandwidth series give streaming throughput (Rate).
+	Bandwidth Quantity = "bandwidth"
+	// Cost series give a time per message that is a cost, not a latency
+	// (a memcpy, a system call): Median, Min, P99.
+	Cost Quantity = "cost"
+)
+
+// Series is one measured curve: one probe and variant against one target.
+type Series struct {
+	// Label is the legend text: "tcp ping-pong (loopback)".
+	Label   string
+	Probe   string
+	Variant string
+	// Path names the model path this series is compared with ("host-tcp"),
+	// "" when none applies; Stage names the stage letters or name ("B,F").
+	Path   string
+	Stage  string
+	Target string
+	Quantity
+	Points []Point
+}
+
+// Point is one measured size of a series. Times are per message; Rate is
+// payload bytes per second; CPU is CPU seconds per message (user + system),
+// negative when not measured.
+type Point struct {
+	Bytes            model.Bytes
+	Median, Min, P99 model.Seconds
+	Rate             model.Rate
+	CPU              model.Seconds
+	Iterations       int
+	Stable           bool
+}
+
+// NotMeasured is a probe that gave no data, with the reason.
+type NotMeasured struct {
+	Probe  string
+	Reason string
+}
+
+// Variant is a what-if scenario: the report's scenario with a few keys
+// changed, and why it is worth a look.
+type Variant struct {
+	// Name is short: "gpu_nic SYS", "nic.rate 400Gbit/s".
+	Name string
+	// Why says in a sentence what the change means for the hardware.
+	Why string
+	// Sets are the key=value changes applied to the report's scenario.
+	Sets [][2]string
+	// Scenario is the changed scenario (filled by Variants or by Render).
+	Scenario *model.Scenario
+}
+
+// validate checks the input once, so that rendering cannot fail on it.
+func (in *Input) validate() error {
+	if in.Scenario == nil {
+		return errors.New("report: no scenario")
+	}
+	if err := in.Scenario.Validate(); err != nil {
+		return fmt.Errorf("report: scenario: %w", err)
+	}
+	for i, m := range in.Measured {
+		for j, s := range m.Series {
+			switch s.Quantity {
+			case Latency, Bandwidth, Cost:
+			default:
+				return fmt.Errorf("report: measured %s: series %d (%s): unknown quantity %q", m.Source, j, s.Label, s.Quantity)
+			}
+			for _, p := range s.Points {
+				if p.Bytes < 1 {
+					return fmt.Errorf("report: measured %s: series %s: size %d is not positive", m.Source, s.Label, p.Bytes)
+				}
+				for _, v := range []float64{float64(p.Median), float64(p.Min), float64(p.P99), float64(p.Rate)} {
+					if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+						return fmt.Errorf("report: measured %s: series %s at %s: value %v is not a finite non-negative number", m.Source, s.Label, p.Bytes, v)
+					}
+				}
+				if s.Quantity == Bandwidth && p.Rate <= 0 {
+					return fmt.Errorf("report: measured %s: series %s at %s: no throughput", m.Source, s.Label, p.Bytes)
+				}
+				if s.Quantity != Bandwidth && p.Median <= 0 {
+					return fmt.Errorf("report: measured %s: series %s at %s: no time", m.Source, s.Label, p.Bytes)
+				}
+			}
+		}
+		_ = i
+	}
+	return nil
+}

@@ -1,0 +1,510 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"codeberg.org/go-pdf/fpdf"
+)
+
+// PDF page geometry, in points: A4 with 50 pt margins (the figures are
+// drawn at figW, the text width, so at their natural size).
+const (
+	pageW      = 595.28
+	pageH      = 841.89
+	marginL    = 50.0
+	marginR    = 50.0
+	marginT    = 48.0
+	marginB    = 56.0
+	textW      = pageW - marginL - marginR
+	footerBase = pageH - 28
+)
+
+// Text colours (RGB).
+var (
+	inkRGB   = [3]int{0x1a, 0x1a, 0x1a}
+	mutedRGB = [3]int{0x55, 0x55, 0x55}
+	blueRGB  = [3]int{0x0b, 0x53, 0x94}
+	brownRGB = [3]int{0x8a, 0x4b, 0x00}
+	bandRGB  = [3]int{0xf0, 0xf2, 0xf5}
+	ruleRGB  = [3]int{0xcc, 0xcc, 0xcc}
+)
+
+// pdfWriter lays a doc out on A4 pages: headings, paragraphs, tables that
+// repeat their header after a page break, figures with captions, page
+// numbers. It breaks pages itself (fpdf's automatic break is off), so it
+// knows where everything is.
+type pdfWriter struct {
+	doc   *fpdf.Fpdf
+	fonts *pdfFonts
+	y     float64
+}
+
+// renderPDF writes the doc as a PDF and returns it with its page count.
+func renderPDF(d *doc, in *Input) ([]byte, int, error) {
+	doc := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
+	doc.SetCompression(true)
+	doc.SetCatalogSort(true)
+	doc.SetCreationDate(in.Time)
+	doc.SetModificationDate(in.Time)
+	doc.SetTitle(d.Title, true)
+	doc.SetSubject("GPU-to-GPU data paths, modeled"+map[bool]string{true: " and measured", false: ""}[len(in.Measured) > 0], true)
+	doc.SetCreator("gpupath "+orNone(in.Version), true)
+	doc.SetProducer("gpupath "+orNone(in.Version)+" (codeberg.org/go-pdf/fpdf)", true)
+	doc.SetLang("en")
+	doc.SetMargins(marginL, marginT, marginR)
+	doc.SetAutoPageBreak(false, marginB)
+	doc.SetCellMargin(0)
+	w := &pdfWriter{doc: doc, fonts: &pdfFonts{doc: doc, done: map[string]bool{}}}
+
+	w.newPage()
+	w.titleBlock(d)
+	for i, s := range d.Sections {
+		if i > 0 {
+			w.newPage()
+		}
+		w.heading(2, fmt.Sprintf("%d. %s", i+1, s.Title))
+		for _, b := range s.Blocks {
+			switch {
+			case b.H3 != "":
+				w.heading(3, b.H3)
+			case b.P != "":
+				w.para(b.P, 9.5, "", inkRGB, 0)
+			case b.Note != "":
+				w.note(b.Note)
+			case b.List != nil:
+				w.bullets(b.List)
+			case b.Fig != nil:
+				w.figure(b.Fig)
+			case b.Table != nil:
+				w.table(b.Table)
+			case b.Pre != "":
+				w.pre(b.Pre)
+			}
+		}
+	}
+	pages := doc.PageCount()
+	for n := 1; n <= pages; n++ {
+		doc.SetPage(n)
+		w.footer(d, n, pages)
+	}
+	var buf bytes.Buffer
+	if err := doc.Output(&buf); err != nil {
+		return nil, 0, fmt.Errorf("report: PDF: %w", err)
+	}
+	return buf.Bytes(), pages, nil
+}
+
+func (w *pdfWriter) newPage() {
+	w.doc.AddPage()
+	w.y = marginT
+}
+
+// room makes sure h points fit below y, starting a new page if not; it
+// returns whether a page was started.
+func (w *pdfWriter) room(h float64) bool {
+	if w.y+h > pageH-marginB && w.y > marginT {
+		w.newPage()
+		return true
+	}
+	return false
+}
+
+func (w *pdfWriter) color(c [3]int) {
+	w.doc.SetTextColor(c[0], c[1], c[2])
+	w.doc.SetFillColor(c[0], c[1], c[2])
+	w.doc.SetDrawColor(c[0], c[1], c[2])
+}
+
+func (w *pdfWriter) sans(style string, size float64) { w.fonts.use("LiberationSans", style, size) }
+
+// lines splits text to width in the current font at ASCII spaces (a
+// no-break space holds a number to its unit); a word wider than the line is
+// cut. An empty text is one empty line.
+func (w *pdfWriter) lines(text string, width float64) []string {
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		cur := ""
+		for _, word := range strings.Split(para, " ") {
+			try := word
+			if cur != "" {
+				try = cur + " " + word
+			}
+			if w.doc.GetStringWidth(try) <= width || cur == "" && w.doc.GetStringWidth(word) <= width {
+				cur = try
+				continue
+			}
+			if cur != "" {
+				out = append(out, cur)
+			}
+			cur = ""
+			for w.doc.GetStringWidth(word) > width {
+				cut := w.cut(word, width)
+				out = append(out, word[:cut])
+				word = word[cut:]
+			}
+			cur = word
+		}
+		out = append(out, cur)
+	}
+	return out
+}
+
+// cut returns the longest prefix of word (in bytes, on a rune boundary,
+// at least one rune) that fits width.
+func (w *pdfWriter) cut(word string, width float64) int {
+	last := 0
+	for i := range word {
+		if i > 0 && w.doc.GetStringWidth(word[:i]) > width {
+			break
+		}
+		last = i
+	}
+	if last == 0 {
+		_, n := utf8.DecodeRuneInString(word)
+		return n
+	}
+	return last
+}
+
+// textLine writes one line with its top at y.
+func (w *pdfWriter) textLine(x, y, width, lh float64, s, align string) {
+	w.doc.SetXY(x, y)
+	w.doc.CellFormat(width, lh, s, "", 0, align, false, 0, "")
+}
+
+func (w *pdfWriter) titleBlock(d *doc) {
+	w.color(inkRGB)
+	w.sans("B", 18)
+	for _, l := range w.lines(d.Title, textW) {
+		w.textLine(marginL, w.y, textW, 22, l, "L")
+		w.y += 22
+	}
+	w.y += 2
+	w.para(d.Subtitle, 10, "", mutedRGB, 0)
+	for _, m := range d.Meta {
+		w.sans("B", 8.5)
+		w.color(inkRGB)
+		w.textLine(marginL, w.y, 70, 11.5, m.K, "L")
+		w.sans("", 8.5)
+		ls := w.lines(m.V, textW-72)
+		for _, l := range ls {
+			w.textLine(marginL+72, w.y, textW-72, 11.5, l, "L")
+			w.y += 11.5
+		}
+	}
+	w.y += 6
+	w.rule()
+}
+
+func (w *pdfWriter) rule() {
+	w.doc.SetLineWidth(0.6)
+	w.doc.SetDashPattern(nil, 0)
+	w.color(ruleRGB)
+	w.doc.Line(marginL, w.y, pageW-marginR, w.y)
+	w.y += 8
+}
+
+func (w *pdfWriter) heading(level int, text string) {
+	size, lh, before := 15.0, 19.0, 4.0
+	if level == 3 {
+		size, lh, before = 11, 14, 10
+	}
+	w.sans("B", size)
+	ls := w.lines(text, textW)
+	// Keep a heading with at least a few lines of what follows.
+	w.room(before + float64(len(ls))*lh + 60)
+	if w.y > marginT {
+		w.y += before
+	}
+	w.doc.Bookmark(text, level-2, w.y)
+	w.color(inkRGB)
+	for _, l := range ls {
+		w.textLine(marginL, w.y, textW, lh, l, "L")
+		w.y += lh
+	}
+	if level == 2 {
+		w.doc.SetLineWidth(1.2)
+		w.doc.SetDashPattern(nil, 0)
+		w.doc.Line(marginL, w.y+1, pageW-marginR, w.y+1)
+		w.y += 8
+	} else {
+		w.y += 2
+	}
+}
+
+// para writes a paragraph in the given size, style and colour, indented by indent.
+func (w *pdfWriter) para(text string, size float64, style string, clr [3]int, indent float64) {
+	w.sans(style, size)
+	lh := size * 1.38
+	for _, l := range w.lines(text, textW-indent) {
+		w.room(lh)
+		w.color(clr)
+		w.sans(style, size)
+		w.textLine(marginL+indent, w.y, textW-indent, lh, l, "L")
+		w.y += lh
+	}
+	w.y += size * 0.6
+}
+
+func (w *pdfWriter) note(text string) {
+	w.sans("", 9)
+	ls := w.lines(text, textW-12)
+	lh := 9 * 1.38
+	for i, l := range ls {
+		if w.room(lh) || i == 0 {
+			// the bar beside the note, drawn per line so that it follows page breaks
+		}
+		w.color(brownRGB)
+		w.doc.Rect(marginL, w.y, 2.5, lh, "F")
+		w.color(inkRGB)
+		w.sans("", 9)
+		w.textLine(marginL+10, w.y, textW-12, lh, l, "L")
+		w.y += lh
+	}
+	w.y += 6
+}
+
+func (w *pdfWriter) bullets(items []string) {
+	for _, it := range items {
+		w.sans("", 9.5)
+		lh := 9.5 * 1.38
+		for i, l := range w.lines(it, textW-12) {
+			w.room(lh)
+			w.color(inkRGB)
+			w.sans("", 9.5)
+			if i == 0 {
+				w.textLine(marginL+2, w.y, 8, lh, "•", "L")
+			}
+			w.textLine(marginL+12, w.y, textW-12, lh, l, "L")
+			w.y += lh
+		}
+		w.y += 1.5
+	}
+	w.y += 4
+}
+
+// figure draws a figure at its natural size with its caption below,
+// together on one page.
+func (w *pdfWriter) figure(f *figure) {
+	caption := fmt.Sprintf("Figure %d. %s. %s", f.Num, f.Title, f.Caption)
+	if f.ShowOrigin() {
+		caption += fmt.Sprintf(" %s: %s.", f.Kind, f.Origin)
+	}
+	w.sans("", 8)
+	capLines := w.lines(caption, textW)
+	lh := 8 * 1.35
+	// A figure wider than the text is drawn smaller, to the text width.
+	k := min(1, textW/f.W.Points())
+	fh := f.H.Points() * k
+	h := fh + 6 + float64(len(capLines)+1)*lh
+	w.room(h)
+	drawPDF(w.doc, w.fonts, f.Draw, marginL+(textW-f.W.Points()*k)/2, w.y, f.W, f.H, k, f.Base())
+	w.resetGraphics()
+	w.y += fh + 6
+	// Caption: "Figure N. Title." in bold, then the caption and origin.
+	w.doc.SetLeftMargin(marginL)
+	w.doc.SetRightMargin(marginR)
+	w.doc.SetXY(marginL, w.y)
+	w.color(inkRGB)
+	w.sans("B", 8)
+	w.doc.Write(lh, fmt.Sprintf("Figure %d. %s. ", f.Num, f.Title))
+	w.color(mutedRGB)
+	w.sans("", 8)
+	w.doc.Write(lh, f.Caption)
+	if f.ShowOrigin() {
+		if strings.Contains(f.Kind, "measured") {
+			w.color(brownRGB)
+		} else {
+			w.color(blueRGB)
+		}
+		w.doc.Write(lh, " "+f.Kind+": "+f.Origin+".")
+	}
+	w.y = w.doc.GetY() + lh + 8
+}
+
+// resetGraphics puts line, dash, colour and opacity back to their
+// defaults after a figure.
+func (w *pdfWriter) resetGraphics() {
+	w.doc.SetAlpha(1, "Normal")
+	w.doc.SetDashPattern(nil, 0)
+	w.doc.SetLineWidth(0.5)
+	w.color(inkRGB)
+}
+
+const (
+	cellPadX = 3.0
+	cellPadY = 2.2
+	tableFS  = 7.6
+	subFS    = 6.8
+)
+
+// table draws a docTable across the text width; a row that does not fit
+// goes to the next page, under a repeated header.
+func (w *pdfWriter) table(t *docTable) {
+	var total float64
+	for _, x := range t.Widths {
+		total += x
+	}
+	widths := make([]float64, len(t.Widths))
+	for i, x := range t.Widths {
+		widths[i] = textW * x / total
+	}
+	lh, sublh := tableFS*1.3, subFS*1.3
+	if t.Caption != "" {
+		w.sans("I", 8)
+		w.room(12 + 3*(lh+2*cellPadY))
+		w.color(mutedRGB)
+		w.para(t.Caption, 8, "I", mutedRGB, 0)
+		w.y -= 3
+	}
+	type laid struct {
+		text, sub [][]string
+		h         float64
+	}
+	layout := func(cells []cell, bold bool) laid {
+		var l laid
+		for i, c := range cells {
+			if i >= len(widths) {
+				break
+			}
+			cw := widths[i] - 2*cellPadX
+			style := ""
+			if bold {
+				style = "B"
+			}
+			w.sans(style, tableFS)
+			tl := w.lines(c.Text, cw)
+			var sl []string
+			if c.Sub != "" {
+				w.sans("", subFS)
+				sl = w.lines(c.Sub, cw)
+			}
+			l.text = append(l.text, tl)
+			l.sub = append(l.sub, sl)
+			h := float64(len(tl))*lh + float64(len(sl))*sublh + 2*cellPadY
+			if c.Text == "" && len(sl) > 0 {
+				h -= lh
+			}
+			l.h = max(l.h, h)
+		}
+		return l
+	}
+	hasHead := false
+	for _, h := range t.Head {
+		if h != "" {
+			hasHead = true
+		}
+	}
+	var head laid
+	if hasHead {
+		hc := make([]cell, len(t.Head))
+		for i, h := range t.Head {
+			hc[i] = cell{Text: h}
+		}
+		head = layout(hc, true)
+	}
+	drawRow := func(l laid, isHead bool) {
+		x := marginL
+		if isHead {
+			w.color(bandRGB)
+			w.doc.Rect(marginL, w.y, textW, l.h, "F")
+		}
+		for i := range l.text {
+			align := "L"
+			if i < len(t.Right) && t.Right[i] {
+				align = "R"
+			}
+			yy := w.y + cellPadY
+			style := ""
+			if isHead {
+				style = "B"
+			}
+			w.color(inkRGB)
+			w.sans(style, tableFS)
+			for _, s := range l.text[i] {
+				if s == "" && len(l.sub[i]) > 0 {
+					continue
+				}
+				w.textLine(x+cellPadX, yy, widths[i]-2*cellPadX, lh, s, align)
+				yy += lh
+			}
+			w.color(mutedRGB)
+			w.sans("", subFS)
+			for _, s := range l.sub[i] {
+				w.textLine(x+cellPadX, yy, widths[i]-2*cellPadX, sublh, s, align)
+				yy += sublh
+			}
+			x += widths[i]
+		}
+		w.y += l.h
+		w.doc.SetLineWidth(0.4)
+		w.doc.SetDashPattern(nil, 0)
+		w.color(ruleRGB)
+		w.doc.Line(marginL, w.y, pageW-marginR, w.y)
+	}
+	first := true
+	for _, r := range t.Rows {
+		l := layout(r, false)
+		need := l.h
+		if first && hasHead {
+			need += head.h
+		}
+		if w.room(need) || first {
+			if hasHead {
+				drawRow(head, true)
+			}
+		}
+		first = false
+		drawRow(l, false)
+	}
+	w.y += 10
+}
+
+// pre writes preformatted text in a monospaced font on a light band.
+func (w *pdfWriter) pre(text string) {
+	const fs = 7.2
+	lh := fs * 1.32
+	w.fonts.use("LiberationMono", "", fs)
+	for _, raw := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		w.fonts.use("LiberationMono", "", fs)
+		body := strings.TrimLeft(raw, " ")
+		lead := raw[:len(raw)-len(body)] // YAML indentation, kept as it is
+		ls := w.lines(body, textW-20-w.doc.GetStringWidth(lead))
+		ls[0] = lead + ls[0]
+		for i, l := range ls {
+			w.room(lh)
+			w.color(bandRGB)
+			w.doc.Rect(marginL, w.y, textW, lh, "F")
+			w.color(inkRGB)
+			w.fonts.use("LiberationMono", "", fs)
+			indent := 5.0
+			if i > 0 {
+				indent = 15
+			}
+			w.textLine(marginL+indent, w.y, textW-indent-5, lh, l, "L")
+			w.y += lh
+		}
+	}
+	w.y += 8
+}
+
+func (w *pdfWriter) footer(d *doc, n, total int) {
+	w.resetGraphics()
+	w.color(mutedRGB)
+	w.sans("", 7.5)
+	left := "gpupath report · " + strings.TrimPrefix(d.Title, "GPU-to-GPU data paths: ")
+	right := fmt.Sprintf("page %d of %d", n, total)
+	rw := w.doc.GetStringWidth(right)
+	avail := textW - rw - 20
+	if ls := w.lines(left, avail); len(ls) > 1 {
+		left = ls[0] + " …"
+	}
+	w.doc.Text(marginL, footerBase, left)
+	w.doc.Text(pageW-marginR-rw, footerBase, right)
+	w.doc.SetLineWidth(0.4)
+	w.color(ruleRGB)
+	w.doc.Line(marginL, footerBase-10, pageW-marginR, footerBase-10)
+}

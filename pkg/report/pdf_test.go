@@ -1,0 +1,140 @@
+package report
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// needTool skips the test, saying why, when a program it runs is missing.
+// scripts/test.sh installs them (poppler-utils, chromium).
+func needTool(t *testing.T, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("skipped: %s not found (%v); install the Debian package %s (scripts/test.sh does)", name, err, pkg)
+	}
+	return p
+}
+
+func writePDF(t *testing.T, r *Report) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), PDFFile)
+	if err := os.WriteFile(p, r.File(PDFFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func pdfText(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command(needTool(t, "pdftotext", "poppler-utils"), "-enc", "UTF-8", path, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(out)
+}
+
+// The PDF has every section heading, every figure caption and real text
+// (µs, ≥, →: searchable), as many pages as the renderer says, and every
+// page renders to an image that is not blank.
+func TestPDF(t *testing.T) {
+	r := render(t, measuredInput())
+	path := writePDF(t, r)
+	text := pdfText(t, path)
+	for i, h := range SectionTitles() {
+		if want := fmt.Sprintf("%d. %s", i+1, h); !strings.Contains(text, want) {
+			t.Errorf("pdftotext finds no heading %q", want)
+		}
+	}
+	for _, want := range []string{"µs", "≥", "→", "GPU↔NIC", "GPU-to-GPU data paths: default", "Figure 1.", fmt.Sprintf("Figure %d.", len(r.Figures)),
+		"tcp ping-pong (loopback)", "cuda: not measured: no CUDA driver", "page 1 of " + strconv.Itoa(r.Pages)} {
+		if !strings.Contains(text, want) {
+			t.Errorf("pdftotext finds no %q", want)
+		}
+	}
+
+	info, err := exec.Command(needTool(t, "pdfinfo", "poppler-utils"), path).Output()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v", err)
+	}
+	m := regexp.MustCompile(`(?m)^Pages:\s+(\d+)$`).FindSubmatch(info)
+	if m == nil {
+		t.Fatalf("pdfinfo gives no page count:\n%s", info)
+	}
+	if n, _ := strconv.Atoi(string(m[1])); n != r.Pages || n < len(SectionTitles()) {
+		t.Errorf("the PDF has %d pages; the renderer says %d", n, r.Pages)
+	}
+
+	dir := artifacts(t)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	out, err := exec.Command(needTool(t, "pdftoppm", "poppler-utils"), "-r", "50", "-png", path, filepath.Join(dir, "page")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, out)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
+	sort.Strings(pages)
+	if len(pages) != r.Pages {
+		t.Fatalf("pdftoppm rendered %d pages of %d", len(pages), r.Pages)
+	}
+	for _, p := range pages {
+		if ink := inkFraction(t, p, image.Rectangle{}); ink < 0.005 {
+			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), ink)
+		}
+	}
+}
+
+// A label that is HTML is written verbatim in the PDF.
+func TestPDFLabelsVerbatim(t *testing.T) {
+	in := goldenInput()
+	in.Scenario.Name = "<script>alert(1)</script>"
+	text := pdfText(t, writePDF(t, render(t, in)))
+	if !strings.Contains(text, "GPU-to-GPU data paths: <script>alert(1)</script>") {
+		t.Error("pdftotext does not find the label <script>alert(1)</script> verbatim")
+	}
+	if strings.Contains(text, "&lt;") {
+		t.Error("the PDF has HTML escapes in it")
+	}
+}
+
+// inkFraction is the share of pixels in r (all of the image when r is
+// empty) that are not near white.
+func inkFraction(t *testing.T, path string, r image.Rectangle) float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if r.Empty() {
+		r = img.Bounds()
+	}
+	r = r.Intersect(img.Bounds())
+	if r.Empty() {
+		return 0
+	}
+	ink := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if cr < 0xf000 || cg < 0xf000 || cb < 0xf000 {
+				ink++
+			}
+		}
+	}
+	return float64(ink) / float64(r.Dx()*r.Dy())
+}

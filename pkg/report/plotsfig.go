@@ -1,0 +1,113 @@
+package report
+
+import (
+	"strconv"
+
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/plots"
+)
+
+// fromPlots makes a report figure of a pkg/plots figure: its drawing, title,
+// caption (which already says what is modeled and what measured) and data.
+func fromPlots(pf *plots.Figure, id, kind, origin string) *figure {
+	return &figure{ID: id, Title: pf.Title, Caption: pf.Caption, Kind: kind, Origin: origin,
+		W: pf.Width, H: pf.Height, Draw: pf, Data: tableOf(pf.Data), captionHasOrigin: true}
+}
+
+// tableOf converts a plots table (text cells) to a report table whose
+// numeric columns hold numbers, so that the JSON has numbers.
+func tableOf(t plots.Table) *table {
+	out := &table{Columns: append([]string(nil), t.Columns...)}
+	numeric := make([]bool, len(t.Columns))
+	for j := range t.Columns {
+		numeric[j] = len(t.Rows) > 0
+		for _, r := range t.Rows {
+			if j < len(r) && r[j] != "" {
+				if _, err := strconv.ParseFloat(r[j], 64); err != nil {
+					numeric[j] = false
+					break
+				}
+			}
+		}
+	}
+	for _, r := range t.Rows {
+		row := make([]any, len(t.Columns))
+		for j := range row {
+			v := ""
+			if j < len(r) {
+				v = r[j]
+			}
+			row[j] = v
+			if numeric[j] && v != "" {
+				x, _ := strconv.ParseFloat(v, 64)
+				row[j] = x
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// plotPaths are the paths the figures draw or list: the GPU-to-GPU paths
+// between nodes and the host-to-host references (not gpu-peer, which
+// stays inside a node).
+func (a *analysis) plotPaths() []string {
+	var out []string
+	for _, p := range a.gpu {
+		out = append(out, p.Name)
+	}
+	for _, p := range a.refs {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// gpuPaths are the GPU-to-GPU paths between nodes.
+func (a *analysis) gpuPaths() []string {
+	var out []string
+	for _, p := range a.gpu {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// plotsMeasured maps measured series onto pkg/plots' form, keeping the
+// points that carry the quantity a figure draws.
+func plotsMeasured(m Measured, ss []Series, keep func(Series, Point) plots.Point) []plots.Measured {
+	src := orNone(m.Host) + ", " + stamp(m.Start)
+	var out []plots.Measured
+	for _, s := range ss {
+		pm := plots.Measured{Label: s.Label, Path: s.Path, Source: src}
+		if _, err := model.LookupPath(s.Path); err != nil {
+			pm.Path = ""
+		}
+		for _, p := range s.Points {
+			pt := keep(s, p)
+			if pt.Seconds > 0 || pt.Rate > 0 || pt.CPU > 0 {
+				pt.Bytes = float64(p.Bytes)
+				pm.Points = append(pm.Points, pt)
+			}
+		}
+		if len(pm.Points) > 0 {
+			out = append(out, pm)
+		}
+	}
+	return out
+}
+
+// measuredPaths are the model paths the series name, in presentation order.
+func measuredPaths(ms []plots.Measured) []string {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if m.Path != "" {
+			seen[m.Path] = true
+		}
+	}
+	var out []string
+	for _, n := range model.PathNames() {
+		if seen[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}

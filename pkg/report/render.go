@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Report is a rendered report, held in memory until written.
+type Report struct {
+	// Files are the report's files, by name, in a stable order: index.html,
+	// report.pdf, report.json, latency.png, then each figure's CSV and JSON.
+	Files []File
+	// Pages is the number of pages of report.pdf.
+	Pages int
+	// Figures describes each figure.
+	Figures []FigureInfo
+}
+
+// File is one file of a report.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// FigureInfo says what a figure shows and where its data comes from.
+type FigureInfo struct {
+	Num    int      `json:"figure"`
+	ID     string   `json:"id"`
+	Title  string   `json:"title"`
+	Kind   string   `json:"kind"`
+	Origin string   `json:"origin"`
+	Files  []string `json:"files"`
+}
+
+// The names of a report's main files.
+const (
+	HTMLFile     = "index.html"
+	PDFFile      = "report.pdf"
+	ManifestFile = "report.json"
+	PNGFile      = "latency.png"
+)
+
+// File returns the named file's content, or nil.
+func (r *Report) File(name string) []byte {
+	for _, f := range r.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}
+
+// Render renders the report of in: HTML, PDF, the main figure as PNG, and
+// the data of every figure. It reads nothing but in (no clock, no files),
+// so the same input gives the same bytes.
+func Render(in Input) (*Report, error) {
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	if in.Variants == nil {
+		vs, err := Variants(in.Scenario)
+		if err != nil {
+			return nil, err
+		}
+		in.Variants = vs
+	} else {
+		in.Variants = append([]Variant(nil), in.Variants...)
+		for i := range in.Variants {
+			if err := in.Variants[i].resolve(in.Scenario); err != nil {
+				return nil, err
+			}
+		}
+	}
+	d := build(&in)
+	rep := &Report{}
+
+	svgs := map[int]string{}
+	for _, f := range d.Figures {
+		s, err := inlineSVG(f.Draw, f.W, f.H, fmt.Sprintf("Figure %d. %s", f.Num, f.Title), f.Anchor())
+		if err != nil {
+			return nil, err
+		}
+		svgs[f.Num] = s
+	}
+	page, err := renderHTML(d, in.Version, svgs)
+	if err != nil {
+		return nil, err
+	}
+	pdf, pages, err := renderPDF(d, &in)
+	if err != nil {
+		return nil, err
+	}
+	rep.Pages = pages
+	var png []byte
+	for _, f := range d.Figures {
+		if f.ID == "latency" {
+			if png, err = pngOf(f.Draw, f.W, f.H, 144); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var data []File
+	for _, f := range d.Figures {
+		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Columns}
+		data = append(data, File{f.Base() + ".csv", f.Data.csv()}, File{f.Base() + ".json", figureFile(fj, f.Data)})
+		rep.Figures = append(rep.Figures, FigureInfo{Num: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin,
+			Files: []string{f.Base() + ".csv", f.Base() + ".json"}})
+	}
+	rep.Files = append(rep.Files, File{HTMLFile, page}, File{PDFFile, pdf})
+	names := []string{HTMLFile, PDFFile, ManifestFile, PNGFile}
+	for _, f := range data {
+		names = append(names, f.Name)
+	}
+	rep.Files = append(rep.Files, File{ManifestFile, indentJSON(manifest(&in, d, rep, names))}, File{PNGFile, png})
+	rep.Files = append(rep.Files, data...)
+	return rep, nil
+}
+
+// manifestJSON is report.json: what the report is made of, for programs.
+type manifestJSON struct {
+	Tool      string         `json:"tool"`
+	Version   string         `json:"version"`
+	RunID     string         `json:"run_id"`
+	Rendered  time.Time      `json:"rendered"`
+	Host      string         `json:"host"`
+	Scenario  scenarioJSON   `json:"scenario"`
+	WhatIf    []variantJSON  `json:"what_if"`
+	Measured  []measuredJSON `json:"measured"`
+	PDFPages  int            `json:"pdf_pages"`
+	Sections  []string       `json:"sections"`
+	Figures   []FigureInfo   `json:"figures"`
+	Files     []string       `json:"files"`
+	ProbeNote string         `json:"probe_note,omitempty"`
+}
+
+type scenarioJSON struct {
+	Name      string         `json:"name"`
+	Source    string         `json:"source"`
+	Overrides []string       `json:"overrides"`
+	Values    map[string]any `json:"values"`
+}
+
+type variantJSON struct {
+	Name string            `json:"name"`
+	Why  string            `json:"why"`
+	Sets map[string]string `json:"sets"`
+}
+
+type measuredJSON struct {
+	Source      string    `json:"source"`
+	Host        string    `json:"host"`
+	Start       time.Time `json:"start"`
+	Tool        string    `json:"tool"`
+	Status      string    `json:"status"`
+	Series      int       `json:"series"`
+	NotMeasured []string  `json:"not_measured"`
+	Skipped     int       `json:"skipped_lines"`
+}
+
+func manifest(in *Input, d *doc, rep *Report, files []string) manifestJSON {
+	m := manifestJSON{Tool: "gpupath", Version: in.Version, RunID: in.RunID, Rendered: in.Time.UTC(), Host: in.Host,
+		Scenario: scenarioJSON{Name: in.Scenario.Name, Source: in.Source, Overrides: append([]string{}, in.Overrides...), Values: in.Scenario.Map()},
+		WhatIf:   []variantJSON{}, Measured: []measuredJSON{}, PDFPages: rep.Pages, Figures: rep.Figures, Files: files, ProbeNote: in.ProbeNote}
+	for _, s := range d.Sections {
+		m.Sections = append(m.Sections, s.Title)
+	}
+	for _, v := range in.Variants {
+		sets := map[string]string{}
+		for _, kv := range v.Sets {
+			sets[kv[0]] = kv[1]
+		}
+		m.WhatIf = append(m.WhatIf, variantJSON{Name: v.Name, Why: v.Why, Sets: sets})
+	}
+	for _, ms := range in.Measured {
+		mj := measuredJSON{Source: ms.Source, Host: ms.Host, Start: ms.Start, Tool: ms.Tool, Status: ms.Status, Series: len(ms.Series), NotMeasured: []string{}, Skipped: len(ms.Skipped)}
+		for _, n := range ms.NotMeasured {
+			mj.NotMeasured = append(mj.NotMeasured, n.Probe+": "+n.Reason)
+		}
+		m.Measured = append(m.Measured, mj)
+	}
+	sort.Strings(m.Files[4:])
+	return m
+}

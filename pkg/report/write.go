@@ -1,0 +1,135 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// OutputError is a failure to write the report where it was asked to go: a
+// directory that cannot be created or written, or one that already holds
+// something. Nothing is left behind when it is returned.
+type OutputError struct {
+	Dir string
+	Err error
+}
+
+func (e *OutputError) Error() string {
+	return fmt.Sprintf("cannot write the report to %s: %v", e.Dir, e.Err)
+}
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// ErrExists is returned (inside an OutputError) when the target directory
+// exists and is not empty.
+var ErrExists = errors.New("it exists and is not empty (choose another --out, or remove it)")
+
+// WriteDir writes the report into the directory dir, atomically: the files
+// are written into a new temporary directory beside dir, which is renamed to
+// dir once every file is complete. dir must not exist, or be empty; its
+// parent directories are created as needed. On any error nothing is left:
+// neither the temporary directory nor the parents it created.
+func (r *Report) WriteDir(dir string) (err error) {
+	dir = filepath.Clean(dir)
+	fail := func(e error) error { return &OutputError{Dir: dir, Err: e} }
+	if fi, e := os.Stat(dir); e == nil {
+		if !fi.IsDir() {
+			return fail(errors.New("it exists and is not a directory"))
+		}
+		ents, e := os.ReadDir(dir)
+		if e != nil {
+			return fail(e)
+		}
+		if len(ents) > 0 {
+			return fail(ErrExists)
+		}
+	} else if !errors.Is(e, os.ErrNotExist) {
+		return fail(e)
+	}
+	created, e := mkdirParents(filepath.Dir(dir))
+	defer func() {
+		if err != nil {
+			removeCreated(created)
+		}
+	}()
+	if e != nil {
+		return fail(e)
+	}
+	tmp, e := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	if e != nil {
+		return fail(e)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	for _, f := range r.Files {
+		if strings.ContainsAny(f.Name, `/\`) || f.Name == "" || f.Name[0] == '.' {
+			return fmt.Errorf("report: bad file name %q", f.Name)
+		}
+		if e := writeFile(filepath.Join(tmp, f.Name), f.Data); e != nil {
+			return fail(e)
+		}
+	}
+	if e := os.Chmod(tmp, 0o755); e != nil {
+		return fail(e)
+	}
+	if e := os.Rename(tmp, dir); e != nil {
+		return fail(e)
+	}
+	return nil
+}
+
+func writeFile(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// mkdirParents creates dir and its missing parents, and returns the ones it
+// created, deepest last.
+func mkdirParents(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return nil, fmt.Errorf("%s is not a directory", d)
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var created []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil {
+			return created, err
+		}
+		created = append(created, missing[i])
+	}
+	return created, nil
+}
+
+// removeCreated removes the directories mkdirParents made, deepest first,
+// as long as they are empty.
+func removeCreated(created []string) {
+	for i := len(created) - 1; i >= 0; i-- {
+		if os.Remove(created[i]) != nil {
+			return
+		}
+	}
+}
