@@ -40,6 +40,9 @@ say "go test"
 # are timing-sensitive, and the CI machine has two cores.
 go test -count=1 -p 1 ./...
 
+say "notebooks"
+bash scripts/notebooks.sh
+
 say "benchmark: full model sweep"
 go test -run '^$' -bench '^BenchmarkSweep$' -benchtime 2s ./pkg/model | grep -E 'Benchmark|ok'
 

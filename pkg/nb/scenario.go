@@ -1,0 +1,86 @@
+package nb
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+// With returns a copy of base with each "key=value" override applied, as
+// `gpupath model --set key=value` applies them.
+func With(base *model.Scenario, sets ...string) (*model.Scenario, error) {
+	if base == nil {
+		return nil, fmt.Errorf("nb: no scenario")
+	}
+	s := base.Clone()
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("nb: %q: an override reads key=value", kv)
+		}
+		if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Scenario describes s in one Markdown line: its name and description.
+func Scenario(s *model.Scenario) string {
+	return fmt.Sprintf("**Scenario `%s`**: %s", s.Name, s.Description)
+}
+
+// PathHeader is a Markdown heading for a path with its title and story,
+// as the model tells it.
+func PathHeader(path string) (string, error) {
+	p, err := model.LookupPath(path)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("### `%s` — %s\n\n%s", p.Name, p.Title, p.Story), nil
+}
+
+// Host describes the machine the notebook runs on in one Markdown line:
+// host name, CPUs, OS and kernel (what is not found is left out).
+func Host() string {
+	name, err := os.Hostname()
+	if err != nil {
+		name = "unknown"
+	}
+	line := fmt.Sprintf("**This host**: `%s`, %d CPUs, %s/%s", name, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		line += ", kernel " + strings.TrimSpace(string(b))
+	}
+	return line + "."
+}
+
+// PipelineGain says in Markdown how much pipelining in the scenario's
+// chunks gains over store-and-forward for path at each size.
+func PipelineGain(s *model.Scenario, path string, sizes ...model.Bytes) (string, error) {
+	r, err := route(s, path)
+	if err != nil {
+		return "", err
+	}
+	if !r.Feasible {
+		return "", fmt.Errorf("nb: %s is infeasible on %s: %s", path, s.Name, r.Reason)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "`%s` on `%s`, store-and-forward (each stage finishes before the next) against pipelined in %s chunks:\n",
+		path, s.Name, s.Pipeline.Chunk.Human())
+	for _, n := range sizes {
+		res := r.Evaluate(n)
+		if res.Chunks <= 1 {
+			fmt.Fprintf(&b, "- %s: %s either way (one chunk).\n", n.Human(), res.Latency.Human())
+			continue
+		}
+		fmt.Fprintf(&b, "- %s: %s against %s pipelined in %d chunks, %s less time.\n", n.Human(), res.Latency.Human(),
+			res.Pipelined.Human(), res.Chunks, percent(1 - float64(res.Pipelined/res.Latency))[1:])
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,253 @@
+package nb
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+// Variation is one what-if axis: scenario keys that are set together to
+// each of Values in turn (the same keys and values as in a scenario file or
+// `gpupath model --set`).
+type Variation struct {
+	Name   string   // "NIC rate"
+	Keys   []string // {"gpu.pcie", "nic.pcie"}: set together
+	Values []string // {"gen3x16", "gen4x16", ...}
+}
+
+// WhatIfs are the axes the what-if notebook explores: NIC rate, PCIe
+// generation (GPU and NIC together), the GPU–NIC topology class, MTU and the
+// pipeline's chunk size.
+func WhatIfs() []Variation {
+	var classes []string
+	for _, c := range model.Classes {
+		classes = append(classes, string(c))
+	}
+	return []Variation{
+		{Name: "NIC rate", Keys: []string{"nic.rate"}, Values: []string{"100Gbit/s", "200Gbit/s", "400Gbit/s", "800Gbit/s"}},
+		{Name: "PCIe generation", Keys: []string{"gpu.pcie", "nic.pcie"}, Values: []string{"gen3x16", "gen4x16", "gen5x16", "gen6x16"}},
+		{Name: "GPU–NIC topology", Keys: []string{"topology.gpu_nic"}, Values: classes},
+		{Name: "MTU", Keys: []string{"nic.mtu"}, Values: []string{"1500", "4096", "9000"}},
+		{Name: "chunk size", Keys: []string{"pipeline.chunk"}, Values: []string{"64KiB", "256KiB", "1MiB", "4MiB"}},
+	}
+}
+
+// Apply returns a copy of base with the variation's keys set to value.
+func (v Variation) Apply(base *model.Scenario, value string) (*model.Scenario, error) {
+	s := base.Clone()
+	for _, k := range v.Keys {
+		if err := s.Set(k, value); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Segment is a range of message sizes, from From up to the next segment,
+// over which Path is the fastest.
+type Segment struct {
+	Path string
+	From model.Bytes
+}
+
+// Fastest splits the sizes from lo to hi into the ranges where one path
+// has the lowest pipelined latency, with the exact byte where the lead
+// changes. Infeasible paths take no part.
+func Fastest(s *model.Scenario, paths []string, lo, hi model.Bytes) ([]Segment, error) {
+	if lo < 1 || hi < lo {
+		return nil, fmt.Errorf("nb: need 1 ≤ lo ≤ hi, got %d, %d", lo, hi)
+	}
+	var rs []*model.Route
+	for _, p := range paths {
+		r, err := route(s, p)
+		if err != nil {
+			return nil, err
+		}
+		if r.Feasible {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	winner := func(n model.Bytes) int {
+		best, bt := 0, model.Seconds(math.Inf(1))
+		for i, r := range rs {
+			if t := r.Evaluate(n).Pipelined; t < bt {
+				best, bt = i, t
+			}
+		}
+		return best
+	}
+	w := winner(lo)
+	out := []Segment{{Path: rs[w].Path.Name, From: lo}}
+	prev := lo // winner(prev) == w
+	for _, n := range grid(lo, hi) {
+		for winner(n) != w {
+			// The lead changes in (prev, n]: find the first byte where it does.
+			a, b := prev, n
+			for b-a > 1 {
+				m := a + (b-a)/2
+				if winner(m) == w {
+					a = m
+				} else {
+					b = m
+				}
+			}
+			w, prev = winner(b), b
+			out = append(out, Segment{Path: rs[w].Path.Name, From: b})
+		}
+		prev = n
+	}
+	return out, nil
+}
+
+// grid is lo, hi and the sizes between in steps of 2^(1/8).
+func grid(lo, hi model.Bytes) []model.Bytes {
+	out := []model.Bytes{lo}
+	for x := float64(lo) * math.Pow(2, 0.125); x < float64(hi); x *= math.Pow(2, 0.125) {
+		if n := model.Bytes(math.Round(x)); n > out[len(out)-1] {
+			out = append(out, n)
+		}
+	}
+	if hi > out[len(out)-1] {
+		out = append(out, hi)
+	}
+	return out
+}
+
+// Crossovers is Fastest for two paths: the first segment names the one
+// that is faster at lo, each further segment the size from which the other
+// one leads (pipelined latency).
+func Crossovers(s *model.Scenario, a, b string, lo, hi model.Bytes) ([]Segment, error) {
+	return Fastest(s, []string{a, b}, lo, hi)
+}
+
+// segments formats "gdr", "devmem, then rdma from 280 KiB", or, where the
+// lead changes back and forth (pipelined latency steps at each chunk),
+// "devmem, then rdma from 384 KiB; 4 more changes; rdma from 512 KiB on"
+// (the last segment counts among the changes).
+func segments(segs []Segment) string {
+	switch len(segs) {
+	case 0:
+		return "—"
+	case 1:
+		return segs[0].Path + " throughout"
+	case 2:
+		return fmt.Sprintf("%s, then %s from %s", segs[0].Path, segs[1].Path, segs[1].From.Human())
+	}
+	last, more := segs[len(segs)-1], "1 more change"
+	if len(segs) > 3 {
+		more = strconv.Itoa(len(segs)-2) + " more changes"
+	}
+	return fmt.Sprintf("%s, then %s from %s; %s; %s from %s on", segs[0].Path, segs[1].Path,
+		segs[1].From.Human(), more, last.Path, last.From.Human())
+}
+
+// CrossoverTable tabulates, for each value of v, the fastest path at each
+// message size (1 B to 1 GiB, pipelined latency) and, for each pair of
+// paths whose order changes with size somewhere along v, where it changes.
+func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, error) {
+	const lo, hi = model.Bytes(1), model.Bytes(1 << 30)
+	type row struct {
+		value   string
+		fastest []Segment
+		pairs   map[string][]Segment
+	}
+	var rows []row
+	var pairNames []string
+	crosses := map[string]bool{}
+	for _, val := range v.Values {
+		s, err := v.Apply(base, val)
+		if err != nil {
+			return "", err
+		}
+		r := row{value: val, pairs: map[string][]Segment{}}
+		if r.fastest, err = Fastest(s, paths, lo, hi); err != nil {
+			return "", err
+		}
+		for i, a := range paths {
+			for _, b := range paths[i+1:] {
+				name := a + " vs " + b
+				if len(rows) == 0 {
+					pairNames = append(pairNames, name)
+				}
+				segs, err := Crossovers(s, a, b, lo, hi)
+				if err != nil {
+					return "", err
+				}
+				r.pairs[name] = segs
+				if len(segs) > 1 {
+					crosses[name] = true
+				}
+			}
+		}
+		rows = append(rows, r)
+	}
+	t := &table{caption: fmt.Sprintf("%s (%s) on %s: fastest path by message size from %s to %s, and where pairs of paths cross",
+		v.Name, strings.Join(v.Keys, ", "), base.Name, lo.Human(), hi.Human()),
+		head: []string{v.Name, "fastest"}}
+	var shown []string
+	for _, p := range pairNames {
+		if crosses[p] {
+			shown = append(shown, p)
+			t.head = append(t.head, p)
+		}
+	}
+	for _, r := range rows {
+		cells := []string{r.value, segments(r.fastest)}
+		for _, p := range shown {
+			cells = append(cells, segments(r.pairs[p]))
+		}
+		t.add(cells...)
+	}
+	if len(shown) == 0 {
+		t.caption += " — no two paths cross at any setting"
+	}
+	return t.HTML(), nil
+}
+
+// CoresTable tabulates, for each value of v and each message size, the
+// CPU cores (both nodes together) each path needs to carry its line rate,
+// and that line rate.
+func CoresTable(base *model.Scenario, v Variation, paths []string, sizes ...model.Bytes) (string, error) {
+	if len(sizes) == 0 {
+		return "", fmt.Errorf("nb: no message size")
+	}
+	t := &table{caption: fmt.Sprintf("%s (%s) on %s: CPU cores both nodes need at line rate",
+		v.Name, strings.Join(v.Keys, ", "), base.Name),
+		head: []string{v.Name, "message"}, right: []bool{false, true}}
+	for _, p := range paths {
+		t.head = append(t.head, p)
+		t.right = append(t.right, true)
+	}
+	for _, val := range v.Values {
+		s, err := v.Apply(base, val)
+		if err != nil {
+			return "", err
+		}
+		for _, n := range sizes {
+			cells := []string{val, n.Human()}
+			for _, p := range paths {
+				r, err := route(s, p)
+				if err != nil {
+					return "", err
+				}
+				if !r.Feasible {
+					cells = append(cells, "infeasible")
+					continue
+				}
+				res := r.Evaluate(n)
+				cells = append(cells, fmt.Sprintf("%s at %s", cores(res.Cores), rate(res.LineRate)))
+			}
+			t.add(cells...)
+		}
+	}
+	return t.HTML(), nil
+}
