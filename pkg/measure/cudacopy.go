@@ -474,6 +474,11 @@ type copyVariant struct {
 	stream                         bool
 	sync                           func(n int64) error
 	async                          func(n int64, st CUstream) error
+	// prepare runs before each timed iteration, untimed (the CPU touching
+	// the host buffer, as a socket copy would).
+	prepare func(n int64)
+	// maxBytes skips larger sizes (0: none).
+	maxBytes int64
 }
 
 func (s *cudaSession) variants(plan Plan) []copyVariant {
@@ -495,6 +500,16 @@ func (s *cudaSession) variants(plan Plan) []copyVariant {
 	add(copyVariant{name: "d2h-pinned", stage: "A", target: g0, dir: "d2h", buf: []string{"device", "pinned"},
 		sync:  func(n int64) error { return drv.MemcpyDtoH(s.pinned, s.dA, n) },
 		async: func(n int64, st CUstream) error { return drv.MemcpyDtoHAsync(s.pinned, s.dA, n, st) }})
+	// The bounce buffer of the TCP path is also read (send) or written
+	// (recv) by the CPU, so its cache lines sit in the CPU's caches when the
+	// GPU's DMA reaches them: these variants touch every cache line first
+	// (untimed), and time the copy that then has to snoop them.
+	add(copyVariant{name: "d2h-pinned-cpuread", stage: "A", path: "tcp", target: g0, dir: "d2h", buf: []string{"device", "pinned"}, maxBytes: 256 << 20,
+		prepare: func(n int64) { touchLines(hostBytes(s.pinned, n), false) },
+		sync:    func(n int64) error { return drv.MemcpyDtoH(s.pinned, s.dA, n) }})
+	add(copyVariant{name: "h2d-pinned-cpuwrite", stage: "G", path: "tcp", target: g0, dir: "h2d", buf: []string{"device", "pinned"}, maxBytes: 256 << 20,
+		prepare: func(n int64) { touchLines(hostBytes(s.pinned, n), true) },
+		sync:    func(n int64) error { return drv.MemcpyHtoD(s.dA, s.pinned, n) }})
 	add(copyVariant{name: "h2d-pageable", stage: "G", target: g0, dir: "h2d", buf: []string{"device", "pageable"},
 		sync: func(n int64) error { return drv.MemcpyHtoD(s.dA, s.page, n) }})
 	add(copyVariant{name: "d2h-pageable", stage: "A", target: g0, dir: "d2h", buf: []string{"device", "pageable"},
@@ -586,6 +601,9 @@ func (s *cudaSession) measure(ctx context.Context, plan Plan, emit func(Result) 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if v.maxBytes > 0 && n > v.maxBytes {
+				continue
+			}
 			if ok, b := s.fits(v, n); !ok {
 				s.p.note("%s %s %d B skipped: the %s buffer holds %d B", v.name, v.target, n, b, s.cap[b])
 				continue
@@ -608,6 +626,9 @@ func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, 
 	calls := 0
 	op := func() (float64, error) {
 		calls++
+		if v.prepare != nil {
+			v.prepare(n)
+		}
 		var t0 time.Time
 		var w float64
 		if v.stream {
@@ -870,4 +891,21 @@ func (s *cudaSession) sustained(ctx context.Context, plan Plan, emit func(Result
 		}
 	}
 	return nil
+}
+
+// touchSink keeps the reads of touchLines from being optimised away.
+var touchSink byte
+
+// touchLines brings every 64-byte line of b into the CPU's cache: reading
+// one byte of each, or writing one (which leaves the line dirty).
+func touchLines(b []byte, write bool) {
+	var acc byte
+	for i := 0; i < len(b); i += 64 {
+		if write {
+			b[i] = byte(i)
+		} else {
+			acc += b[i]
+		}
+	}
+	touchSink += acc
 }

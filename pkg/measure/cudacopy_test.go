@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // fakeCUDA simulates the driver: a GPU that runs copies one after another
@@ -42,6 +43,7 @@ type fakeCUDA struct {
 	current  CUcontext
 	retained map[CUdevice]int
 	pinned   map[uintptr]int64
+	mapped   map[uintptr][]byte
 	devMem   map[CUdeviceptr]int64
 	streams  map[CUstream]bool
 	evLive   map[CUevent]bool
@@ -53,7 +55,7 @@ func newFakeCUDA(ngpu int) *fakeCUDA {
 		calls: map[string]int{}, canPeer: true, hostLimit: 1 << 40, devLimit: 1 << 40,
 		lat: 2e-6, bw: 50e9, pageBW: 10e9, d2dBW: 1.5e12, peerBW: 400e9,
 		base: time.Now(), events: map[CUevent]float64{}, next: 0x1000, retained: map[CUdevice]int{},
-		pinned: map[uintptr]int64{}, devMem: map[CUdeviceptr]int64{}, streams: map[CUstream]bool{},
+		pinned: map[uintptr]int64{}, mapped: map[uintptr][]byte{}, devMem: map[CUdeviceptr]int64{}, streams: map[CUstream]bool{},
 		evLive: map[CUevent]bool{}, peerOn: map[[2]CUcontext]bool{},
 	}
 	for i := 0; i < ngpu; i++ {
@@ -207,8 +209,14 @@ func (f *fakeCUDA) MemAllocHost(n int64) (uintptr, error) {
 	if n > f.hostLimit {
 		return 0, &CUDAError{Func: "cuMemAllocHost_v2", Result: CUDAErrorOutOfMemory, Desc: "out of memory"}
 	}
-	p := f.handle() << 16
+	// Real (lazily committed) memory: probes may touch pinned buffers.
+	b, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|syscall.MAP_NORESERVE)
+	if err != nil {
+		return 0, &CUDAError{Func: "cuMemAllocHost_v2", Result: CUDAErrorOutOfMemory, Desc: err.Error()}
+	}
+	p := uintptr(unsafe.Pointer(&b[0]))
 	f.pinned[p] = n
+	f.mapped[p] = b
 	return p, nil
 }
 func (f *fakeCUDA) MemFreeHost(p uintptr) error {
@@ -216,6 +224,10 @@ func (f *fakeCUDA) MemFreeHost(p uintptr) error {
 		return err
 	}
 	delete(f.pinned, p)
+	if b, ok := f.mapped[p]; ok {
+		delete(f.mapped, p)
+		return syscall.Munmap(b)
+	}
 	return nil
 }
 func (f *fakeCUDA) MemsetD8(p CUdeviceptr, v byte, n int64) error {
@@ -445,9 +457,10 @@ func TestCUDACopyTwoGPUs(t *testing.T) {
 		t.Errorf("leaks: %v, pageable %v, monitor closed %v", l, pg.live, mon.closed)
 	}
 	// h2d/d2h pinned and d2d, each synchronous and streaming (6), h2d/d2h
-	// pageable (2), peer both ways, synchronous and streaming (4): 12
-	// variants; 3 sizes; 2 timers; plus 2 sustained records.
-	if want := 12*len(sizes)*2 + 2; len(res) != want {
+	// pinned with the CPU touching the buffer first (2), h2d/d2h pageable
+	// (2), peer both ways, synchronous and streaming (4): 14 variants; 3
+	// sizes; 2 timers; plus 2 sustained records.
+	if want := 14*len(sizes)*2 + 2; len(res) != want {
 		t.Fatalf("%d records, want %d", len(res), want)
 	}
 	by := map[string]Result{}

@@ -28,7 +28,8 @@ func init() { Register("staged", func() Probe { return &Staged{} }) }
 //     the seed tells it — one synchronous D2H copy of the whole message,
 //     send() of all of it, recv() of all of it, one synchronous H2D copy.
 //   - "pipelined": the message moves in chunks (option chunk, default
-//     512 KiB) through a ring of pinned slots: the sender's asynchronous
+//     512 KiB) through a ring of pinned slots (a message of one chunk or
+//     less has nothing to overlap and goes as in store-and-forward): the sender's asynchronous
 //     D2H copy of chunk i+1 overlaps its send() of chunk i, and the
 //     receiver's asynchronous H2D copy of chunk i overlaps its recv() of
 //     chunk i+1.
@@ -334,7 +335,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 			transfer := func() error {
 				rdone := rcv.w.start(func() error {
 					var err error
-					if variant == "pipelined" {
+					if variant == "pipelined" && n > chunk {
 						err = stagedRecvPipelined(drv, rcv, rc, n, chunk)
 					} else {
 						err = stagedRecvWhole(drv, rcv, rc, n, &tRecv)
@@ -344,7 +345,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 				})
 				serr := snd.w.do(func() error {
 					tStart = time.Now()
-					if variant == "pipelined" {
+					if variant == "pipelined" && n > chunk {
 						return stagedSendPipelined(drv, snd, sc, n, chunk)
 					}
 					return stagedSendWhole(drv, snd, sc, n, &tCopied)
@@ -356,7 +357,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 				if rerr != nil {
 					return fmt.Errorf("staged %s %d B: receive side: %w", variant, n, rerr)
 				}
-				if variant == "store-and-forward" {
+				if variant == "store-and-forward" || n <= chunk {
 					inD2H = append(inD2H, tCopied.Sub(tStart).Seconds())
 					inTCP = append(inTCP, tRecv.Sub(tCopied).Seconds())
 					inH2D = append(inH2D, tEnd.Sub(tRecv).Seconds())
@@ -443,13 +444,13 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, varia
 		return err
 	}
 	rdone := rcv.w.start(func() error {
-		if variant == "pipelined" {
+		if variant == "pipelined" && n > chunk {
 			return stagedRecvPipelined(drv, rcv, rc, n, chunk)
 		}
 		return stagedRecvWhole(drv, rcv, rc, n, nil)
 	})
 	serr := snd.w.do(func() error {
-		if variant == "pipelined" {
+		if variant == "pipelined" && n > chunk {
 			return stagedSendPipelined(drv, snd, sc, n, chunk)
 		}
 		return stagedSendWhole(drv, snd, sc, n, nil)

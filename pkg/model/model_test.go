@@ -375,3 +375,49 @@ func TestMeasuredLoopback(t *testing.T) {
 		}
 	}
 }
+
+// The key table keeps each section's keys together (the YAML writer and the
+// file format depend on it).
+func TestKeysGroupedBySection(t *testing.T) {
+	seen := map[string]bool{}
+	prev := ""
+	for _, k := range Keys() {
+		sec, _, ok := strings.Cut(k.Name, ".")
+		if !ok {
+			continue
+		}
+		if sec != prev && seen[sec] {
+			t.Errorf("key %s: section %s appears twice in the key table", k.Name, sec)
+		}
+		seen[sec], prev = true, sec
+	}
+}
+
+// Cached-buffer copies (tcp path only) and a knee in the loopback transfer,
+// hand-worked: A = 10 µs + min(n, 8 MiB)/20 GB/s + max(0, n − 8 MiB)/50 GB/s.
+func TestCachedCopiesAndKnee(t *testing.T) {
+	s := Default()
+	for k, v := range map[string]string{"nic.kind": "loopback", "nic.rdma": "false", "gpu.copy_latency": "8us", "gpu.copy_rate": "50GB/s",
+		"gpu.cached_copy_latency": "10us", "gpu.cached_copy_rate": "20GB/s", "gpu.cached_copy_knee": "8MiB",
+		"loopback.latency": "20us", "loopback.rate": "6GB/s", "loopback.knee": "4MiB", "loopback.rate_beyond": "3GB/s"} {
+		if err := s.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const M = 1 << 20
+	for _, n := range []float64{1 * M, 64 * M} {
+		a := 10e-6 + math.Min(n, 8*M)/20e9 + math.Max(0, n-8*M)/50e9
+		lo := 20e-6 + math.Min(n, 4*M)/6e9 + math.Max(0, n-4*M)/3e9
+		want := 2*a + lo
+		if got := float64(eval(t, s, "tcp", Bytes(n)).Latency); math.Abs(got-want)/want > 1e-12 {
+			t.Errorf("tcp at %v B: %v, want %v", n, got, want)
+		}
+	}
+	// rdma does not touch its bounce buffer with the CPU: plain copies.
+	s.Set("nic.kind", "roce")
+	s.Set("nic.rdma", "true")
+	r := eval(t, s, "rdma", 1*M)
+	if got, want := float64(r.Stages[0].Latency), 8e-6+1*M/50e9; math.Abs(got-want)/want > 1e-12 {
+		t.Errorf("rdma stage A %v, want %v", got, want)
+	}
+}

@@ -120,9 +120,36 @@ func (p Path) Route(s *Scenario) *Route {
 // --- the paths -------------------------------------------------------------
 
 func buildTCP(s *Scenario) ([]Stage, string) {
-	st := []Stage{s.copyD2H()}
+	// The CPU's socket copies read and write the bounce buffer: its copies
+	// are cached-buffer copies.
+	st := []Stage{s.cached(s.copyD2H())}
 	st = append(st, s.hostTCPStages(false)...)
-	return append(st, s.copyH2D()), ""
+	return append(st, s.cached(s.copyH2D())), ""
+}
+
+// cached turns a copy stage into a copy of a buffer the CPU has in its
+// caches, when the scenario says what that costs (gpu.cached_copy_*).
+func (s *Scenario) cached(c Stage) Stage {
+	if s.GPU.CachedLatency == 0 && s.GPU.CachedRate == 0 {
+		return c
+	}
+	if s.GPU.CachedLatency > 0 {
+		c.Alpha, c.Occupancy, c.CPUPerMessage = s.GPU.CachedLatency, s.GPU.CachedLatency, s.GPU.CachedLatency
+		for i := range c.Uses {
+			if c.Uses[i].PerMessage > 0 {
+				c.Uses[i].PerMessage = float64(s.GPU.CachedLatency)
+			}
+		}
+	}
+	if s.GPU.CachedRate > 0 {
+		plain := c.PerByte
+		c.PerByte = Seconds(1 / float64(s.GPU.CachedRate))
+		if s.GPU.CachedKnee > 0 {
+			c.Knee, c.PerByteBeyond = s.GPU.CachedKnee, plain
+		}
+	}
+	c.What += "; the CPU has the host buffer in its caches (its socket copy touched it), so the DMA snoops them"
+	return c
 }
 
 func buildHostTCP(s *Scenario) ([]Stage, string) { return s.hostTCPStages(false), "" }
@@ -394,6 +421,9 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		mb, mf := b, fr
 		mb.Name, mb.What = "send over loopback (measured)", "send(): socket copy and TCP transmit, from the measured one-way loopback transfer (α/2 and all of n/β)"
 		mb.Alpha, mb.Occupancy, mb.PerByte, mb.PerPacket, mb.Packet = half, half, Seconds(1/float64(s.Loopback.Rate)), 0, 0
+		if s.Loopback.Knee > 0 && s.Loopback.RateBeyond > 0 {
+			mb.Knee, mb.PerByteBeyond = s.Loopback.Knee, Seconds(1/float64(s.Loopback.RateBeyond))
+		}
 		mf.Name, mf.What = "receive over loopback (measured)", "recv(): TCP receive and socket copy, overlapping the send; from the measured one-way loopback transfer (α/2)"
 		mf.Alpha, mf.Occupancy, mf.PerByte, mf.PerPacket, mf.Packet = half, half, 0, 0, 0
 		return []Stage{mb, mf}

@@ -43,7 +43,14 @@ type Scenario struct {
 		PCIe        Link
 		CopyLatency Seconds // fixed cost of one synchronous cudaMemcpy
 		CopyRate    Rate    // measured pinned copy bandwidth; 0: derived from the PCIe link
-		NVLinkRate  Rate    // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
+		// Cached*: a copy of a bounce buffer the CPU also reads or writes
+		// (the tcp path's send and receive copies), whose lines sit in the
+		// CPU's caches so the DMA must snoop them, up to CachedKnee bytes
+		// (about the last-level cache); 0: as a plain copy.
+		CachedLatency Seconds
+		CachedRate    Rate
+		CachedKnee    Bytes
+		NVLinkRate    Rate // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
 	}
 	CPU struct {
 		Clock      Hertz
@@ -110,6 +117,10 @@ type Scenario struct {
 	Loopback struct {
 		Latency Seconds
 		Rate    Rate
+		// Knee and RateBeyond: past Knee bytes the transfer runs at
+		// RateBeyond (buffers no longer fit in the caches); Knee 0: none.
+		Knee       Bytes
+		RateBeyond Rate
 	}
 }
 
@@ -360,6 +371,9 @@ var keys = []Key{
 	linkKey("gpu.pcie", "the GPU's PCIe link, gen1..gen6 x1..x16", func(s *Scenario) *Link { return &s.GPU.PCIe }),
 	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion)", func(s *Scenario) *Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
 	rateKey("gpu.copy_rate", "pinned host↔GPU copy bandwidth; 0B/s: derived from the PCIe link (generation, width, TLP overhead)", func(s *Scenario) *Rate { return &s.GPU.CopyRate }, true, false),
+	optional(durationKey("gpu.cached_copy_latency", "fixed cost of a copy whose host buffer the CPU has in its caches (tcp path: send and recv touch it); 0s: gpu.copy_latency", func(s *Scenario) *Seconds { return &s.GPU.CachedLatency }, 0, 1e-3)),
+	optional(rateKey("gpu.cached_copy_rate", "bandwidth of such a copy up to gpu.cached_copy_knee (the DMA snoops the CPU's caches); 0B/s: gpu.copy_rate", func(s *Scenario) *Rate { return &s.GPU.CachedRate }, true, false)),
+	optional(bytesKey("gpu.cached_copy_knee", "size up to which a CPU-touched bounce buffer is cache-resident (about the last-level cache); 0B: none", func(s *Scenario) *Bytes { return &s.GPU.CachedKnee }, 0, 1<<40)),
 	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node (0: none, PCIe peer-to-peer)", func(s *Scenario) *Rate { return &s.GPU.NVLinkRate }, true, false),
 
 	durationKeyFreq(),
@@ -415,6 +429,8 @@ var keys = []Key{
 
 	optional(durationKey("loopback.latency", "measured one-way TCP transfer over loopback: fixed cost α (used when nic.kind is loopback and loopback.rate > 0)", func(s *Scenario) *Seconds { return &s.Loopback.Latency }, 0, 1e-2)),
 	optional(rateKey("loopback.rate", "measured one-way TCP transfer over loopback: bandwidth β; 0B/s: model the stack stages instead", func(s *Scenario) *Rate { return &s.Loopback.Rate }, true, false)),
+	optional(bytesKey("loopback.knee", "size past which the loopback transfer runs at loopback.rate_beyond (a cache edge); 0B: none", func(s *Scenario) *Bytes { return &s.Loopback.Knee }, 0, 1<<40)),
+	optional(rateKey("loopback.rate_beyond", "loopback transfer bandwidth past loopback.knee", func(s *Scenario) *Rate { return &s.Loopback.RateBeyond }, true, false)),
 }
 
 func optional(k Key) Key { k.Optional = true; return k }

@@ -16,6 +16,10 @@ const (
 //
 //	T(n) = Alpha + n·PerByte + packets(n)·PerPacket
 //
+// or, with a knee (Knee > 0: a cache edge, where the per-byte cost changes),
+//
+//	T(n) = Alpha + min(n, Knee)·PerByte + max(0, n − Knee)·PerByteBeyond + packets(n)·PerPacket
+//
 // where packets(n) = ⌈n/Packet⌉ (at least 1) when Packet > 0. When the path
 // is pipelined in chunks, each further chunk occupies the stage for
 // Occupancy + T(chunk) − Alpha: Occupancy is the part of Alpha that keeps
@@ -31,7 +35,11 @@ type Stage struct {
 	PerByte   Seconds // seconds per payload byte (1/β)
 	PerPacket Seconds // seconds per packet
 	Packet    Bytes   // payload bytes per packet (0: no per-packet term)
-	Occupancy Seconds // per-chunk busy time when pipelined (≤ Alpha)
+	// Knee and PerByteBeyond: past Knee bytes the per-byte cost is
+	// PerByteBeyond (Knee 0: no knee).
+	Knee          Bytes
+	PerByteBeyond Seconds
+	Occupancy     Seconds // per-chunk busy time when pipelined (≤ Alpha)
 	// OnCPU marks a stage executed by host cores; Parallel is how many
 	// messages it can work on at once (the flows for a CPU stage; 0 means 1).
 	OnCPU    bool
@@ -82,13 +90,23 @@ func packets(n, per Bytes) float64 {
 
 // Time is the stage's store-and-forward time for a message of n bytes.
 func (st Stage) Time(n Bytes) Seconds {
-	return st.Alpha + Seconds(float64(n))*st.PerByte + Seconds(packets(n, st.Packet))*st.PerPacket
+	return st.Alpha + st.bytesTime(n) + Seconds(packets(n, st.Packet))*st.PerPacket
+}
+
+func (st Stage) bytesTime(n Bytes) Seconds {
+	if st.Knee > 0 && n > st.Knee {
+		return Seconds(float64(st.Knee))*st.PerByte + Seconds(float64(n-st.Knee))*st.PerByteBeyond
+	}
+	return Seconds(float64(n)) * st.PerByte
 }
 
 // Rate is the stage's asymptotic bandwidth 1/(PerByte + PerPacket/Packet),
 // +Inf when it has no per-byte cost.
 func (st Stage) Rate() Rate {
 	per := float64(st.PerByte)
+	if st.Knee > 0 {
+		per = float64(st.PerByteBeyond)
+	}
 	if st.Packet > 0 {
 		per += float64(st.PerPacket) / float64(st.Packet)
 	}
