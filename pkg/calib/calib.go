@@ -39,6 +39,37 @@ type Fitted struct {
 	// Preset is the base scenario's α and β for the same stage, for the
 	// table "fitted next to preset".
 	PresetAlpha, PresetBeta float64
+	// Regimes is set when two regimes (a knee) describe the series much
+	// better than one line; Fit is then the lower regime.
+	Regimes *fit.Regimes
+}
+
+// kneeImprovement is how much of one line's error two regimes must remove
+// for the calibration to use a knee.
+const kneeImprovement = 0.6
+
+// kneeFit tries two regimes; it keeps them when they remove most of one
+// line's error and the upper regime is a real bandwidth.
+func kneeFit(se Series, single fit.Result, opt fit.Options) (fit.Regimes, bool) {
+	g, err := fit.TwoRegimes(se.Obs, opt)
+	if err != nil || g.Improvement < kneeImprovement {
+		return fit.Regimes{}, false
+	}
+	if b := g.Above.Beta.Value; b <= 0 || math.IsInf(b, 0) || g.Below.Beta.Value <= 0 || math.IsInf(g.Below.Beta.Value, 0) {
+		return fit.Regimes{}, false
+	}
+	if g.Below.MedianAPE >= single.MedianAPE && g.Above.MedianAPE >= single.MedianAPE {
+		return fit.Regimes{}, false
+	}
+	return g, true
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
 }
 
 // Key is one scenario key the calibration sets.
@@ -59,6 +90,9 @@ type Comparison struct {
 	// Verdicts say which stage each model gets wrong, when its median error
 	// is above Large (empty otherwise).
 	PresetVerdict, CalibratedVerdict string
+	// MultiChunk is the calibrated model's error over the sizes of two
+	// chunks or more (pipelined transfers only): where overlap matters.
+	MultiChunk *fit.Comparison `json:",omitempty"`
 }
 
 // StageRow is one stage of the staged transfer, measured against modeled.
@@ -175,18 +209,93 @@ func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (
 		}
 	}
 
-	// The loopback TCP transfer: ping-pong one-way time, α + n/β.
+	// The loopback TCP transfer: ping-pong one-way time, α + n/β, with a
+	// knee where the buffers stop fitting in the caches when two regimes
+	// describe the data much better than one line.
 	if tcp, ok := pick(series, "tcp", "pingpong", "wall", "loopback"); ok {
 		if f, err := fit.AlphaBeta(tcp.Obs, opt); err != nil {
 			c.Warnings = append(c.Warnings, "loopback TCP: "+err.Error())
 		} else {
 			lb := loopbackOf(base)
-			c.Fits = append(c.Fits, Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp, Fit: f,
-				PresetAlpha: float64(route(lb, "host-tcp").Evaluate(1).Latency), PresetBeta: float64(route(lb, "host-tcp").Evaluate(1 << 30).Bandwidth)})
-			c.set(s, "loopback.latency", measure.FormatSeconds(f.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", f.Alpha))
-			if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-				c.set(s, "loopback.rate", measure.FormatRate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", f.Beta))
+			fd := Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp, Fit: f,
+				PresetAlpha: float64(route(lb, "host-tcp").Evaluate(1).Latency), PresetBeta: float64(route(lb, "host-tcp").Evaluate(1 << 30).Bandwidth)}
+			if g, ok := kneeFit(tcp, f, opt); ok {
+				fd.Regimes = &g
+				fd.Fit = g.Below
 			}
+			c.Fits = append(c.Fits, fd)
+			c.set(s, "loopback.latency", measure.FormatSeconds(fd.Fit.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", fd.Fit.Alpha))
+			if b := fd.Fit.Beta.Value; b > 0 && !math.IsInf(b, 0) {
+				c.set(s, "loopback.rate", measure.FormatRate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", fd.Fit.Beta))
+			}
+			if g := fd.Regimes; g != nil {
+				c.set(s, "loopback.knee", measure.FormatBytes(int64(g.Break)), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", model.Bytes(g.Break).Human(), 100*g.Improvement))
+				c.set(s, "loopback.rate_beyond", measure.FormatRate(g.Above.Beta.Value), fmt.Sprintf("fit: β above the break (%s B/s)", g.Above.Beta))
+			}
+		}
+	}
+
+	// The loopback streaming goodput at writes of the chunk size: the period
+	// of the TCP stage when chunks follow each other.
+	if sizes, rates := streamPoints(runs, "loopback"); len(sizes) > 0 {
+		chunk := float64(s.Pipeline.Chunk)
+		for _, se := range series {
+			if se.Probe == "staged" && se.Chunk > 0 {
+				chunk = float64(se.Chunk)
+			}
+		}
+		if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
+			c.set(s, "loopback.stream_rate", measure.FormatRate(r), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
+		} else if len(sizes) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", model.Bytes(chunk).Human()))
+		}
+	}
+
+	// Copies of a bounce buffer the CPU has touched (the tcp path).
+	cr, okCR := pick(series, "cuda", "d2h-pinned-cpuread", "wall", "gpu0")
+	cw, okCW := pick(series, "cuda", "h2d-pinned-cpuwrite", "wall", "gpu0")
+	var cached []Fitted
+	for _, x := range []struct {
+		ok    bool
+		se    Series
+		stage string
+		name  string
+	}{{okCR, cr, "A*", "cudaMemcpy D2H into a buffer the CPU read (in its caches)"}, {okCW, cw, "G*", "cudaMemcpy H2D from a buffer the CPU wrote (dirty in its caches)"}} {
+		if !x.ok {
+			continue
+		}
+		f, err := fit.AlphaBeta(x.se.Obs, opt)
+		if err != nil {
+			c.Warnings = append(c.Warnings, x.stage+": "+err.Error())
+			continue
+		}
+		fd := Fitted{Stage: x.stage, Name: x.name, Series: x.se, Fit: f, PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())}
+		if g, ok := kneeFit(x.se, f, opt); ok {
+			fd.Regimes = &g
+			fd.Fit = g.Below
+		}
+		c.Fits = append(c.Fits, fd)
+		cached = append(cached, fd)
+	}
+	if len(cached) > 0 {
+		var as, bs, ks []float64
+		for _, f := range cached {
+			as = append(as, f.Fit.Alpha.Value)
+			bs = append(bs, f.Fit.Beta.Value)
+			if f.Regimes != nil {
+				ks = append(ks, f.Regimes.Break)
+			}
+		}
+		c.set(s, "gpu.cached_copy_latency", measure.FormatSeconds(mean(as)), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
+		b := bs[0]
+		if len(bs) == 2 {
+			b = harmonic(bs[0], bs[1])
+		}
+		if b > 0 && !math.IsInf(b, 0) {
+			c.set(s, "gpu.cached_copy_rate", measure.FormatRate(b), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
+		}
+		if len(ks) > 0 {
+			c.set(s, "gpu.cached_copy_knee", measure.FormatBytes(int64(mean(ks))), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
 		}
 	}
 
@@ -263,6 +372,15 @@ func (c *Calibration) set(s *model.Scenario, key, value, source string) {
 	c.Keys = append(c.Keys, Key{Key: key, Before: before, After: after, Source: source})
 }
 
+// withRDMA is s with an RDMA NIC, so that paths with plain copies (rdma)
+// can be evaluated on a host without one.
+func withRDMA(s *model.Scenario) *model.Scenario {
+	r := s.Clone()
+	_ = r.Set("nic.kind", model.KindRoCE)
+	_ = r.Set("nic.rdma", "true")
+	return r
+}
+
 // loopbackOf is s with the NIC replaced by the loopback device: the staged
 // transfer between two GPUs of one host.
 func loopbackOf(s *model.Scenario) *model.Scenario {
@@ -283,6 +401,29 @@ func route(s *model.Scenario, path string) *model.Route {
 func peerRate(s *model.Scenario) model.Rate {
 	r := route(s, "gpu-peer").Evaluate(1 << 30)
 	return r.Bandwidth
+}
+
+// streamPoints returns the tcp stream goodput per write size on a target,
+// ascending (the median over runs).
+func streamPoints(runs []*measure.RunData, target string) ([]float64, []float64) {
+	by := map[float64][]float64{}
+	for _, run := range runs {
+		for _, r := range run.Results {
+			if r.Probe == "tcp" && r.Variant == "stream" && r.Target == target && r.ThroughputBps > 0 && r.Bytes > 0 {
+				by[float64(r.Bytes)] = append(by[float64(r.Bytes)], r.ThroughputBps)
+			}
+		}
+	}
+	var sizes []float64
+	for n := range by {
+		sizes = append(sizes, n)
+	}
+	sort.Float64s(sizes)
+	rates := make([]float64, len(sizes))
+	for i, n := range sizes {
+		rates[i] = medianOf(by[n])
+	}
+	return sizes, rates
 }
 
 // collect groups the runs' timing records into series.
@@ -393,6 +534,7 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 		pipelined            bool
 		loopback             bool
 		stage                string // for stage comparisons: the stage letter in the path's table
+		plainCopy            bool   // a copy the CPU does not touch: read it off a path with plain copies
 	}
 	var ts []target
 	for _, k := range sortedKeys(series) {
@@ -406,10 +548,16 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 		ts = append(ts, target{label: "host-tcp: ping-pong one way (loopback)", path: "host-tcp", variant: "pingpong", se: se, ok: true, loopback: true})
 	}
 	if se, ok := pick(series, "cuda", "d2h-pinned", "wall", "gpu0"); ok {
-		ts = append(ts, target{label: "stage A: cudaMemcpy D2H (gpu0)", path: "tcp", variant: "d2h-pinned", se: se, ok: true, stage: "A"})
+		ts = append(ts, target{label: "stage A: cudaMemcpy D2H (gpu0)", path: "rdma", variant: "d2h-pinned", se: se, ok: true, stage: "A", plainCopy: true})
 	}
 	if se, ok := pick(series, "cuda", "h2d-pinned", "wall", "gpu0"); ok {
-		ts = append(ts, target{label: "stage G: cudaMemcpy H2D (gpu0)", path: "tcp", variant: "h2d-pinned", se: se, ok: true, stage: "G"})
+		ts = append(ts, target{label: "stage G: cudaMemcpy H2D (gpu0)", path: "rdma", variant: "h2d-pinned", se: se, ok: true, stage: "G", plainCopy: true})
+	}
+	if se, ok := pick(series, "cuda", "d2h-pinned-cpuread", "wall", "gpu0"); ok {
+		ts = append(ts, target{label: "stage A (tcp path): D2H into a CPU-read buffer (gpu0)", path: "tcp", variant: "d2h-pinned-cpuread", se: se, ok: true, stage: "A", loopback: true})
+	}
+	if se, ok := pick(series, "cuda", "h2d-pinned-cpuwrite", "wall", "gpu0"); ok {
+		ts = append(ts, target{label: "stage G (tcp path): H2D from a CPU-written buffer (gpu0)", path: "tcp", variant: "h2d-pinned-cpuwrite", se: se, ok: true, stage: "G", loopback: true})
 	}
 	if se, ok := pickPeer(series); ok {
 		ts = append(ts, target{label: "gpu-peer: peer copy (" + se.Target + ")", path: "gpu-peer", variant: "peer", se: se, ok: true})
@@ -421,6 +569,10 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 		before, after := c.Base, c.Scenario
 		if t.loopback {
 			before, after = loopbackOf(c.Base), c.Loopback
+		}
+		if t.plainCopy {
+			// rdma's stages A and G are plain copies; it needs an RDMA NIC.
+			before, after = withRDMA(before), withRDMA(after)
 		}
 		if t.pipelined {
 			if ch := t.se.Chunk; ch > 0 {
@@ -453,7 +605,24 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 				cmp.CalibratedVerdict = v.String()
 			}
 		}
-		if t.pipelined && cmp.CalibratedErr.MedianAPE > Large {
+		if t.pipelined && c.Chunk > 0 {
+			var bs, ps, ms []float64
+			for i, n := range t.se.Bytes {
+				if n > float64(c.Chunk) {
+					bs, ps, ms = append(bs, n), append(ps, cmp.Calibrated[i]), append(ms, t.se.Medians[i])
+				}
+			}
+			if len(bs) > 0 {
+				if mc, err := fit.Compare(bs, ps, ms); err == nil {
+					cmp.MultiChunk = &mc
+					if mc.MedianAPE > Large && cmp.CalibratedVerdict == "" {
+						cmp.CalibratedVerdict = fmt.Sprintf("over the %d sizes of two chunks or more the pipelined model is off by %.0f%% (median, worst %+.0f%% at %s): the overlap of copies and socket transfers is not what the model assumes (the slowest stage once per further %s chunk, each stage as fast as it runs alone)",
+							len(bs), mc.MedianAPE, mc.WorstPercent, model.Bytes(mc.WorstBytes).Human(), model.Bytes(c.Chunk).Human())
+					}
+				}
+			}
+		}
+		if t.pipelined && cmp.CalibratedErr.MedianAPE > Large && cmp.CalibratedVerdict == "" {
 			cmp.CalibratedVerdict = fmt.Sprintf("the pipelined model is off by %.0f%% (median): the overlap of copies and socket transfers is not what the model assumes (chunks of %s, the slowest stage once per further chunk)",
 				cmp.CalibratedErr.MedianAPE, model.Bytes(c.Chunk).Human())
 		}
@@ -559,7 +728,9 @@ func (c *Calibration) stageTable(series map[string]*Series) {
 		var ok bool
 		switch {
 		case st.Letter == "A" || st.Letter == "G":
-			f, ok = fitFor(st.Letter)
+			if f, ok = fitFor(st.Letter + "*"); !ok {
+				f, ok = fitFor(st.Letter)
+			}
 		case strings.Contains(st.Name, "(measured)"):
 			f, ok = fitFor("B–F")
 		}

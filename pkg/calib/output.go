@@ -102,9 +102,13 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fits (α + n/β, %s intervals, bootstrap over repetitions):\n", pct(c.level()))
 	for _, f := range c.Fits {
-		fmt.Fprintf(&b, "  %-5s %-42s α %-28s β %-34s preset α %s β %s  (median error %.1f%%, %d sizes)\n",
+		fmt.Fprintf(&b, "  %-5s %-62s α %-28s β %-34s preset α %s β %s  (median error %.1f%%, %d sizes)\n",
 			f.Stage, f.Name, seconds(f.Fit.Alpha.Value, f.Fit.Alpha.Lo, f.Fit.Alpha.Hi), rate(f.Fit.Beta.Value, f.Fit.Beta.Lo, f.Fit.Beta.Hi),
 			model.Seconds(f.PresetAlpha).Human(), model.Rate(f.PresetBeta).Human(), f.Fit.MedianAPE, f.Fit.Sizes)
+		if g := f.Regimes; g != nil {
+			fmt.Fprintf(&b, "        two regimes: up to %s as above; beyond, β %s (the split removes %.0f%% of one line's error)\n",
+				model.Bytes(g.Break).Human(), rate(g.Above.Beta.Value, g.Above.Beta.Lo, g.Above.Beta.Hi), 100*g.Improvement)
+		}
 		for _, wn := range f.Fit.Warnings {
 			fmt.Fprintf(&b, "        warning: %s\n", wn.Message)
 		}
@@ -117,6 +121,9 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	for _, cmp := range c.Comparison {
 		fmt.Fprintf(&b, "  %-62s preset median %6.1f%% worst %6.1f%% | calibrated median %5.1f%% worst %5.1f%%\n",
 			cmp.Label, cmp.PresetErr.MedianAPE, cmp.PresetErr.WorstAPE, cmp.CalibratedErr.MedianAPE, cmp.CalibratedErr.WorstAPE)
+		if cmp.MultiChunk != nil {
+			fmt.Fprintf(&b, "      sizes of two chunks or more: calibrated median %.1f%% worst %.1f%%\n", cmp.MultiChunk.MedianAPE, cmp.MultiChunk.WorstAPE)
+		}
 		if cmp.CalibratedVerdict != "" {
 			fmt.Fprintf(&b, "      calibrated: %s\n", cmp.CalibratedVerdict)
 		}

@@ -135,7 +135,7 @@ func pipelined(stages []Stage, n, c Bytes) (Seconds, int) {
 	step := func(size Bytes) Seconds {
 		var m Seconds
 		for _, st := range stages {
-			if v := st.Occupancy + st.Time(size) - st.Alpha; v > m {
+			if v := st.Busy(size); v > m {
 				m = v
 			}
 		}
@@ -183,7 +183,7 @@ func streaming(stages []Stage, loads []resourceUses, n Bytes) (bw Rate, bottlene
 		if st.OnCPU {
 			continue
 		}
-		busy := float64(st.Occupancy+st.Time(n)-st.Alpha) / float64(max(st.Parallel, 1))
+		busy := float64(st.Busy(n)) / float64(max(st.Parallel, 1))
 		if busy > worst {
 			worst, wStage, wRes = busy, i, -1
 		}

@@ -424,6 +424,9 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		if s.Loopback.Knee > 0 && s.Loopback.RateBeyond > 0 {
 			mb.Knee, mb.PerByteBeyond = s.Loopback.Knee, Seconds(1/float64(s.Loopback.RateBeyond))
 		}
+		if s.Loopback.StreamRate > 0 {
+			mb.StreamPerByte = Seconds(1 / float64(s.Loopback.StreamRate))
+		}
 		mf.Name, mf.What = "receive over loopback (measured)", "recv(): TCP receive and socket copy, overlapping the send; from the measured one-way loopback transfer (α/2)"
 		mf.Alpha, mf.Occupancy, mf.PerByte, mf.PerPacket, mf.Packet = half, half, 0, 0, 0
 		return []Stage{mb, mf}

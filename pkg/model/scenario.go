@@ -121,6 +121,9 @@ type Scenario struct {
 		// RateBeyond (buffers no longer fit in the caches); Knee 0: none.
 		Knee       Bytes
 		RateBeyond Rate
+		// StreamRate is the loopback TCP streaming goodput (writes back to
+		// back): the period of the stage when chunks follow each other.
+		StreamRate Rate
 	}
 }
 
@@ -431,6 +434,7 @@ var keys = []Key{
 	optional(rateKey("loopback.rate", "measured one-way TCP transfer over loopback: bandwidth β; 0B/s: model the stack stages instead", func(s *Scenario) *Rate { return &s.Loopback.Rate }, true, false)),
 	optional(bytesKey("loopback.knee", "size past which the loopback transfer runs at loopback.rate_beyond (a cache edge); 0B: none", func(s *Scenario) *Bytes { return &s.Loopback.Knee }, 0, 1<<40)),
 	optional(rateKey("loopback.rate_beyond", "loopback transfer bandwidth past loopback.knee", func(s *Scenario) *Rate { return &s.Loopback.RateBeyond }, true, false)),
+	optional(rateKey("loopback.stream_rate", "loopback TCP streaming goodput for writes of the chunk size: the stage's period when chunks follow each other; 0B/s: from loopback.rate", func(s *Scenario) *Rate { return &s.Loopback.StreamRate }, true, false)),
 }
 
 func optional(k Key) Key { k.Optional = true; return k }

@@ -40,6 +40,10 @@ type Stage struct {
 	Knee          Bytes
 	PerByteBeyond Seconds
 	Occupancy     Seconds // per-chunk busy time when pipelined (≤ Alpha)
+	// StreamPerByte, when set, is the per-byte busy time of the stage when
+	// messages or chunks follow each other back to back (a measured
+	// streaming rate), in place of its single-message per-byte time.
+	StreamPerByte Seconds
 	// OnCPU marks a stage executed by host cores; Parallel is how many
 	// messages it can work on at once (the flows for a CPU stage; 0 means 1).
 	OnCPU    bool
@@ -119,6 +123,16 @@ func (st Stage) Rate() Rate {
 // CPU is the stage's CPU seconds for a message of n bytes.
 func (st Stage) CPU(n Bytes) Seconds {
 	return st.CPUPerMessage + Seconds(float64(n))*st.CPUPerByte + Seconds(packets(n, st.Packet))*st.CPUPerPacket
+}
+
+// Busy is how long the stage is occupied by one of many back-to-back
+// messages (or chunks) of n bytes: its per-chunk occupancy plus its
+// size-dependent time, or its streaming per-byte time when it has one.
+func (st Stage) Busy(n Bytes) Seconds {
+	if st.StreamPerByte > 0 {
+		return st.Occupancy + Seconds(float64(n))*st.StreamPerByte
+	}
+	return st.Occupancy + st.Time(n) - st.Alpha
 }
 
 func (u Use) load(n Bytes) float64 {
