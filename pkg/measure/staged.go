@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -82,35 +83,67 @@ func StagedSizes() []int64 {
 func QuickStagedSizes() []int64 { return []int64{4, 4 << 10, 256 << 10, 4 << 20, 64 << 20} }
 
 // stagedWorker is one OS thread that owns a CUDA context: every CUDA call
-// of one side runs on it.
+// of one side runs on it. Between jobs it spins on a slot for a while
+// before it sleeps, so that a transfer starts on a running thread rather
+// than one just woken (waking a halted CPU is harness noise, not part of the
+// transfer).
 type stagedWorker struct {
-	jobs chan func()
+	slot atomic.Pointer[func()]
+	wake chan struct{} // capacity 1: a token means "look at the slot"
+	quit chan struct{}
 }
 
+// stagedSpin is how long an idle worker spins before it sleeps.
+const stagedSpin = time.Millisecond
+
 func startStagedWorker(setup func() error) (*stagedWorker, error) {
-	w := &stagedWorker{jobs: make(chan func())}
+	w := &stagedWorker{wake: make(chan struct{}, 1), quit: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
 		errc <- setup()
-		for f := range w.jobs {
-			f()
+		for {
+			deadline := time.Now().Add(stagedSpin)
+			for {
+				if f := w.slot.Swap(nil); f != nil {
+					(*f)()
+					deadline = time.Now().Add(stagedSpin)
+					continue
+				}
+				if !time.Now().Before(deadline) {
+					break
+				}
+			}
+			select {
+			case <-w.wake:
+			case <-w.quit:
+				return
+			}
 		}
 	}()
 	if err := <-errc; err != nil {
-		close(w.jobs)
+		w.stop()
 		return nil, err
 	}
 	return w, nil
 }
 
+// stop ends the worker's thread.
+func (w *stagedWorker) stop() { close(w.quit) }
+
 // do runs f on the worker's thread and waits for it.
 func (w *stagedWorker) do(f func() error) error { return <-w.start(f) }
 
-// start runs f on the worker's thread and returns at once.
+// start runs f on the worker's thread and returns at once. One job at a
+// time: the caller waits for a job before it starts the next.
 func (w *stagedWorker) start(f func() error) <-chan error {
 	errc := make(chan error, 1)
-	w.jobs <- func() { errc <- f() }
+	job := func() { errc <- f() }
+	w.slot.Store(&job)
+	select {
+	case w.wake <- struct{}{}:
+	default: // a token is already pending: the worker will look
+	}
 	return errc
 }
 
@@ -212,7 +245,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 	if err != nil {
 		return err
 	}
-	close(probe.jobs)
+	probe.stop()
 	ords := []int{0, 0}
 	if ndev >= 2 {
 		ords[1] = 1
@@ -293,7 +326,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 				}
 				return drv.PrimaryCtxRelease(side.dev)
 			})
-			close(w.jobs)
+			w.stop()
 		})
 		return side, nil
 	}
