@@ -97,13 +97,13 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 		}
 	}
 	res.CPU = res.CPUSender + res.CPUReceiver
-	res.Pipelined, res.Chunks = pipelined(r.Stages, n, r.Chunk)
-	if res.Pipelined > res.Latency {
-		res.Pipelined, res.Chunks = res.Latency, 1
-	}
 	loads := r.loads
 	if loads == nil {
 		loads = indexUses(r.Stages, r.Resources)
+	}
+	res.Pipelined, res.Chunks = pipelined(r.Stages, loads, n, r.Chunk)
+	if res.Pipelined > res.Latency {
+		res.Pipelined, res.Chunks = res.Latency, 1
 	}
 	res.Bandwidth, res.Bottleneck, res.LineRate = streaming(r.Stages, loads, n)
 	perSec := float64(res.LineRate) / float64(n) // messages per second at line rate
@@ -114,11 +114,12 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 }
 
 // pipelined is the latency of n bytes sent in chunks of c: the first chunk
-// passes every stage, then each further chunk adds the busiest stage's
-// per-chunk occupancy:
+// passes every stage, then each further chunk adds the period of the
+// pipeline — the time the tightest stage or shared resource (a CPU that
+// serves two stages, a link, DDR) is busy with one chunk, as in streaming:
 //
-//	T = Σ_i T_i(c) + Σ_{j=2..k} max_i (O_i + T_i(c_j) − α_i)
-func pipelined(stages []Stage, n, c Bytes) (Seconds, int) {
+//	T = Σ_i T_i(c) + Σ_{j=2..k} period(c_j),  period(x) = x / bandwidth(x)
+func pipelined(stages []Stage, loads []resourceUses, n, c Bytes) (Seconds, int) {
 	if c <= 0 || n <= c {
 		var t Seconds
 		for _, st := range stages {
@@ -133,13 +134,7 @@ func pipelined(stages []Stage, n, c Bytes) (Seconds, int) {
 		t += st.Time(c)
 	}
 	step := func(size Bytes) Seconds {
-		var m Seconds
-		for _, st := range stages {
-			if v := st.Busy(size); v > m {
-				m = v
-			}
-		}
-		return m
+		return period(stages, loads, size)
 	}
 	t += Seconds(k-2) * step(c)
 	t += step(last)
@@ -168,6 +163,16 @@ func indexUses(stages []Stage, resources []Resource) []resourceUses {
 		}
 	}
 	return out
+}
+
+// period is the time one of many back-to-back messages of n bytes keeps
+// the tightest stage or shared resource busy (0 when nothing limits).
+func period(stages []Stage, loads []resourceUses, n Bytes) Seconds {
+	bw, _, _ := streaming(stages, loads, n)
+	if math.IsInf(float64(bw), 1) || bw <= 0 {
+		return 0
+	}
+	return Seconds(float64(n) / float64(bw))
 }
 
 // streaming finds the tightest resource for back-to-back messages of n

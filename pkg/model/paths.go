@@ -419,6 +419,9 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		// the receive copy overlaps it (TCP streams segment by segment).
 		half := s.Loopback.Latency / 2
 		mb, mf := b, fr
+		// Their times are measured, not modeled CPU work: each is a stage of
+		// its own in the pipeline (the CPU costs stay in the CPU resources).
+		mb.OnCPU, mf.OnCPU = false, false
 		mb.Name, mb.What = "send over loopback (measured)", "send(): socket copy and TCP transmit, from the measured one-way loopback transfer (α/2 and all of n/β)"
 		mb.Alpha, mb.Occupancy, mb.PerByte, mb.PerPacket, mb.Packet = half, half, Seconds(1/float64(s.Loopback.Rate)), 0, 0
 		if s.Loopback.Knee > 0 && s.Loopback.RateBeyond > 0 {
