@@ -95,6 +95,11 @@ func writeFileAtomic(path string, data []byte) error {
 		return usagef("--out %s: %v", path, errors.Unwrap(err))
 	}
 	tmp := f.Name()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(tmp)
