@@ -101,7 +101,11 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 	if loads == nil {
 		loads = indexUses(r.Stages, r.Resources)
 	}
-	res.Pipelined, res.Chunks = pipelined(r.Stages, loads, n, r.Chunk)
+	cp := r.chunkPeriod
+	if !r.periodKnown {
+		cp = period(r.Stages, loads, r.Chunk)
+	}
+	res.Pipelined, res.Chunks = pipelined(r.Stages, loads, n, r.Chunk, cp)
 	if res.Pipelined > res.Latency {
 		res.Pipelined, res.Chunks = res.Latency, 1
 	}
@@ -119,7 +123,7 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 // serves two stages, a link, DDR) is busy with one chunk, as in streaming:
 //
 //	T = Σ_i T_i(c) + Σ_{j=2..k} period(c_j),  period(x) = x / bandwidth(x)
-func pipelined(stages []Stage, loads []resourceUses, n, c Bytes) (Seconds, int) {
+func pipelined(stages []Stage, loads []resourceUses, n, c Bytes, chunkPeriod Seconds) (Seconds, int) {
 	if c <= 0 || n <= c {
 		var t Seconds
 		for _, st := range stages {
@@ -133,11 +137,8 @@ func pipelined(stages []Stage, loads []resourceUses, n, c Bytes) (Seconds, int) 
 	for _, st := range stages {
 		t += st.Time(c)
 	}
-	step := func(size Bytes) Seconds {
-		return period(stages, loads, size)
-	}
-	t += Seconds(k-2) * step(c)
-	t += step(last)
+	t += Seconds(k-2) * chunkPeriod
+	t += period(stages, loads, last)
 	return t, k
 }
 

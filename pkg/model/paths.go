@@ -31,6 +31,9 @@ type Route struct {
 	Chunk     Bytes
 
 	loads []resourceUses // Resources with the uses that load them, built once
+	// chunkPeriod is the pipeline's period for a full chunk, built once.
+	chunkPeriod Seconds
+	periodKnown bool
 }
 
 var paths = []Path{
@@ -114,6 +117,9 @@ func (p Path) Route(s *Scenario) *Route {
 	r := &Route{Path: p, Feasible: reason == "", Reason: reason, Stages: stages,
 		Resources: s.resources(), Chunk: s.Pipeline.Chunk}
 	r.loads = indexUses(r.Stages, r.Resources)
+	if r.Feasible && r.Chunk > 0 {
+		r.chunkPeriod, r.periodKnown = period(r.Stages, r.loads, r.Chunk), true
+	}
 	return r
 }
 
