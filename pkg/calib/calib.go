@@ -44,6 +44,46 @@ type Fitted struct {
 	Regimes *fit.Regimes
 }
 
+// handoffMax is the largest size whose staged transfers fit stack.handoff:
+// where the fixed costs dominate.
+const handoffMax = 4096
+
+// fitHandoff fits stack.handoff, the one parameter taken from the staged
+// transfer itself: half the median excess of the measured store-and-forward
+// transfer over the component model at sizes up to handoffMax (the tcp path
+// switches between a GPU copy and socket calls twice). The rest of the
+// transfer's curve, and the pipelined variant, remain predictions.
+func (c *Calibration) fitHandoff(series map[string]*Series) {
+	var sf *Series
+	for _, k := range sortedKeys(series) {
+		if se := series[k]; se.Probe == "staged" && se.Variant == "store-and-forward" {
+			sf = se
+			break
+		}
+	}
+	if sf == nil {
+		return
+	}
+	c.Components = c.Loopback.Clone()
+	pred, _ := predict(c.Components, "tcp", "", false, sf.Bytes)
+	var diffs []float64
+	for i, n := range sf.Bytes {
+		if n <= handoffMax {
+			diffs = append(diffs, sf.Medians[i]-pred[i])
+		}
+	}
+	if len(diffs) < 2 {
+		return
+	}
+	h := medianOf(diffs) / 2
+	if h <= 0 {
+		return
+	}
+	c.set(c.Scenario, "stack.handoff", measure.FormatSeconds(h),
+		fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), model.Bytes(handoffMax).Human()))
+	c.Loopback = loopbackOf(c.Scenario)
+}
+
 // kneeImprovement is how much of one line's error two regimes must remove
 // for the calibration to use a knee.
 const kneeImprovement = 0.6
@@ -93,6 +133,11 @@ type Comparison struct {
 	// MultiChunk is the calibrated model's error over the sizes of two
 	// chunks or more (pipelined transfers only): where overlap matters.
 	MultiChunk *fit.Comparison `json:",omitempty"`
+	// ComponentsOnly is the prediction from the component probes alone
+	// (no parameter fitted on the transfer itself), for the staged
+	// transfer; nil elsewhere.
+	ComponentsOnly    []float64       `json:",omitempty"`
+	ComponentsOnlyErr *fit.Comparison `json:",omitempty"`
 }
 
 // StageRow is one stage of the staged transfer, measured against modeled.
@@ -123,6 +168,9 @@ type Calibration struct {
 	Runs       []RunInfo
 	Warnings   []string
 	Chunk      int64 // chunk size of the measured pipelined transfer (0: none)
+	// Components is the calibrated loopback scenario before the hand-off
+	// was fitted: every value from the component probes alone.
+	Components *model.Scenario
 }
 
 // RunInfo is the provenance of one run used.
@@ -321,6 +369,7 @@ func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (
 	}
 	c.Scenario = s
 	c.Loopback = loopbackOf(s)
+	c.fitHandoff(series)
 	c.compare(series, opt)
 	c.stageTable(series)
 	return c, nil
@@ -586,6 +635,17 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 		var stagesPre, stagesCal []fit.Stage
 		cmp.Preset, stagesPre = predict(before, t.path, t.stage, t.pipelined, t.se.Bytes)
 		cmp.Calibrated, stagesCal = predict(after, t.path, t.stage, t.pipelined, t.se.Bytes)
+		if t.se.Probe == "staged" && c.Components != nil {
+			comp := c.Components
+			if t.pipelined && t.se.Chunk > 0 {
+				comp = comp.Clone()
+				_ = comp.Set("pipeline.chunk", model.Bytes(t.se.Chunk).String())
+			}
+			cmp.ComponentsOnly, _ = predict(comp, t.path, "", t.pipelined, t.se.Bytes)
+			if ce, err := fit.Compare(t.se.Bytes, cmp.ComponentsOnly, t.se.Medians); err == nil {
+				cmp.ComponentsOnlyErr = &ce
+			}
+		}
 		var err error
 		if cmp.PresetErr, err = fit.Compare(t.se.Bytes, cmp.Preset, t.se.Medians); err != nil {
 			c.Warnings = append(c.Warnings, t.label+": "+err.Error())

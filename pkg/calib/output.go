@@ -121,6 +121,9 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	for _, cmp := range c.Comparison {
 		fmt.Fprintf(&b, "  %-62s preset median %6.1f%% worst %6.1f%% | calibrated median %5.1f%% worst %5.1f%%\n",
 			cmp.Label, cmp.PresetErr.MedianAPE, cmp.PresetErr.WorstAPE, cmp.CalibratedErr.MedianAPE, cmp.CalibratedErr.WorstAPE)
+		if cmp.ComponentsOnlyErr != nil {
+			fmt.Fprintf(&b, "      from the component probes alone (no hand-off fitted): median %.1f%% worst %.1f%%\n", cmp.ComponentsOnlyErr.MedianAPE, cmp.ComponentsOnlyErr.WorstAPE)
+		}
 		if cmp.MultiChunk != nil {
 			fmt.Fprintf(&b, "      sizes of two chunks or more: calibrated median %.1f%% worst %.1f%%\n", cmp.MultiChunk.MedianAPE, cmp.MultiChunk.WorstAPE)
 		}

@@ -128,9 +128,28 @@ func (p Path) Route(s *Scenario) *Route {
 func buildTCP(s *Scenario) ([]Stage, string) {
 	// The CPU's socket copies read and write the bounce buffer: its copies
 	// are cached-buffer copies.
-	st := []Stage{s.cached(s.copyD2H())}
+	st := []Stage{s.handoff(s.cached(s.copyD2H()))}
 	st = append(st, s.hostTCPStages(false)...)
-	return append(st, s.cached(s.copyH2D())), ""
+	return append(st, s.handoff(s.cached(s.copyH2D()))), ""
+}
+
+// handoff adds stack.handoff to a copy stage of the tcp path: the thread
+// that runs the copy also runs the socket system calls before or after it.
+func (s *Scenario) handoff(c Stage) Stage {
+	h := s.Stack.Handoff
+	if h <= 0 {
+		return c
+	}
+	c.Alpha += h
+	c.Occupancy += h
+	c.CPUPerMessage += h
+	for i := range c.Uses {
+		if c.Uses[i].PerMessage > 0 {
+			c.Uses[i].PerMessage += float64(h)
+		}
+	}
+	c.What += fmt.Sprintf("; plus %s of hand-off between the copy and the socket calls on one thread (stack.handoff)", h.Human())
+	return c
 }
 
 // cached turns a copy stage into a copy of a buffer the CPU has in its

@@ -70,6 +70,10 @@ type Scenario struct {
 		ChecksumRate Rate    // software checksum on one core, when the NIC does not offload it
 		TSOSize      Bytes   // TSO super-segment size
 		Flows        int     // parallel TCP flows (each served by one core on each side)
+		// Handoff is the extra cost when one thread alternates between a GPU
+		// copy and socket system calls (the tcp path's A→B and F→G): caches,
+		// TLB and branch predictors are cold after the kernel ran.
+		Handoff Seconds
 	}
 	NIC struct {
 		Model           string
@@ -394,6 +398,7 @@ var keys = []Key{
 	rateKey("stack.checksum_rate", "software checksum on one core (used when the NIC does not offload it)", func(s *Scenario) *Rate { return &s.Stack.ChecksumRate }, false, false),
 	bytesKey("stack.tso_size", "TSO super-segment size", func(s *Scenario) *Bytes { return &s.Stack.TSOSize }, 1024, 256<<10),
 	intKey("stack.flows", "parallel TCP flows, each served by one core per side", func(s *Scenario) *int { return &s.Stack.Flows }, 1, 1024),
+	optional(durationKey("stack.handoff", "extra cost when one thread alternates between a GPU copy and socket system calls (tcp path: A→B, F→G); 0s: none", func(s *Scenario) *Seconds { return &s.Stack.Handoff }, 0, 1e-3)),
 
 	stringKey("nic.model", "free text", func(s *Scenario) *string { return &s.NIC.Model }),
 	enumKey("nic.kind", "ib | roce | ethernet | loopback", func(s *Scenario) *string { return &s.NIC.Kind }, KindIB, KindRoCE, KindEthernet, KindLoopback),
