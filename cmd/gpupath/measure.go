@@ -231,7 +231,7 @@ func hostScenarioYAML(rd *measure.RunData, ovs []measure.Override, notes []strin
 	if len(notes) > 0 {
 		title += " Not derived: " + strings.Join(notes, "; ")
 	}
-	for _, line := range wrapText(title, 98) {
+	for _, line := range measure.WrapLines(title, 98) {
 		b.WriteString("# " + line + "\n")
 	}
 	fmt.Fprintf(&b, "name: %q\n", "this-host "+rd.Manifest.Host.Hostname)
@@ -240,26 +240,6 @@ func hostScenarioYAML(rd *measure.RunData, ovs []measure.Override, notes []strin
 		return nil, err
 	}
 	return []byte(b.String()), nil
-}
-
-func wrapText(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 func contains(list []string, s string) bool {

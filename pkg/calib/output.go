@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
@@ -19,7 +20,7 @@ import (
 func (c *Calibration) YAML(now time.Time) []byte {
 	var b bytes.Buffer
 	comment := func(text string, indent string) {
-		for _, line := range wrap(text, 96) {
+		for _, line := range measure.WrapLines(text, 96) {
 			b.WriteString(indent + "# " + line + "\n")
 		}
 	}
@@ -73,26 +74,6 @@ func quoteIfNeeded(v string) string {
 		return strconv.Quote(v)
 	}
 	return v
-}
-
-func wrap(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 // WriteText writes the calibration for a terminal: the fits with their

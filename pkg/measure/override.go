@@ -287,6 +287,12 @@ func WriteScenarioYAML(w io.Writer, title string, ovs []Override) error {
 // wrapComment breaks s into lines of at most width characters, for YAML
 // comments (the encoder adds the "# ").
 func wrapComment(s string, width int) string {
+	return strings.Join(WrapLines(s, width), "\n")
+}
+
+// WrapLines breaks s at spaces into lines of at most width characters (a
+// longer word gets a line of its own).
+func WrapLines(s string, width int) []string {
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(s) {
@@ -303,7 +309,7 @@ func wrapComment(s string, width int) string {
 	if line != "" {
 		lines = append(lines, line)
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // formatMicros writes a duration in microseconds, the unit of the model's
