@@ -151,6 +151,10 @@ type StageRow struct {
 	Beta     fit.Interval
 	// At sizes StageSizes: modeled latency (calibrated) and measured.
 	Modeled, MeasuredAt []float64
+	// InSitu is the stage's own time inside the measured staged
+	// store-and-forward transfer at StageSizes (NaN outside the sizes
+	// recorded); nil when the runs do not time the stage in the transfer.
+	InSitu []float64
 }
 
 // StageSizes are the sizes of the per-stage table.
@@ -208,7 +212,7 @@ func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (
 		if err != nil {
 			c.Warnings = append(c.Warnings, err.Error())
 		}
-		for _, o := range ovs {
+		for _, o := range append(ovs, inventoryTopology(r, ovs)...) {
 			c.set(s, o.Key, o.Value, o.Source)
 		}
 	}
@@ -372,6 +376,7 @@ func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (
 	c.fitHandoff(series)
 	c.compare(series, opt)
 	c.stageTable(series)
+	c.inSitu(runs)
 	return c, nil
 }
 
