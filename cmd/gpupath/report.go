@@ -49,12 +49,14 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	var measured []report.Measured
+	var runs []*measure.RunData
 	for _, d := range data {
-		m, err := readRun(d)
+		m, rd, err := readRun(d)
 		if err != nil {
 			return usagef("--data %s: %v", d, err)
 		}
 		measured = append(measured, m)
+		runs = append(runs, rd)
 	}
 
 	now := time.Now().UTC()
@@ -80,12 +82,18 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case quickProbes == nil:
 		probeNote = "the quick host probes are not part of this build"
 	default:
-		m, err := runQuick(ctx, host, now, stderr)
+		m, rd, err := runQuick(ctx, host, now, stderr)
 		if err != nil {
 			return err
 		}
 		measured = append(measured, m)
+		// The quick run measured the host that renders: calibrate it only
+		// when no run of another host was given.
+		if len(runs) == 0 {
+			runs = append(runs, rd)
+		}
 	}
+	cal, calNote := calibrate(runs, s)
 
 	in := report.Input{
 		Scenario:  s,
@@ -97,6 +105,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		RunID:     filepath.Base(filepath.Clean(dir)),
 		Measured:  measured,
 		ProbeNote: probeNote,
+
+		Calibration:     cal,
+		CalibrationNote: calNote,
 	}
 	rep, err := report.Render(in)
 	if err != nil {
@@ -120,17 +131,17 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // runQuick makes the quick run into reports/runs/<host>-<UTC time> (where
 // gpupath measure puts its runs, so that it can be given again with --data)
 // and reads it back.
-func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, error) {
+func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, *measure.RunData, error) {
 	dir := filepath.Join(reportsDir, "runs", measure.RunDirName(host, at))
 	if err := quickProbes(ctx, dir, stderr); err != nil {
-		return report.Measured{}, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
+		return report.Measured{}, nil, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
 	}
-	m, err := readRun(dir)
+	m, rd, err := readRun(dir)
 	if err != nil {
-		return report.Measured{}, fmt.Errorf("quick probes: %s: %w", dir, err)
+		return report.Measured{}, nil, fmt.Errorf("quick probes: %s: %w", dir, err)
 	}
 	m.Source = dir + " (quick probes run by gpupath report)"
-	return m, nil
+	return m, rd, nil
 }
 
 // scenarioSource says how the scenario was chosen.

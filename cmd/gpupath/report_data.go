@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/report"
@@ -20,7 +22,8 @@ import (
 // An error is bad input (exit 2): a missing or corrupt manifest, a results
 // file in which no line is a record. Lines of results.jsonl that are not
 // records (the last line of a killed run) are skipped and listed in the
-// report. It is a variable so that tests and other readers can stand in.
+// report. It returns the run as read too, for the calibration. It is a
+// variable so that tests and other readers can stand in.
 var readRun = readMeasureRun
 
 // quickProbes runs the quick host probes (measure.RunQuick: tcp, memcpy,
@@ -38,14 +41,14 @@ var quickProbes = func(ctx context.Context, dir string, stderr io.Writer) error 
 	return nil
 }
 
-func readMeasureRun(dir string) (report.Measured, error) {
+func readMeasureRun(dir string) (report.Measured, *measure.RunData, error) {
 	rd, err := measure.ReadRun(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return report.Measured{}, fmt.Errorf("no %s: not a run directory of gpupath measure", measure.ManifestFile)
+		return report.Measured{}, nil, fmt.Errorf("no %s: not a run directory of gpupath measure", measure.ManifestFile)
 	}
 	if err != nil {
 		// The message names the file inside dir; the caller names dir.
-		return report.Measured{}, errors.New(strings.TrimPrefix(unwrapPath(err).Error(), filepath.Clean(dir)+string(filepath.Separator)))
+		return report.Measured{}, nil, errors.New(strings.TrimPrefix(unwrapPath(err).Error(), filepath.Clean(dir)+string(filepath.Separator)))
 	}
 	man := rd.Manifest
 	m := report.Measured{Source: dir, Start: man.Start, Tool: man.Version, Status: string(man.Status), Host: hostLine(man.Host)}
@@ -67,10 +70,27 @@ func readMeasureRun(dir string) (report.Measured, error) {
 	// A line cut off by a killed run is skipped and listed; a file in which
 	// no line is a record is not a results file at all.
 	if len(rd.Results) == 0 && len(rd.Skipped) > 0 {
-		return report.Measured{}, fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
+		return report.Measured{}, nil, fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
 	}
 	m.Series = measuredOf(rd.Results)
-	return m, nil
+	return m, rd, nil
+}
+
+// calibrate fits the model to the runs (as gpupath fit does, with its
+// default seed) for the report's section "Model against measurement". A
+// calibration that cannot be made is no error: the report says why.
+func calibrate(runs []*measure.RunData, base *model.Scenario) (*calib.Calibration, string) {
+	if len(runs) == 0 {
+		return nil, ""
+	}
+	c, err := calib.Calibrate(runs, base, fit.Options{Seed: 1})
+	switch {
+	case errors.Is(err, calib.ErrNothing):
+		return nil, "no run holds what the calibration fits (cuda copies, tcp ping-pong on loopback or GPU peer copies)"
+	case err != nil:
+		return nil, "the calibration failed: " + err.Error()
+	}
+	return c, ""
 }
 
 // hostLine describes the measuring host in one line.

@@ -169,6 +169,74 @@ func TestReportWithData(t *testing.T) {
 	}
 }
 
+// A run with GPU copies, loopback TCP and the staged transfer (the H200
+// example) is calibrated: the report gains the section "Model against
+// measurement", its summary says how close the calibrated model is, and the
+// data paths are drawn on the topology the run read too.
+func TestReportCalibrates(t *testing.T) {
+	run, err := filepath.Abs(filepath.Join("..", "..", "reports", "examples", "h200-1gpu", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "results.jsonl")); err != nil {
+		t.Skipf("skipped: the example run is not there: %v", err)
+	}
+	t.Chdir(t.TempDir())
+	if _, errOut, code := invoke(t, "report", "--model-only", "--data", run, "--out", "r"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	page, err := os.ReadFile("r/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"8. Model against measurement", "Fitted parameters, next to the preset", "Error per path", "The staged transfer, stage by stage",
+		`<span class="badge measured">measured</span>`, "Pipelined against store-and-forward", "(measured topology)", "the calibrated model is off by a median of"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	var man struct {
+		Calibration struct {
+			Comparisons []struct {
+				Label            string
+				CalibratedMedian float64 `json:"calibrated_median_ape_pct"`
+			}
+			Stages []struct{ Measured bool }
+		}
+	}
+	b, _ := os.ReadFile("r/report.json")
+	if err := json.Unmarshal(b, &man); err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Calibration.Comparisons) < 3 || len(man.Calibration.Stages) == 0 {
+		t.Errorf("report.json calibration: %+v", man.Calibration)
+	}
+}
+
+// Runs with nothing to calibrate give a report that says so.
+func TestReportNothingToCalibrate(t *testing.T) {
+	t.Chdir(t.TempDir())
+	run := filepath.Join("runs", "host1")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"format": 1, "tool": "gpupath", "version": "0.1.0", "status": "complete", "start": "2026-11-29T10:00:00Z", "host": {"hostname": "host1"}, "results": "results.jsonl"}`
+	results := `{"probe":"memcpy","variant":"memcpy","stage":"B,F","path":"host-tcp","target":"host","bytes":4096,"iterations":1000,"min_s":3e-7,"median_s":3.5e-7,"p99_s":5e-7,"throughput_Bps":1.1e10}
+`
+	for name, body := range map[string]string{"manifest.json": manifest, "results.jsonl": results} {
+		if err := os.WriteFile(filepath.Join(run, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, errOut, code := invoke(t, "report", "--model-only", "--data", run, "--out", "r"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	page, _ := os.ReadFile("r/index.html")
+	if !strings.Contains(string(page), "No calibration: no run holds what the calibration fits") {
+		t.Error("the report does not say why there is no calibration")
+	}
+}
+
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
 		"default": "default", "<script>alert(1)</script>": "script-alert-1-script", "DGX H100 / NDR": "dgx-h100-ndr",

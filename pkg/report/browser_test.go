@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -71,17 +72,27 @@ const factsJS = `(() => {
 // The report opens in headless Chromium with networking disabled: no
 // console errors, no failed or outside requests, every figure drawn with a
 // size and with ink, nothing wider than the screen — on a desktop and on a
-// phone. The full-page screenshots are kept in $GPUPATH_ARTIFACTS.
+// phone, for a report with made-up measurements and for one calibrated on
+// the H200 run. The full-page screenshots are kept in $GPUPATH_ARTIFACTS.
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
-	r := render(t, measuredInput())
-	dir := filepath.Join(t.TempDir(), "report")
-	if err := r.WriteDir(dir); err != nil {
-		t.Fatal(err)
+	type page struct {
+		name string
+		r    *Report
+		url  string
 	}
-	pageURL := (&url.URL{Scheme: "file", Path: filepath.Join(dir, HTMLFile)}).String()
+	var pages []page
+	for name, in := range map[string]Input{"measured": measuredInput(), "calibrated": calibratedInput(t)} {
+		r := render(t, in)
+		dir := filepath.Join(t.TempDir(), "report")
+		if err := r.WriteDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, page{name, r, (&url.URL{Scheme: "file", Path: filepath.Join(dir, HTMLFile)}).String()})
+	}
+	sort.Slice(pages, func(i, j int) bool { return pages[i].name > pages[j].name })
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
@@ -165,65 +176,68 @@ func TestBrowser(t *testing.T) {
 	problems = nil
 	mu.Unlock()
 
-	for _, vp := range []struct {
-		name          string
-		width, height int64
-		scale         float64
-		mobile        bool
-	}{
-		{"desktop", 1280, 900, 1, false},
-		{"phone", 390, 844, 2, true},
-	} {
-		t.Run(vp.name, func(t *testing.T) {
-			eo := []chromedp.EmulateViewportOption{chromedp.EmulateScale(vp.scale)}
-			if vp.mobile {
-				eo = append(eo, chromedp.EmulateMobile)
-			}
-			if err := chromedp.Do(bctx, chromedp.EmulateViewport(vp.width, vp.height, eo...), chromedp.Navigate(pageURL)); err != nil {
-				t.Fatalf("loading %s: %v", pageURL, err)
-			}
-			facts, err := chromedp.Run(bctx, chromedp.Evaluate[pageFacts](factsJS))
-			if err != nil {
-				t.Fatal(err)
-			}
-			shot, err := chromedp.Run(bctx, fullPage(vp.scale))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := artifacts(t); d != "" {
-				if err := os.WriteFile(filepath.Join(d, "screenshot.png"), shot, 0o644); err != nil {
+	for _, pg := range pages {
+		r, pageURL := pg.r, pg.url
+		for _, vp := range []struct {
+			name          string
+			width, height int64
+			scale         float64
+			mobile        bool
+		}{
+			{"desktop", 1280, 900, 1, false},
+			{"phone", 390, 844, 2, true},
+		} {
+			t.Run(pg.name+"/"+vp.name, func(t *testing.T) {
+				eo := []chromedp.EmulateViewportOption{chromedp.EmulateScale(vp.scale)}
+				if vp.mobile {
+					eo = append(eo, chromedp.EmulateMobile)
+				}
+				if err := chromedp.Do(bctx, chromedp.EmulateViewport(vp.width, vp.height, eo...), chromedp.Navigate(pageURL)); err != nil {
+					t.Fatalf("loading %s: %v", pageURL, err)
+				}
+				facts, err := chromedp.Run(bctx, chromedp.Evaluate[pageFacts](factsJS))
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			img, err := png.Decode(bytes.NewReader(shot))
-			if err != nil {
-				t.Fatalf("screenshot: %v", err)
-			}
-			if !strings.HasPrefix(facts.Title, "GPU-to-GPU data paths") {
-				t.Errorf("title %q", facts.Title)
-			}
-			if facts.SVGs != len(r.Figures) || len(facts.Figures) != len(r.Figures) {
-				t.Errorf("%d svg elements, %d in figures, for %d figures", facts.SVGs, len(facts.Figures), len(r.Figures))
-			}
-			if facts.ScrollW > facts.InnerW+1 {
-				t.Errorf("the page is %v px wide on a %v px screen: it scrolls sideways", facts.ScrollW, facts.InnerW)
-			}
-			for _, f := range facts.Figures {
-				if f.W < 100 || f.H < 60 || f.W > facts.InnerW {
-					t.Errorf("%s is drawn %v×%v px on a %v px screen", f.ID, f.W, f.H, facts.InnerW)
+				shot, err := chromedp.Run(bctx, fullPage(vp.scale))
+				if err != nil {
+					t.Fatal(err)
 				}
-				if f.Text == 0 {
-					t.Errorf("%s has no text", f.ID)
+				if d := artifacts(t); d != "" {
+					if err := os.WriteFile(filepath.Join(d, "screenshot.png"), shot, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
-				rect := image.Rect(int(f.X*vp.scale), int(f.Y*vp.scale), int(math.Ceil((f.X+f.W)*vp.scale)), int(math.Ceil((f.Y+f.H)*vp.scale)))
-				if ink := inkOf(img, rect); ink < 0.01 {
-					t.Errorf("%s looks blank in the screenshot (%.4f of its pixels have ink, at %v)", f.ID, ink, rect)
+				img, err := png.Decode(bytes.NewReader(shot))
+				if err != nil {
+					t.Fatalf("screenshot: %v", err)
 				}
-			}
-			if b := img.Bounds(); float64(b.Dy()) < facts.Height*vp.scale*0.98 {
-				t.Errorf("the screenshot is %d px high; the page %v px", b.Dy(), facts.Height*vp.scale)
-			}
-		})
+				if !strings.HasPrefix(facts.Title, "GPU-to-GPU data paths") {
+					t.Errorf("title %q", facts.Title)
+				}
+				if facts.SVGs != len(r.Figures) || len(facts.Figures) != len(r.Figures) {
+					t.Errorf("%d svg elements, %d in figures, for %d figures", facts.SVGs, len(facts.Figures), len(r.Figures))
+				}
+				if facts.ScrollW > facts.InnerW+1 {
+					t.Errorf("the page is %v px wide on a %v px screen: it scrolls sideways", facts.ScrollW, facts.InnerW)
+				}
+				for _, f := range facts.Figures {
+					if f.W < 100 || f.H < 60 || f.W > facts.InnerW {
+						t.Errorf("%s is drawn %v×%v px on a %v px screen", f.ID, f.W, f.H, facts.InnerW)
+					}
+					if f.Text == 0 {
+						t.Errorf("%s has no text", f.ID)
+					}
+					rect := image.Rect(int(f.X*vp.scale), int(f.Y*vp.scale), int(math.Ceil((f.X+f.W)*vp.scale)), int(math.Ceil((f.Y+f.H)*vp.scale)))
+					if ink := inkOf(img, rect); ink < 0.01 {
+						t.Errorf("%s looks blank in the screenshot (%.4f of its pixels have ink, at %v)", f.ID, ink, rect)
+					}
+				}
+				if b := img.Bounds(); float64(b.Dy()) < facts.Height*vp.scale*0.98 {
+					t.Errorf("the screenshot is %d px high; the page %v px", b.Dy(), facts.Height*vp.scale)
+				}
+			})
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -51,11 +51,28 @@ type docTable struct {
 	// right-aligned (numeric) columns.
 	Widths []float64
 	Right  []bool
+	// RowClass marks rows by where their values come from ("measured",
+	// "preset"), one per row or none: the HTML and the PDF tint them
+	// differently.
+	RowClass []string
+}
+
+// rowClass is the class of row i, or "".
+func (t *docTable) rowClass(i int) string {
+	if i < len(t.RowClass) {
+		return t.RowClass[i]
+	}
+	return ""
 }
 
 type cell struct {
 	Text string
 	Sub  string
+	// Badge draws Text as a coloured label of this kind ("measured",
+	// "preset"), to be told apart at a glance.
+	Badge string
+	// NoWrap keeps Sub on one line in the HTML (an interval "7.45 – 7.55 µs").
+	NoWrap bool
 }
 
 func c(s string) cell { return cell{Text: s} }
@@ -124,6 +141,7 @@ var sectionTitles = []struct{ id, title string }{
 	{"cost", "CPU and memory cost"},
 	{"whatif", "What if"},
 	{"measurements", "Measurements"},
+	{"calibration", "Model against measurement"},
 	{"provenance", "Provenance"},
 }
 
@@ -171,6 +189,9 @@ func build(in *Input) *doc {
 	sum := secs["summary"]
 	answer, detail := a.summaryParts()
 	sum.text(strings.Join(answer, " "))
+	if s := calibrationSummary(in.Calibration); s != "" {
+		sum.text(s)
+	}
 	sum.text(strings.Join(detail, " "))
 	sum.table(a.keyTable())
 	sum.p("Latency is one-way, from the sender's GPU memory to the receiver's GPU memory (host memory for host-tcp and host-rdma), pipelined in %s chunks where the message is larger. Cores count both nodes and assume %d flow(s).",
@@ -180,6 +201,7 @@ func build(in *Input) *doc {
 	ps := secs["paths"]
 	ps.text("Each path is a list of stages, lettered as the seed tells the story: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
 	b.diagram(ps, a, modeled)
+	b.hostDiagram(ps, a)
 	for _, p := range a.stageMapRows() {
 		ps.h3(p.Title + " (" + p.Name + ")")
 		ps.text(p.Story)
@@ -230,6 +252,9 @@ func build(in *Input) *doc {
 
 	// Measurements.
 	b.measurements(secs["measurements"], a)
+
+	// Model against measurement.
+	b.calibration(secs["calibration"])
 
 	// Provenance.
 	pv := secs["provenance"]

@@ -8,10 +8,17 @@
 // fastest path over 1 B–1 GiB, the crossovers found by bisection, the CPU
 // cores at line rate), the data paths (diagram and a stage table per path),
 // latency, bandwidth, CPU and memory cost, what-if (neighbouring scenarios
-// chosen by Variants), measurements (when Input.Measured is given) and
+// chosen by Variants), measurements (when Input.Measured is given), model
+// against measurement (when Input.Calibration is given: the fitted stage
+// parameters with their intervals next to the preset's, the calibrated
+// scenario's keys, the preset and the calibrated model against every
+// measured curve with their errors and the verdict naming the stage the
+// model gets wrong, the staged transfer stage by stage — measured or preset,
+// alone and inside the transfer — and the speed-up of pipelining) and
 // provenance (tool version, host, time, the scenario in full, and for each
 // figure whether it is modeled, from which scenario, or measured, where and
-// when).
+// when). When the calibration carries the PCIe topology the runs read, the
+// data paths section draws the paths on it too.
 //
 // Render is a pure function of Input: the time, host, tool version and run
 // id are passed in, never read, so that golden files stay byte-exact. The
@@ -24,5 +31,6 @@
 // The package does not measure, read run directories or print: measured
 // data arrives as Measured values (series of points with the host and time
 // they were measured at, and the probes that could not run, with the
-// reason) that the caller builds from its run directories.
+// reason) that the caller builds from its run directories, and the
+// calibration as pkg/calib computed it; the report fits nothing itself.
 package report

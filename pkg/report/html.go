@@ -24,7 +24,8 @@ var (
 			}
 			return false
 		},
-		"right": func(t *docTable, j int) bool { return j < len(t.Right) && t.Right[j] },
+		"right":    func(t *docTable, j int) bool { return j < len(t.Right) && t.Right[j] },
+		"rowClass": func(t *docTable, i int) string { return t.rowClass(i) },
 	}).ParseFS(templateFS, "templates/report.html.tmpl"))
 	pageCSS = mustRead("templates/style.css")
 )

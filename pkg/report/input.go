@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
@@ -39,6 +40,17 @@ type Input struct {
 	// Variants overrides the what-if scenarios the report chooses by itself
 	// (Variants(Scenario)); nil means choose.
 	Variants []Variant
+
+	// Calibration is the model fitted to the measurement runs
+	// (calib.Calibrate of the runs, on Scenario as its base), or nil. It
+	// fills the section "Model against measurement" (fitted parameters next
+	// to the preset's, the calibrated scenario's keys, model against
+	// measurement per path with residuals and verdicts, the staged transfer
+	// stage by stage) and, when the runs read this host's PCIe topology,
+	// a second diagram of the paths on that topology. CalibrationNote says
+	// why there is none ("no run holds what the calibration fits").
+	Calibration     *calib.Calibration
+	CalibrationNote string
 }
 
 // Measured is one measurement run as the report shows it: where and when it
@@ -156,6 +168,27 @@ func (in *Input) validate() error {
 			}
 		}
 		_ = i
+	}
+	if c := in.Calibration; c != nil {
+		if c.Scenario == nil || c.Base == nil {
+			return errors.New("report: calibration without its scenarios")
+		}
+		for _, cmp := range c.Comparison {
+			n := len(cmp.Bytes)
+			if len(cmp.Measured) != n || len(cmp.Preset) != n || len(cmp.Calibrated) != n || (cmp.ComponentsOnly != nil && len(cmp.ComponentsOnly) != n) {
+				return fmt.Errorf("report: calibration: comparison %s: %d sizes, %d measured, %d preset and %d calibrated values", cmp.Label, n, len(cmp.Measured), len(cmp.Preset), len(cmp.Calibrated))
+			}
+			for j := range cmp.Bytes {
+				if !(cmp.Bytes[j] >= 1) || !finitePos(cmp.Measured[j]) {
+					return fmt.Errorf("report: calibration: comparison %s: size %v measured %v: not a positive size and time", cmp.Label, cmp.Bytes[j], cmp.Measured[j])
+				}
+			}
+		}
+		for _, r := range c.Stages {
+			if len(r.Modeled) != len(calib.StageSizes) || len(r.MeasuredAt) != len(calib.StageSizes) || (r.InSitu != nil && len(r.InSitu) != len(calib.StageSizes)) {
+				return fmt.Errorf("report: calibration: stage %s: values for %d sizes, want %d", r.Name, len(r.Modeled), len(calib.StageSizes))
+			}
+		}
 	}
 	return nil
 }

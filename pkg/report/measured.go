@@ -32,6 +32,9 @@ func (b *builder) measurements(sec *section, a *analysis) {
 		return
 	}
 	sec.text("Measured points are drawn over the model's curves for the path they measure, in the model's colour; the model comes from scenario " + in.Scenario.Name + ", the points from the run named. Where the run measured a different machine or link (loopback, another NIC) than the scenario describes, the gap is the difference between them, not an error of either.")
+	if in.Calibration != nil {
+		sec.text("Section “Model against measurement” compares the same measurements with the model of what was measured — the same host, the loopback device for a transfer on one host — before and after the model was fitted to them.")
+	}
 	for i, m := range in.Measured {
 		sec.h3(fmt.Sprintf("Run %d: %s", i+1, m.Source))
 		status := ""
@@ -82,15 +85,15 @@ func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, 
 		return plots.Point{CPU: max(float64(p.CPU), 0)}
 	})
 	if len(pl) > 0 {
-		b.plot(sec, run+"-latency", "modeled and measured", origin)(plots.Latency(plots.Input{Scenario: s, Paths: measuredPaths(pl), Measured: pl, Pipelined: true}))
+		b.plot(sec, run+"-latency", "modeled and measured", origin)(roomForLegend(len(pl) + 2*len(measuredPaths(pl)))(plots.Latency(plots.Input{Scenario: s, Paths: measuredPaths(pl), Measured: pl, Pipelined: true})))
 		sec.table(measuredTable(a, Latency, lat))
 	}
 	if len(pb) > 0 {
-		b.plot(sec, run+"-bandwidth", "modeled and measured", origin)(plots.Bandwidth(plots.Input{Scenario: s, Paths: measuredPaths(pb), Measured: pb}))
+		b.plot(sec, run+"-bandwidth", "modeled and measured", origin)(roomForLegend(len(pb) + len(measuredPaths(pb)))(plots.Bandwidth(plots.Input{Scenario: s, Paths: measuredPaths(pb), Measured: pb})))
 		sec.table(measuredTable(a, Bandwidth, bw))
 	}
 	if len(pc) > 0 {
-		b.plot(sec, run+"-cpu", "modeled and measured", origin)(plots.CPUTime(plots.Input{Scenario: s, Paths: measuredPaths(pc), Measured: pc}))
+		b.plot(sec, run+"-cpu", "modeled and measured", origin)(roomForLegend(len(pc) + len(measuredPaths(pc)))(plots.CPUTime(plots.Input{Scenario: s, Paths: measuredPaths(pc), Measured: pc})))
 	}
 	// Residuals compare only series whose path the scenario can run.
 	var pr []plots.Measured
@@ -100,13 +103,31 @@ func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, 
 		}
 	}
 	if len(pr) > 0 {
-		b.plot(sec, run+"-residuals", "modeled and measured", origin)(plots.Residuals(plots.Input{Scenario: s, Measured: pr, Pipelined: true}))
+		b.plot(sec, run+"-residuals", "modeled and measured", origin)(roomForLegend(len(pr))(plots.Residuals(plots.Input{Scenario: s, Measured: pr, Pipelined: true})))
 	}
 	if len(cost) > 0 {
 		p, t := costPlot(cost, fmt.Sprintf("Measured costs, run %d", i+1))
 		b.fig(sec, &figure{ID: run + "-cost", Title: fmt.Sprintf("Measured costs, run %d", i+1), Kind: "measured", Origin: origin, Draw: p, Data: t,
 			Caption: fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)})
 		sec.table(measuredTable(a, Cost, cost))
+	}
+}
+
+// roomForLegend makes a pkg/plots figure tall enough for a legend of n
+// entries under its title and provenance: the figure lays them out at its
+// size, and a run with many series would push the legend off the bottom.
+func roomForLegend(n int) func(*plots.Figure, error) (*plots.Figure, error) {
+	return func(pf *plots.Figure, err error) (*plots.Figure, error) {
+		if err != nil {
+			return pf, err
+		}
+		const titleH, provLineH, entryH, margins = 22, 10, 13, 70
+		prov := textStyle(8, sansFont).Width(pf.Provenance) / (pf.Width - vg.Points(16))
+		need := vg.Points(titleH+margins) + vg.Length(math.Ceil(float64(prov)))*provLineH + vg.Length(n)*entryH
+		if need > pf.Height {
+			pf.Height = need
+		}
+		return pf, nil
 	}
 }
 

@@ -406,13 +406,26 @@ func (w *pdfWriter) table(t *docTable) {
 		}
 		head = layout(hc, true)
 	}
-	drawRow := func(l laid, isHead bool) {
+	drawRow := func(l laid, isHead bool, class string, cells []cell) {
 		x := marginL
-		if isHead {
+		switch {
+		case isHead:
 			w.color(bandRGB)
 			w.doc.Rect(marginL, w.y, textW, l.h, "F")
+		case class != "":
+			// Below the rule that ends the row above.
+			tint, bar := rowTint(class)
+			w.color(tint)
+			w.doc.Rect(marginL, w.y+0.3, textW, l.h-0.3, "F")
+			w.color(bar)
+			w.doc.Rect(marginL, w.y+0.3, 2.5, l.h-0.3, "F")
 		}
 		for i := range l.text {
+			if i < len(cells) && cells[i].Badge != "" {
+				w.badge(x+cellPadX, w.y+cellPadY, cells[i].Badge, cells[i].Text)
+				x += widths[i]
+				continue
+			}
 			align := "L"
 			if i < len(t.Right) && t.Right[i] {
 				align = "R"
@@ -423,6 +436,9 @@ func (w *pdfWriter) table(t *docTable) {
 				style = "B"
 			}
 			w.color(inkRGB)
+			if class == "preset" {
+				w.color(mutedRGB)
+			}
 			w.sans(style, tableFS)
 			for _, s := range l.text[i] {
 				if s == "" && len(l.sub[i]) > 0 {
@@ -446,7 +462,7 @@ func (w *pdfWriter) table(t *docTable) {
 		w.doc.Line(marginL, w.y, pageW-marginR, w.y)
 	}
 	first := true
-	for _, r := range t.Rows {
+	for ri, r := range t.Rows {
 		l := layout(r, false)
 		need := l.h
 		if first && hasHead {
@@ -454,13 +470,38 @@ func (w *pdfWriter) table(t *docTable) {
 		}
 		if w.room(need) || first {
 			if hasHead {
-				drawRow(head, true)
+				drawRow(head, true, "", nil)
 			}
 		}
 		first = false
-		drawRow(l, false)
+		drawRow(l, false, t.rowClass(ri), r)
 	}
 	w.y += 10
+}
+
+// rowTint is the background and the bar colour of a row of a class.
+func rowTint(class string) (tint, bar [3]int) {
+	if class == "measured" {
+		return [3]int{0xfb, 0xf5, 0xee}, brownRGB
+	}
+	return [3]int{0xee, 0xee, 0xee}, [3]int{0x9a, 0x9a, 0x9a}
+}
+
+// badge draws text as a label of its kind (a rounded, filled box with
+// white bold text) with its top left at x, y.
+func (w *pdfWriter) badge(x, y float64, kind, text string) {
+	w.sans("B", subFS)
+	tw := w.doc.GetStringWidth(text)
+	h := tableFS * 1.3
+	fill := [3]int{0x7a, 0x7a, 0x7a}
+	if kind == "measured" {
+		fill = brownRGB
+	}
+	w.color(fill)
+	w.doc.RoundedRect(x, y, tw+8, h, h/2, "1234", "F")
+	w.doc.SetTextColor(0xff, 0xff, 0xff)
+	w.textLine(x+4, y, tw, h, text, "L")
+	w.color(inkRGB)
 }
 
 // pre writes preformatted text in a monospaced font on a light band.

@@ -94,6 +94,48 @@ func TestPDF(t *testing.T) {
 	}
 }
 
+// The PDF of a calibrated report has every heading, the section "Model
+// against measurement" with its figures and tables, the stage badges, and
+// the diagram of the measured topology; no page is blank.
+func TestPDFCalibrated(t *testing.T) {
+	in := calibratedInput(t)
+	r := render(t, in)
+	path := writePDF(t, r)
+	text := pdfText(t, path)
+	for i, h := range SectionTitles() {
+		if want := fmt.Sprintf("%d. %s", i+1, h); !strings.Contains(text, want) {
+			t.Errorf("pdftotext finds no heading %q", want)
+		}
+	}
+	wants := []string{"Fitted parameters, next to the preset's", "Error per path", "The staged transfer, stage by stage", "Pipelined against store-and-forward",
+		"Data paths between two nodes like vm (measured topology)", "measured topology of vm: GPU–NIC PHB", "measured", fmt.Sprintf("Figure %d.", len(r.Figures))}
+	for _, cmp := range in.Calibration.Comparison {
+		wants = append(wants, fmt.Sprintf("%.1f%%", cmp.CalibratedErr.MedianAPE))
+	}
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("pdftotext finds no %q", want)
+		}
+	}
+	dir := artifacts(t)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	out, err := exec.Command(needTool(t, "pdftoppm", "poppler-utils"), "-r", "50", "-png", path, filepath.Join(dir, "page")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, out)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
+	if len(pages) != r.Pages {
+		t.Fatalf("pdftoppm rendered %d pages of %d", len(pages), r.Pages)
+	}
+	for _, p := range pages {
+		if ink := inkFraction(t, p, image.Rectangle{}); ink < 0.005 {
+			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), ink)
+		}
+	}
+}
+
 // A label that is HTML is written verbatim in the PDF.
 func TestPDFLabelsVerbatim(t *testing.T) {
 	in := goldenInput()

@@ -2,6 +2,7 @@ package report
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
@@ -74,7 +75,9 @@ func (a *analysis) gpuPaths() []string {
 // plotsMeasured maps measured series onto pkg/plots' form, keeping the
 // points that carry the quantity a figure draws.
 func plotsMeasured(m Measured, ss []Series, keep func(Series, Point) plots.Point) []plots.Measured {
-	src := orNone(m.Host) + ", " + stamp(m.Start)
+	// The host's name and the time: the run's header gives the rest of
+	// the host line, and every series of a figure repeats it.
+	src := shortHost(orNone(m.Host)) + ", " + stamp(m.Start)
 	var out []plots.Measured
 	for _, s := range ss {
 		pm := plots.Measured{Label: s.Label, Path: s.Path, Source: src}
@@ -110,4 +113,16 @@ func measuredPaths(ms []plots.Measured) []string {
 		}
 	}
 	return out
+}
+
+// shortHost is the host's name at the start of a host line ("vm, Intel(R)
+// Xeon(R) … × 16, Linux 6.18" gives "vm").
+func shortHost(h string) string {
+	if strings.HasPrefix(h, "unknown host") || strings.HasPrefix(h, "(") {
+		return h
+	}
+	if i := strings.IndexAny(h, " ,"); i > 0 {
+		return h[:i]
+	}
+	return h
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -132,6 +133,56 @@ type manifestJSON struct {
 	Figures   []FigureInfo   `json:"figures"`
 	Files     []string       `json:"files"`
 	ProbeNote string         `json:"probe_note,omitempty"`
+	// Calibration summarises the section "Model against measurement".
+	Calibration     *calibrationJSON `json:"calibration,omitempty"`
+	CalibrationNote string           `json:"calibration_note,omitempty"`
+}
+
+type calibrationJSON struct {
+	Base        string           `json:"base"`
+	Scenario    string           `json:"scenario"`
+	Runs        []string         `json:"runs"`
+	Keys        []string         `json:"keys"`
+	Comparisons []comparisonJSON `json:"comparisons"`
+	Stages      []stageJSON      `json:"stages"`
+}
+
+type comparisonJSON struct {
+	Label            string  `json:"label"`
+	Path             string  `json:"path"`
+	Variant          string  `json:"variant"`
+	PresetMedian     float64 `json:"preset_median_ape_pct"`
+	PresetWorst      float64 `json:"preset_worst_ape_pct"`
+	CalibratedMedian float64 `json:"calibrated_median_ape_pct"`
+	CalibratedWorst  float64 `json:"calibrated_worst_ape_pct"`
+}
+
+type stageJSON struct {
+	Stage    string `json:"stage"`
+	Measured bool   `json:"measured"`
+	Source   string `json:"source"`
+}
+
+func calibrationOf(in *Input) *calibrationJSON {
+	c := in.Calibration
+	if c == nil {
+		return nil
+	}
+	out := &calibrationJSON{Base: c.Base.Name, Scenario: c.Scenario.Name, Runs: []string{}, Keys: []string{}, Comparisons: []comparisonJSON{}, Stages: []stageJSON{}}
+	for _, r := range c.Runs {
+		out.Runs = append(out.Runs, r.Dir)
+	}
+	for _, k := range c.Keys {
+		out.Keys = append(out.Keys, k.Key+"="+k.After)
+	}
+	for _, cmp := range c.Comparison {
+		out.Comparisons = append(out.Comparisons, comparisonJSON{Label: cmp.Label, Path: cmp.Path, Variant: cmp.Variant,
+			PresetMedian: cmp.PresetErr.MedianAPE, PresetWorst: cmp.PresetErr.WorstAPE, CalibratedMedian: cmp.CalibratedErr.MedianAPE, CalibratedWorst: cmp.CalibratedErr.WorstAPE})
+	}
+	for _, s := range c.Stages {
+		out.Stages = append(out.Stages, stageJSON{Stage: strings.TrimSpace(s.Letter + " " + s.Name), Measured: s.Measured, Source: s.Source})
+	}
+	return out
 }
 
 type scenarioJSON struct {
@@ -161,7 +212,8 @@ type measuredJSON struct {
 func manifest(in *Input, d *doc, rep *Report, files []string) manifestJSON {
 	m := manifestJSON{Tool: "gpupath", Version: in.Version, RunID: in.RunID, Rendered: in.Time.UTC(), Host: in.Host,
 		Scenario: scenarioJSON{Name: in.Scenario.Name, Source: in.Source, Overrides: append([]string{}, in.Overrides...), Values: in.Scenario.Map()},
-		WhatIf:   []variantJSON{}, Measured: []measuredJSON{}, PDFPages: rep.Pages, Figures: rep.Figures, Files: files, ProbeNote: in.ProbeNote}
+		WhatIf:   []variantJSON{}, Measured: []measuredJSON{}, PDFPages: rep.Pages, Figures: rep.Figures, Files: files, ProbeNote: in.ProbeNote,
+		Calibration: calibrationOf(in), CalibrationNote: in.CalibrationNote}
 	for _, s := range d.Sections {
 		m.Sections = append(m.Sections, s.Title)
 	}

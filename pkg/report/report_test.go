@@ -126,6 +126,7 @@ func compareGolden(t *testing.T, name string, got []byte) {
 func TestHTMLGolden(t *testing.T) {
 	compareGolden(t, "default.golden.html", render(t, goldenInput()).File(HTMLFile))
 	compareGolden(t, "measured.golden.html", render(t, measuredInput()).File(HTMLFile))
+	compareGolden(t, "calibrated.golden.html", render(t, calibratedInput(t)).File(HTMLFile))
 }
 
 // The same input gives the same bytes in every file, the PDF included.
