@@ -624,6 +624,11 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 		if t.loopback {
 			before, after = loopbackOf(c.Base), c.Loopback
 		}
+		if t.stage != "" && t.loopback && c.Components != nil {
+			// A copy measured alone has no hand-off: compare it with the stage
+			// as the component probes give it.
+			after = c.Components
+		}
 		if t.plainCopy {
 			// rdma's stages A and G are plain copies; it needs an RDMA NIC.
 			before, after = withRDMA(before), withRDMA(after)
