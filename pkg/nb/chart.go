@@ -18,7 +18,10 @@ import (
 // Chart is a figure of this package: gonum plots stacked in one column,
 // drawn at Width × Height. It is a plots.Drawer.
 type Chart struct {
-	Title         string
+	Title string
+	// Subtitle, when set, is drawn in small muted type under the title:
+	// what is measured (where, when) and what is modeled.
+	Subtitle      string
 	Width, Height vg.Length
 	panels        []*plot.Plot
 	keys          []key // the legend: one row across the top
@@ -30,8 +33,24 @@ type key struct {
 	color color.Color
 }
 
-// headHeight is the height of the title and legend strip.
-const headHeight = 34
+// headHeight is the height of the title and legend strip; a subtitle
+// adds subHeight.
+const (
+	headHeight = 34
+	subHeight  = 14
+)
+
+// head is the height of the strip above the panels.
+func (c *Chart) head() vg.Length {
+	h := vg.Length(headHeight)
+	if c.Subtitle != "" {
+		h += subHeight
+	}
+	if len(c.keys) == 0 {
+		h -= 16 // no legend row
+	}
+	return h
+}
 
 // Size is the size the chart was laid out for.
 func (c *Chart) Size() (w, h vg.Length) { return c.Width, c.Height }
@@ -39,8 +58,8 @@ func (c *Chart) Size() (w, h vg.Length) { return c.Width, c.Height }
 // Draw draws the panels, aligned, on a white background.
 func (c *Chart) Draw(dc draw.Canvas) {
 	dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
-	c.drawHead(draw.Crop(dc, 0, 0, dc.Size().Y-headHeight, 0))
-	dc = draw.Crop(dc, 0, 0, 0, -headHeight)
+	c.drawHead(draw.Crop(dc, 0, 0, dc.Size().Y-c.head(), 0))
+	dc = draw.Crop(dc, 0, 0, 0, -c.head())
 	grid := make([][]*plot.Plot, len(c.panels))
 	for i, p := range c.panels {
 		grid[i] = []*plot.Plot{p}
@@ -62,6 +81,12 @@ func (c *Chart) drawHead(dc draw.Canvas) {
 	label := draw.TextStyle{Color: plots.TextColor, Font: plots.Font, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 	label.Font.Size = plots.LegendSize
 	x, y := dc.Min.X+8, top-22
+	if c.Subtitle != "" {
+		sub := label
+		sub.Color, sub.Font.Size = plots.MutedColor, plots.NoteSize
+		dc.FillText(sub, vg.Point{X: x, Y: y}, c.Subtitle)
+		y -= subHeight
+	}
 	for _, k := range c.keys {
 		dc.FillPolygon(k.color, []vg.Point{{X: x, Y: y - 4}, {X: x + 12, Y: y - 4}, {X: x + 12, Y: y + 4}, {X: x, Y: y + 4}})
 		dc.FillText(label, vg.Point{X: x + 16, Y: y}, k.label)

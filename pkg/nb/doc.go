@@ -3,8 +3,16 @@
 // here: figures as SVG strings sized for a notebook cell, tables as HTML,
 // conclusions as Markdown computed from the model's numbers (a notebook never
 // types a number by hand), the what-if tables (crossover sizes, CPU cores at
-// line rate), the sensitivity of each path to its main parameters, and
-// finding the repository and its measured runs from inside a notebook.
+// line rate), the sensitivity of each path to its main parameters,
+// charts of values against message size (SizeChart: model lines, measured
+// points, reference lines), and finding the repository and its measured
+// runs from inside a notebook.
+//
+// Sub-package measured holds what the notebooks that show measured runs
+// need (reading runs, the host, the copies, the calibration). It imports
+// pkg/measure and pkg/calib, and so cgo (NVML): kept out of this package,
+// it leaves the notebooks that only model free of them, and each of their
+// cells links in about half the time.
 //
 // Every function returns a string (or data) and an error; Must turns an
 // error into a panic, which the notebook check (cmd/nbcheck) catches in an

@@ -6,37 +6,40 @@ import (
 	"strings"
 )
 
-// table is an HTML table: text cells, numbers right-aligned.
-type table struct {
-	caption string
-	head    []string
-	right   []bool // per column
-	rows    [][]string
+// Table is an HTML table for a notebook cell: a caption, a header row and
+// rows of text cells; the columns marked Right (numbers with their unit)
+// are right-aligned and kept on one line.
+type Table struct {
+	Caption string
+	Head    []string
+	Right   []bool // per column
+	Rows    [][]string
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+// Add appends a row.
+func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 
 // HTML renders the table; every cell is escaped.
-func (t *table) HTML() string {
+func (t *Table) HTML() string {
 	var b strings.Builder
-	if t.caption != "" {
-		fmt.Fprintf(&b, `<p style="font-weight:bold;margin:0.8em 0 0.2em 0">%s</p>`, html.EscapeString(t.caption))
+	if t.Caption != "" {
+		fmt.Fprintf(&b, `<p style="font-weight:bold;margin:0.8em 0 0.2em 0">%s</p>`, html.EscapeString(t.Caption))
 	}
 	b.WriteString(`<table class="gpupath" style="border-collapse:collapse;margin:0.2em 0 0.6em 0">`)
 	cell := func(tag string, i int, s string) {
 		style := "text-align:left"
-		if i < len(t.right) && t.right[i] {
+		if i < len(t.Right) && t.Right[i] {
 			style = "text-align:right;white-space:nowrap" // numbers with their unit on one line
 		}
 		fmt.Fprintf(&b, `<%s style="%s;padding:0.2em 0.6em;border-bottom:1px solid #ddd;vertical-align:top">%s</%s>`,
 			tag, style, html.EscapeString(s), tag)
 	}
 	b.WriteString("<thead><tr>")
-	for i, h := range t.head {
+	for i, h := range t.Head {
 		cell("th", i, h)
 	}
 	b.WriteString("</tr></thead><tbody>")
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		b.WriteString("<tr>")
 		for i, c := range r {
 			cell("td", i, c)

@@ -534,3 +534,93 @@ func TestTexts(t *testing.T) {
 		t.Error("gdr on loopback: no error")
 	}
 }
+
+func TestTableHTML(t *testing.T) {
+	tb := &Table{Caption: "a <caption>", Head: []string{"name", "value"}, Right: []bool{false, true}}
+	tb.Add("x & y", "1 µs")
+	h := tb.HTML()
+	if !strings.Contains(h, "a &lt;caption&gt;") || !strings.Contains(h, "x &amp; y") {
+		t.Errorf("not escaped: %s", h)
+	}
+	rows := cells(h)
+	if len(rows) != 2 || rows[1][1] != "1 µs" {
+		t.Errorf("rows %q", rows)
+	}
+	if !strings.Contains(h, `text-align:right;white-space:nowrap;padding:0.2em 0.6em;border-bottom:1px solid #ddd;vertical-align:top">1 µs`) {
+		t.Errorf("the number column is not right-aligned: %s", h)
+	}
+}
+
+// sizeChart is a chart of every kind of series SizeChart draws: a model
+// line, measured points, a reference line, and a signed error panel.
+func sizeChart() (*Chart, error) {
+	xs := []float64{4, 64, 1024, 16 << 10, 256 << 10, 4 << 20, 64 << 20}
+	pred, meas, errs := make([]float64, len(xs)), make([]float64, len(xs)), make([]float64, len(xs))
+	for i, n := range xs {
+		pred[i] = 5e-6 + n/10e9
+		meas[i] = pred[i] * (1 + 0.1*float64(i%3-1))
+		errs[i] = 100 * (pred[i] - meas[i]) / meas[i]
+	}
+	mark := plots.Mark{Shape: plots.Circle, Filled: true}
+	return SizeChart("A size chart", "measured: nowhere · modeled: α + n/β", plots.DefaultHeight*1.6,
+		SizePanel{Title: "time", YLabel: "seconds", LogY: true, YFormat: func(v float64) string { return model.Seconds(v).Human() },
+			Curves: []Curve{{Label: "model", Color: plots.Black, X: xs, Y: pred},
+				{Label: "measured", Color: plots.Blue, Mark: &mark, X: xs, Y: meas}},
+			Refs: []RefLine{{Label: "ten milliseconds", Y: 10e-3, Color: plots.Grey, Dashes: plots.Dotted}}},
+		SizePanel{Title: "error", YLabel: "%", Signed: true, Zero: true, NoLegend: true,
+			Curves: []Curve{{Label: "error", Color: plots.Vermillion, Dashes: plots.Dashed, X: xs, Y: errs}}})
+}
+
+func TestSizeChartGolden(t *testing.T) {
+	svg, err := SVG(sizeChart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "sizechart_golden.svg")
+	if *regen {
+		if err := os.WriteFile(golden, []byte(svg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -regen writes it)", err)
+	}
+	if svg != string(want) {
+		t.Errorf("the chart differs from %s (look at both; go test -regen rewrites it)", golden)
+	}
+	for _, w := range []string{"A size chart", "measured: nowhere", "ten milliseconds", "1 KiB", "32 MiB"} {
+		if !strings.Contains(svg, w) {
+			t.Errorf("the chart has no %q", w)
+		}
+	}
+}
+
+func TestSizeChartInput(t *testing.T) {
+	nan := math.NaN()
+	for name, p := range map[string]SizePanel{
+		"nothing drawable on a log axis": {LogY: true, Curves: []Curve{{Label: "c", X: []float64{1, 2}, Y: []float64{0, -1}}}},
+		"only NaN":                       {Curves: []Curve{{Label: "c", X: []float64{1}, Y: []float64{nan}}}},
+		"sizes ≤ 0":                      {Curves: []Curve{{Label: "c", X: []float64{0, -4}, Y: []float64{1, 2}}}},
+		"lengths differ":                 {Curves: []Curve{{Label: "c", X: []float64{1, 2}, Y: []float64{1}}}},
+	} {
+		if _, err := SizeChart("t", "", 100, p); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := SizeChart("t", "", 100); err == nil {
+		t.Error("no panel: no error")
+	}
+	// Values that cannot be drawn are left out; the rest is drawn.
+	c, err := SizeChart("t", "", 100, SizePanel{LogY: true, Curves: []Curve{{Label: "c", X: []float64{1, 2, 4}, Y: []float64{0, nan, 3}}}})
+	if err != nil || c == nil {
+		t.Fatalf("%v", err)
+	}
+	ticks := linear{}.Ticks(0, 63)
+	if len(ticks) < 5 || len(ticks) > 11 || ticks[0].Label != "0" || ticks[1].Label != "10" {
+		t.Errorf("linear ticks %v", ticks)
+	}
+	if got := (linear{}).Ticks(-0.3, 0.3); got[0].Label != "-0.3" || got[3].Label != "0.0" {
+		t.Errorf("signed ticks %v", got)
+	}
+}

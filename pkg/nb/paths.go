@@ -57,22 +57,22 @@ func StageTable(s *model.Scenario, path string, n model.Bytes) (string, error) {
 		return "<p><b>" + html.EscapeString(path) + "</b>: " + html.EscapeString(r.Reason) + "</p>", nil
 	}
 	res := r.Evaluate(n)
-	t := &table{
-		caption: fmt.Sprintf("%s — %s, %s message on %s: %s store-and-forward, %d copies",
+	t := &Table{
+		Caption: fmt.Sprintf("%s — %s, %s message on %s: %s store-and-forward, %d copies",
 			path, r.Path.Title, n.Human(), s.Name, res.Latency.Human(), res.Copies),
-		head:  []string{"step", "stage", "side", "time", "share", "fixed α", "rate β", "CPU", "DDR bytes", "copy", "what happens"},
-		right: []bool{false, false, false, true, true, true, true, true, true, false, false},
+		Head:  []string{"step", "stage", "side", "time", "share", "fixed α", "rate β", "CPU", "DDR bytes", "copy", "what happens"},
+		Right: []bool{false, false, false, true, true, true, true, true, true, false, false},
 	}
 	for i, st := range res.Stages {
 		letter := st.Letter
 		if letter == "" {
 			letter = "·"
 		}
-		t.add(letter, st.Name, string(st.Side), st.Latency.Human(),
+		t.Add(letter, st.Name, string(st.Side), st.Latency.Human(),
 			percent0(float64(st.Latency)/float64(res.Latency)), st.Alpha.Human(), rate(st.Rate),
 			st.CPU.Human(), model.Bytes(math.Round(st.DDRBytes)).Human(), yes(st.Copy), r.Stages[i].What)
 	}
-	t.add("", "total", "", res.Latency.Human(), "100%", "", rate(res.Bandwidth)+" streaming", res.CPU.Human(),
+	t.Add("", "total", "", res.Latency.Human(), "100%", "", rate(res.Bandwidth)+" streaming", res.CPU.Human(),
 		model.Bytes(math.Round(res.DDRBytes)).Human(), strconv.Itoa(res.Copies), "bottleneck: "+res.Bottleneck)
 	return t.HTML(), nil
 }
@@ -97,11 +97,11 @@ func percent0(x float64) string {
 // cores at line rate, copies, DDR bytes per payload byte and PCIe
 // crossings. An infeasible path shows the model's reason.
 func PathTable(s *model.Scenario, paths []string, small, large model.Bytes) (string, error) {
-	t := &table{
-		caption: fmt.Sprintf("%s: the paths side by side", s.Name),
-		head: []string{"path", "latency " + small.Human(), "pipelined " + large.Human(), "bandwidth " + large.Human(),
+	t := &Table{
+		Caption: fmt.Sprintf("%s: the paths side by side", s.Name),
+		Head: []string{"path", "latency " + small.Human(), "pipelined " + large.Human(), "bandwidth " + large.Human(),
 			"cores at line rate", "copies", "DDR B per B", "PCIe crossings", "bottleneck"},
-		right: []bool{false, true, true, true, true, true, true, true, false},
+		Right: []bool{false, true, true, true, true, true, true, true, false},
 	}
 	for _, p := range paths {
 		r, err := route(s, p)
@@ -109,11 +109,11 @@ func PathTable(s *model.Scenario, paths []string, small, large model.Bytes) (str
 			return "", err
 		}
 		if !r.Feasible {
-			t.add(p, "infeasible", "", "", "", "", "", "", r.Reason)
+			t.Add(p, "infeasible", "", "", "", "", "", "", r.Reason)
 			continue
 		}
 		a, b := r.Evaluate(small), r.Evaluate(large)
-		t.add(p, a.Latency.Human(), b.Pipelined.Human(), rate(b.Bandwidth), cores(b.Cores), strconv.Itoa(b.Copies),
+		t.Add(p, a.Latency.Human(), b.Pipelined.Human(), rate(b.Bandwidth), cores(b.Cores), strconv.Itoa(b.Copies),
 			trim(b.DDRBytes/float64(large)), strconv.Itoa(b.Crossings), b.Bottleneck)
 	}
 	return t.HTML(), nil

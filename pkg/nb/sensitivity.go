@@ -179,19 +179,19 @@ func Sensitivities(base *model.Scenario, params []Param, paths []string, small, 
 
 // SensitivityTable lists every row with both steps of every metric.
 func SensitivityTable(rows []Sensitivity, small, large model.Bytes) string {
-	t := &table{caption: "Relative change of each metric when one parameter takes one step down / up",
-		head:  []string{"path", "parameter", "step down / up"},
-		right: []bool{false, false, false}}
+	t := &Table{Caption: "Relative change of each metric when one parameter takes one step down / up",
+		Head:  []string{"path", "parameter", "step down / up"},
+		Right: []bool{false, false, false}}
 	for m := Metric(0); m < numMetrics; m++ {
-		t.head = append(t.head, m.Name(small, large))
-		t.right = append(t.right, true)
+		t.Head = append(t.Head, m.Name(small, large))
+		t.Right = append(t.Right, true)
 	}
 	for _, r := range rows {
 		cells := []string{r.Path, r.Param.Name, r.Param.Down + " / " + r.Param.Up}
 		for m := range r.Change {
 			cells = append(cells, percent(r.Change[m][0])+" / "+percent(r.Change[m][1]))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	return t.HTML()
 }

@@ -190,14 +190,14 @@ func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, 
 		}
 		rows = append(rows, r)
 	}
-	t := &table{caption: fmt.Sprintf("%s (%s) on %s: fastest path by message size from %s to %s, and where pairs of paths cross",
+	t := &Table{Caption: fmt.Sprintf("%s (%s) on %s: fastest path by message size from %s to %s, and where pairs of paths cross",
 		v.Name, strings.Join(v.Keys, ", "), base.Name, lo.Human(), hi.Human()),
-		head: []string{v.Name, "fastest"}}
+		Head: []string{v.Name, "fastest"}}
 	var shown []string
 	for _, p := range pairNames {
 		if crosses[p] {
 			shown = append(shown, p)
-			t.head = append(t.head, p)
+			t.Head = append(t.Head, p)
 		}
 	}
 	for _, r := range rows {
@@ -205,10 +205,10 @@ func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, 
 		for _, p := range shown {
 			cells = append(cells, segments(r.pairs[p]))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	if len(shown) == 0 {
-		t.caption += " — no two paths cross at any setting"
+		t.Caption += " — no two paths cross at any setting"
 	}
 	return t.HTML(), nil
 }
@@ -220,12 +220,12 @@ func CoresTable(base *model.Scenario, v Variation, paths []string, sizes ...mode
 	if len(sizes) == 0 {
 		return "", fmt.Errorf("nb: no message size")
 	}
-	t := &table{caption: fmt.Sprintf("%s (%s) on %s: CPU cores both nodes need at line rate",
+	t := &Table{Caption: fmt.Sprintf("%s (%s) on %s: CPU cores both nodes need at line rate",
 		v.Name, strings.Join(v.Keys, ", "), base.Name),
-		head: []string{v.Name, "message"}, right: []bool{false, true}}
+		Head: []string{v.Name, "message"}, Right: []bool{false, true}}
 	for _, p := range paths {
-		t.head = append(t.head, p)
-		t.right = append(t.right, true)
+		t.Head = append(t.Head, p)
+		t.Right = append(t.Right, true)
 	}
 	for _, val := range v.Values {
 		s, err := v.Apply(base, val)
@@ -246,7 +246,7 @@ func CoresTable(base *model.Scenario, v Variation, paths []string, sizes ...mode
 				res := r.Evaluate(n)
 				cells = append(cells, fmt.Sprintf("%s at %s", cores(res.Cores), rate(res.LineRate)))
 			}
-			t.add(cells...)
+			t.Add(cells...)
 		}
 	}
 	return t.HTML(), nil

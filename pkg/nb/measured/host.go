@@ -1,0 +1,189 @@
+package measured
+
+import (
+	"cmp"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/nb"
+)
+
+// RunHost is an HTML table of the machine a run was measured on: host,
+// OS and kernel, CPU and memory, each GPU as NVML saw it (PCIe link now
+// and at most, BAR1, memory), the driver and CUDA versions, the network
+// interfaces, the GPU–NIC topology class, and the run itself.
+func RunHost(rd *measure.RunData) (string, error) {
+	if rd == nil {
+		return "", fmt.Errorf("nb: no run")
+	}
+	h, man := rd.Manifest.Host, rd.Manifest
+	facts, err := rd.GPUFacts()
+	if err != nil {
+		return "", err
+	}
+	t := &nb.Table{Caption: fmt.Sprintf("The machine of run %s: %s", dirName(rd.Dir), hostName(rd)), Head: []string{"what", "found"}}
+	t.Add("host", strings.Join(nonEmpty(hostName(rd), h.OS, "Linux "+h.Kernel, h.Arch), ", "))
+	cpu := fmt.Sprintf("%d CPUs", h.CPUs)
+	if h.CPUModel != "" {
+		cpu = fmt.Sprintf("%s × %d", h.CPUModel, h.CPUs)
+	}
+	if h.LLCBytes > 0 {
+		cpu += ", last-level cache " + model.Bytes(h.LLCBytes).Human()
+	}
+	t.Add("CPU", cpu)
+	t.Add("memory", model.Bytes(h.MemoryBytes).Human())
+	switch {
+	case facts.NVML != nil && len(facts.NVML.Devices) > 0:
+		for _, d := range facts.NVML.Devices {
+			t.Add(fmt.Sprintf("GPU %d", d.Index), gpuLine(d))
+		}
+	case len(h.GPUs) > 0:
+		for i, g := range h.GPUs {
+			t.Add(fmt.Sprintf("GPU %d", i), g.Model+", "+g.BusID)
+		}
+	default:
+		t.Add("GPU", "none found")
+	}
+	var drv []string
+	if facts.NVML != nil && facts.NVML.DriverVersion != "" {
+		drv = append(drv, "NVIDIA "+facts.NVML.DriverVersion)
+	} else if h.Driver != "" {
+		drv = append(drv, "NVIDIA "+h.Driver)
+	}
+	if v := cudaVersion(facts); v != "" {
+		drv = append(drv, "CUDA "+v)
+	}
+	t.Add("driver", cmp.Or(strings.Join(drv, ", "), "none found"))
+	var nics []string
+	for _, n := range h.NICs {
+		s := n.Name + " (" + strings.Join(nonEmpty(n.Driver, n.State, "MTU "+strconv.Itoa(n.MTU)), ", ") + ")"
+		if n.Virtual {
+			s += " virtual"
+		}
+		nics = append(nics, s)
+	}
+	t.Add("network interfaces", cmp.Or(strings.Join(nics, "; "), "none found"))
+	if facts.Topo != nil {
+		for _, p := range facts.Topo.Pairs {
+			line := fmt.Sprintf("%s: GPU %s to NIC %s", p.Class, p.GPU, p.NIC)
+			if names := nonEmpty(p.NICNames...); len(names) > 0 {
+				line += " (" + strings.Join(names, ", ") + ")"
+			}
+			t.Add("GPU–NIC topology", line)
+		}
+	}
+	dur := ""
+	if !man.End.IsZero() {
+		dur = fmt.Sprintf(" in %.0f s", man.End.Sub(man.Start).Seconds())
+	}
+	t.Add("run", fmt.Sprintf("%s %s, %s%s, %s: %d records", man.Tool, man.Version, stamp(man.Start), dur, man.Status, len(rd.Results)))
+	if len(rd.Skipped) > 0 {
+		t.Add("skipped lines", fmt.Sprint(len(rd.Skipped)))
+	}
+	return t.HTML(), nil
+}
+
+func gpuLine(d measure.GPUDevice) string {
+	parts := []string{d.Name, d.PCIBusID}
+	if d.PCIeGenCurrent > 0 {
+		link := fmt.Sprintf("PCIe gen%d x%d", d.PCIeGenCurrent, d.PCIeWidthCurrent)
+		if d.PCIeGenMax > 0 && (d.PCIeGenMax != d.PCIeGenCurrent || d.PCIeWidthMax != d.PCIeWidthCurrent) {
+			link += fmt.Sprintf(" (at most gen%d x%d)", d.PCIeGenMax, d.PCIeWidthMax)
+		}
+		parts = append(parts, link)
+	}
+	if d.MemTotalBytes > 0 {
+		parts = append(parts, model.Bytes(d.MemTotalBytes).Human()+" memory")
+	}
+	if d.BAR1TotalBytes > 0 {
+		parts = append(parts, "BAR1 "+model.Bytes(d.BAR1TotalBytes).Human())
+	}
+	if n := d.ActiveNVLinks(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d NVLinks active", n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cudaVersion reads the CUDA version the driver supports (13000 is 13.0).
+func cudaVersion(f measure.GPUHostFacts) string {
+	v := 0
+	if f.NVML != nil {
+		v = f.NVML.CUDADriverVersion
+	}
+	if v == 0 && f.CUDA != nil {
+		v = f.CUDA.DriverVersion
+	}
+	if v == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if t := strings.TrimSpace(s); t != "" && t != "Linux" && t != "MTU 0" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// RunProbes is an HTML table of a run's probes: what each measured, or
+// why it could not.
+func RunProbes(rd *measure.RunData) string {
+	t := &nb.Table{Caption: "Probes of the run", Head: []string{"probe", "outcome", "records", "reason"}, Right: []bool{false, false, true, false}}
+	for _, p := range rd.Manifest.Probes {
+		t.Add(p.Name, string(p.Status), strconv.Itoa(p.Results), p.Reason)
+	}
+	return t.HTML()
+}
+
+// ThisHost is the scenario base with every "this host" value the run
+// supports (rd.ThisHost: memcpy, system-call and TCP stack costs, PCIe
+// link, copy latency and rate, ...), then the sets (e.g. "nic.kind=loopback").
+func ThisHost(base *model.Scenario, rd *measure.RunData, sets ...string) (*model.Scenario, error) {
+	ovs, _, err := rd.ThisHost()
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, o := range ovs {
+		all = append(all, o.SetArg())
+	}
+	s, err := nb.With(base, append(all, sets...)...)
+	if err != nil {
+		return nil, err
+	}
+	s.Name = "this host " + hostName(rd)
+	if s.NIC.Kind == model.KindLoopback {
+		s.Name += " on loopback"
+	}
+	return s, nil
+}
+
+// ThisHostTable is an HTML table of the scenario values a run supports
+// (rd.ThisHost), each next to base's value, with where it comes from, and
+// the keys that could not be derived below it.
+func ThisHostTable(base *model.Scenario, rd *measure.RunData) (string, error) {
+	ovs, notes, err := rd.ThisHost()
+	if err != nil {
+		return "", err
+	}
+	t := &nb.Table{Caption: fmt.Sprintf("This host's scenario values, measured on %s (the rest stays as in %s)", hostName(rd), base.Name),
+		Head: []string{"key", base.Name, "this host", "where it comes from"}, Right: []bool{false, true, true, false}}
+	for _, o := range ovs {
+		before, err := base.Get(o.Key)
+		if err != nil {
+			return "", err
+		}
+		t.Add(o.Key, before, o.Value, o.Source)
+	}
+	for _, n := range notes {
+		t.Add("", "", "", "not derived: "+n)
+	}
+	return t.HTML(), nil
+}

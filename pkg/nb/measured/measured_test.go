@@ -1,0 +1,397 @@
+package measured
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/fit"
+	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/nb"
+	"github.com/gpupath/gpupath/pkg/plots"
+)
+
+// The tests read the committed example run: real data from the project's
+// GPU machine, the same the notebooks show.
+
+func repo(t *testing.T) string {
+	t.Helper()
+	root, err := nb.Root("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func example(t *testing.T) *measure.RunData {
+	t.Helper()
+	rd, err := measure.ReadRun(filepath.Join(repo(t), filepath.FromSlash(ExampleRun)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
+
+// cells returns the text of each table cell, row by row (the header first).
+func cells(h string) [][]string {
+	var out [][]string
+	for _, tr := range strings.Split(h, "<tr>")[1:] {
+		var row []string
+		for _, td := range regexp.MustCompile(`<t[dh][^>]*>(.*?)</t[dh]>`).FindAllStringSubmatch(tr, -1) {
+			row = append(row, td[1])
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// copyRun copies a run directory's files into dir.
+func copyRun(t *testing.T, from, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{measure.ManifestFile, measure.ResultsFile} {
+		b, err := os.ReadFile(filepath.Join(from, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fakeRoot is a repository root with the example run, and under
+// reports/runs a readable run, a damaged one and one without records.
+func fakeRoot(t *testing.T, local bool) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+nb.Module+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ex := filepath.Join(repo(t), filepath.FromSlash(ExampleRun))
+	copyRun(t, ex, filepath.Join(root, filepath.FromSlash(ExampleRun)))
+	if !local {
+		return root
+	}
+	runs := filepath.Join(root, filepath.FromSlash(LocalRuns))
+	copyRun(t, ex, filepath.Join(runs, "good"))
+	copyRun(t, ex, filepath.Join(runs, "damaged"))
+	if err := os.WriteFile(filepath.Join(runs, "damaged", measure.ManifestFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyRun(t, ex, filepath.Join(runs, "empty"))
+	if err := os.WriteFile(filepath.Join(runs, "empty", measure.ResultsFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestLoadRuns(t *testing.T) {
+	rs, err := LoadRuns(fakeRoot(t, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.All) != 1 || len(rs.Notes) != 0 || len(rs.Example().Results) == 0 {
+		t.Fatalf("example only: %d runs, notes %q", len(rs.All), rs.Notes)
+	}
+	if n := rs.Note(); !strings.Contains(n, "`reports/examples/h200-1gpu/run` (the committed example): measured on `vm` (NVIDIA H200, Linux 6.18.44-fc-v657-gpu)") ||
+		!strings.Contains(n, "No run under `reports/runs/`") {
+		t.Errorf("note:\n%s", n)
+	}
+
+	rs, err = LoadRuns(fakeRoot(t, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.All) != 2 || filepath.Base(rs.All[1].Dir) != "good" {
+		t.Fatalf("%d runs", len(rs.All))
+	}
+	n := rs.Note()
+	for _, w := range []string{"`reports/runs/good` (a run made here)", "`reports/runs/damaged` left out: ", "`reports/runs/empty` left out: no record (status complete)"} {
+		if !strings.Contains(n, w) {
+			t.Errorf("note lacks %q:\n%s", w, n)
+		}
+	}
+	if strings.Contains(n, "No run under") {
+		t.Errorf("note says there is no local run:\n%s", n)
+	}
+
+	if _, err := LoadRuns(t.TempDir()); err == nil {
+		t.Error("no example run: no error")
+	}
+}
+
+func TestRunHost(t *testing.T) {
+	rd := example(t)
+	h, err := RunHost(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range cells(h)[1:] {
+		got[r[0]] = r[1]
+	}
+	for k, w := range map[string]string{
+		"host":             "vm, Ubuntu 24.04.3 LTS, Linux 6.18.44-fc-v657-gpu, amd64",
+		"CPU":              "Intel(R) Xeon(R) Processor × 16, last-level cache 300 MiB",
+		"GPU 0":            "NVIDIA H200, 0000:00:06.0, PCIe gen5 x16, 140 GiB memory, BAR1 256 GiB",
+		"driver":           "NVIDIA 580.159.04, CUDA 13.0",
+		"GPU–NIC topology": "PHB: GPU 0000:00:06.0 to NIC 0000:00:03.0",
+	} {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q", k, got[k], w)
+		}
+	}
+	if !strings.Contains(got["run"], "complete: 373 records") {
+		t.Errorf("run: %q", got["run"])
+	}
+	if _, err := RunHost(nil); err == nil {
+		t.Error("no run: no error")
+	}
+
+	rows := cells(RunProbes(rd))
+	if len(rows) != 1+len(rd.Manifest.Probes) {
+		t.Fatalf("%d probe rows", len(rows))
+	}
+	for _, r := range rows[1:] {
+		if r[0] == "rdma" && (r[1] != "unavailable" || !strings.Contains(r[3], "no RDMA device")) {
+			t.Errorf("rdma row %q", r)
+		}
+	}
+}
+
+func TestThisHost(t *testing.T) {
+	rd := example(t)
+	base := model.Default()
+	s, err := ThisHost(base, rd, "nic.kind=loopback", "nic.rdma=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Get("cpu.memcpy_rate"); v != "6.74GB/s" {
+		t.Errorf("cpu.memcpy_rate %s, want the run's 6.74GB/s", v)
+	}
+	if s.NIC.Kind != model.KindLoopback || s.Name != "this host vm on loopback" {
+		t.Errorf("scenario %q, nic %s", s.Name, s.NIC.Kind)
+	}
+	if v, _ := base.Get("cpu.memcpy_rate"); v == "6.74GB/s" {
+		t.Error("the base scenario was changed")
+	}
+
+	h, err := ThisHostTable(base, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs, _, _ := rd.ThisHost()
+	rows := cells(h)
+	if len(rows) < 1+len(ovs) {
+		t.Fatalf("%d rows for %d values", len(rows), len(ovs))
+	}
+	for i, o := range ovs {
+		before, _ := base.Get(o.Key)
+		if r := rows[1+i]; r[0] != o.Key || r[1] != before || r[2] != o.Value {
+			t.Errorf("row %q, want %s %s → %s", r, o.Key, before, o.Value)
+		}
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	rs, err := LoadRuns(fakeRoot(t, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := nb.With(model.Default(), "nic.kind=loopback", "nic.rdma=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := LoopbackInput(s, rs, false)
+	if len(in.Measured) != 2 || in.Measured[0].Path != "host-tcp" || in.Measured[1].Path != "" {
+		t.Fatalf("ping-pong series %+v", in.Measured)
+	}
+	if a, b := in.Measured[0].Label, in.Measured[1].Label; a == b || a != "ping-pong on vm, h200-1gpu/run" {
+		t.Errorf("two runs of one host share a legend entry: %q, %q", a, b)
+	}
+	if n := len(in.Measured[0].Points); n != 15 { // the example's ping-pong sweep: 1 B to 256 MiB
+		t.Errorf("%d ping-pong points", n)
+	}
+	for _, p := range in.Measured[0].Points {
+		if p.Seconds <= 0 || p.Rate != 0 || p.CPU <= 0 {
+			t.Errorf("ping-pong point %+v", p)
+		}
+	}
+	st := LoopbackInput(s, rs, true)
+	if len(st.Measured) != 2 || len(st.Measured[0].Points) != 8 || st.Measured[0].Points[0].Rate <= 0 {
+		t.Errorf("stream series %+v", st.Measured)
+	}
+	for _, f := range []func(*model.Scenario, *Runs) (*plots.Figure, error){LoopbackLatency, LoopbackBandwidth} {
+		fig, err := f(s, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(fig.Title, "loopback (no NIC, no wire)") || !strings.Contains(fig.Provenance, "loopback") {
+			t.Errorf("figure %q / %q does not say loopback", fig.Title, fig.Provenance)
+		}
+	}
+
+	// The table's numbers are fit.Compare's of the model against the records.
+	rd := rs.Example()
+	r, _ := route(s, "host-tcp")
+	var bytes, pred, meas []float64
+	for _, x := range rd.Results {
+		if x.Probe == "tcp" && x.Variant == "pingpong" && x.Target == "loopback" {
+			bytes = append(bytes, float64(x.Bytes))
+			pred = append(pred, float64(r.Evaluate(model.Bytes(x.Bytes)).Latency))
+			meas = append(meas, x.MedianS)
+		}
+	}
+	want, err := fit.Compare(bytes, pred, meas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := LoopbackErrors(rs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := cells(h)
+	if len(rows) != 3 { // header, the example, the good local run
+		t.Fatalf("%d rows", len(rows))
+	}
+	if got := rows[1][2]; got != trim(want.MedianAPE)+"%" {
+		t.Errorf("latency median error %s, want %s%%", got, trim(want.MedianAPE))
+	}
+	if got := rows[1][3]; got != signed(want.WorstPercent)+" ("+model.Bytes(want.WorstBytes).Human()+")" {
+		t.Errorf("latency worst %s", got)
+	}
+
+	th, err := ThisHost(model.Default(), rd, "nic.kind=loopback", "nic.rdma=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, err := LoopbackNote(rd, s, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note, "a median "+trim(want.MedianAPE)+"% off") || !strings.Contains(note, "Closer: `") {
+		t.Errorf("note: %s", note)
+	}
+	// host-tcp is feasible on the default too (over its NIC): a row, no error.
+	if _, err := LoopbackErrors(rs, model.Default()); err != nil {
+		t.Errorf("default scenario: %v", err)
+	}
+}
+
+func TestCopies(t *testing.T) {
+	rd := example(t)
+	c, err := CopyChart(model.Default(), rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := nb.SVG(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"measured: D2H, pinned", "measured: H2D, pageable", "PCIe gen5 x16 raw: 63 GB/s", "model: copy stage, 9 µs + n / 56.8 GB/s"} {
+		if !strings.Contains(svg, w) {
+			t.Errorf("the copy chart has no %q", w)
+		}
+	}
+	note, err := CopyNote(model.Default(), rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 GiB pinned D2H in the example: 55.3 GB/s, 97% of the model's 56.8 GB/s, 88% of the raw 63.0 GB/s.
+	for _, w := range []string{"The model's copy rate for PCIe gen5 x16 is 56.8 GB/s (63 GB/s raw",
+		"Pinned device to host at 1 GiB: 55.3 GB/s, 97% of the model's rate and 88% of the raw link.",
+		"D2H 6.92 µs, H2D 9.1 µs, where the `default` preset assumes 9 µs."} {
+		if !strings.Contains(note, w) {
+			t.Errorf("note lacks %q:\n%s", w, note)
+		}
+	}
+
+	// A run without the cuda probe's records says why.
+	noGPU := &measure.RunData{Dir: "x", Manifest: rd.Manifest}
+	for _, r := range rd.Results {
+		if r.Probe != "cuda" {
+			noGPU.Results = append(noGPU.Results, r)
+		}
+	}
+	if _, err := CopyChart(model.Default(), noGPU); err == nil || !strings.Contains(err.Error(), "no CUDA copy") {
+		t.Errorf("no copies: %v", err)
+	}
+}
+
+func TestLive(t *testing.T) {
+	var last string
+	n := 0
+	p := Live(func(h string) { last, n = h, n+1 })
+	p.Start("tcp", 2, 3*time.Second)
+	if !strings.Contains(last, `<progress value="0" max="2"`) || !strings.Contains(last, "tcp: started, 3s budget") {
+		t.Errorf("after Start: %s", last)
+	}
+	p.Step(measure.Result{Probe: "tcp", Variant: "pingpong", Bytes: 64, Target: "loopback", MedianS: 17e-6, P99S: 30e-6, Iterations: 10, Stable: true})
+	if !strings.Contains(last, `<progress value="1" max="2"`) || !strings.Contains(last, "tcp pingpong 64B loopback") {
+		t.Errorf("after Step: %s", last)
+	}
+	p.Done(measure.ProbeStatus{Name: "tcp", Status: measure.StatusOK, Results: 2})
+	p.Done(measure.ProbeStatus{Name: "<gpu>", Status: measure.StatusUnavailable, Reason: "no <driver>"})
+	if strings.Contains(last, "<progress") || !strings.Contains(last, "<b>tcp</b>: ok, 2 records") ||
+		!strings.Contains(last, "&lt;gpu&gt;") || !strings.Contains(last, "no &lt;driver&gt;") {
+		t.Errorf("after Done: %s", last)
+	}
+	p.Start("memcpy", 0, time.Second) // unknown length: a busy bar
+	if !strings.Contains(last, `<progress style=`) || n != 5 {
+		t.Errorf("unknown length (%d updates): %s", n, last)
+	}
+	Live(nil).Start("x", 1, time.Second) // no display: nothing to do, no panic
+	if s := LiveOff(); !strings.Contains(s, "`runLive` is false") || !strings.Contains(s, "`reports/runs/`") {
+		t.Errorf("LiveOff: %s", s)
+	}
+}
+
+func TestQuickRunInterrupted(t *testing.T) {
+	root := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the run starts, writes its manifest and stops before its first probe
+	note, err := QuickRun(ctx, root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note, "Quick run into `reports/runs/") || !strings.Contains(note, "status interrupted") || !strings.Contains(note, "stopped early") {
+		t.Errorf("note: %s", note)
+	}
+	dirs, _ := nb.FindRuns(filepath.Join(root, "reports", "runs"))
+	if len(dirs) != 1 {
+		t.Errorf("runs made: %q", dirs)
+	}
+}
+
+func TestInterval(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		v    fit.Interval
+		unit func(float64) string
+		want string
+	}{
+		{fit.Interval{Value: 6.92e-6, Lo: 6.89e-6, Hi: 6.96e-6}, seconds, "6.92 µs [6.89, 6.96]"},
+		{fit.Interval{Value: 900e-9, Lo: 800e-9, Hi: 1.1e-6}, seconds, "900 ns [800 ns, 1.1 µs]"},
+		{fit.Interval{Value: 1e-9, Lo: 0, Hi: 31e-9}, seconds, "< 31 ns"},
+		{fit.Interval{Value: inf, Lo: 50e9, Hi: inf}, rateOf, "> 50 GB/s"},
+		{fit.Interval{Value: 55.3e9, Lo: 55.2e9, Hi: 55.3e9}, rateOf, "55.3 GB/s [55.2, 55.3]"},
+	} {
+		if got := interval(c.v, c.unit); got != c.want {
+			t.Errorf("interval(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	for x, want := range map[float64]string{12.34: "+12%", -3.44: "−3.4%", 0: "0%", 0.123: "+0.12%"} {
+		if got := signed(x); got != want {
+			t.Errorf("signed(%g) = %q, want %q", x, got, want)
+		}
+	}
+}

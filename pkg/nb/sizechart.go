@@ -1,0 +1,249 @@
+package nb
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/plots"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Curve is one series of a SizeChart, in base units (bytes; seconds,
+// bytes per second, percent): a model line (Mark nil, solid unless Dashes)
+// or measured points (Mark set).
+type Curve struct {
+	Label  string
+	Color  color.Color
+	Dashes []vg.Length
+	Mark   *plots.Mark
+	X, Y   []float64
+}
+
+// RefLine is a horizontal reference line (a link's rate) with its label.
+type RefLine struct {
+	Label  string
+	Y      float64
+	Color  color.Color
+	Dashes []vg.Length
+}
+
+// SizePanel is one panel of a SizeChart: values against message size on a
+// log x axis.
+type SizePanel struct {
+	Title  string
+	YLabel string
+	LogY   bool
+	// Scale divides the y values for drawing (1e9: bytes per second drawn
+	// as GB/s); 0 means 1.
+	Scale float64
+	// YFormat labels a log y axis's decades (nil: the plain number).
+	YFormat func(float64) string
+	Curves  []Curve
+	Refs    []RefLine
+	// Signed lets a linear y axis go below zero (it starts at zero
+	// otherwise); Zero draws the line y = 0; NoLegend leaves the legend out.
+	Signed, Zero, NoLegend bool
+	// LegendDown moves the legend (top left) down by that many points,
+	// below a reference line at the top.
+	LegendDown vg.Length
+}
+
+// SizeChart draws panels of values against message size, stacked, in a
+// Chart of the default figure width and the given height: model lines,
+// measured points (on top) and reference lines, each panel with its legend
+// in the top left corner. Values that cannot be drawn (not finite; not
+// positive on a log axis) are left out; a curve left with nothing is an
+// error, so that drawing cannot fail.
+func SizeChart(title, subtitle string, height vg.Length, panels ...SizePanel) (*Chart, error) {
+	c := &Chart{Title: title, Subtitle: subtitle, Width: plots.DefaultWidth, Height: height}
+	for _, sp := range panels {
+		p, err := sp.plot()
+		if err != nil {
+			return nil, err
+		}
+		c.panels = append(c.panels, p)
+	}
+	if len(c.panels) == 0 {
+		return nil, fmt.Errorf("nb: a chart without panels")
+	}
+	if !(height > 0) {
+		return nil, fmt.Errorf("nb: a chart of height %v", height)
+	}
+	return c, nil
+}
+
+func (sp SizePanel) plot() (*plot.Plot, error) {
+	scale := sp.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	p := plot.New()
+	style(p)
+	p.Title.Text = sp.Title
+	p.X.Label.Text = "message size"
+	p.Y.Label.Text = sp.YLabel
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = sizeTicks{}
+	if sp.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = decades{format: sp.YFormat}
+	} else {
+		if !sp.Signed {
+			p.Y.Min = 0
+		}
+		p.Y.Tick.Marker = linear{}
+	}
+	g := plotter.NewGrid()
+	g.Vertical = draw.LineStyle{Color: plots.GridColor, Width: vg.Points(0.5)}
+	g.Horizontal = g.Vertical
+	p.Add(g)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.YOffs = -sp.LegendDown
+	p.Legend.XOffs = vg.Points(6)
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.ThumbnailWidth = vg.Points(20)
+	type entry struct {
+		label string
+		t     plot.Plotter
+	}
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	var lines, marks []entry
+	for _, cv := range sp.Curves {
+		if len(cv.X) != len(cv.Y) {
+			return nil, fmt.Errorf("nb: %q has %d sizes and %d values", cv.Label, len(cv.X), len(cv.Y))
+		}
+		var xy plotter.XYs
+		for i := range cv.X {
+			x, y := cv.X[i], cv.Y[i]/scale
+			if !(x > 0) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) || sp.LogY && !(y > 0) {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: x, Y: y})
+			xlo, xhi = min(xlo, x), max(xhi, x)
+		}
+		if len(xy) == 0 {
+			return nil, fmt.Errorf("nb: %q has nothing to draw", cv.Label)
+		}
+		if cv.Mark != nil {
+			s, err := plotter.NewScatter(xy)
+			if err != nil {
+				return nil, err
+			}
+			s.GlyphStyle = draw.GlyphStyle{Color: cv.Color, Radius: plots.GlyphRadius, Shape: *cv.Mark}
+			marks = append(marks, entry{cv.Label, s})
+			continue
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = draw.LineStyle{Color: cv.Color, Width: plots.LineWidth, Dashes: cv.Dashes}
+		lines = append(lines, entry{cv.Label, l})
+	}
+	for _, r := range sp.Refs {
+		if !(r.Y > 0) || math.IsInf(r.Y, 0) || xlo > xhi {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: r.Y / scale}, {X: xhi, Y: r.Y / scale}})
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = draw.LineStyle{Color: r.Color, Width: plots.RefLineWidth, Dashes: r.Dashes}
+		p.Add(l)
+		if !sp.NoLegend {
+			p.Legend.Add(r.Label, l)
+		}
+	}
+	if sp.Zero && xlo <= xhi {
+		l, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: 0}, {X: xhi, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = draw.LineStyle{Color: plots.MutedColor, Width: vg.Points(0.8)}
+		p.Add(l)
+	}
+	// Lines first, points on top of them; the legend in the same order.
+	for _, e := range append(lines, marks...) {
+		p.Add(e.t)
+		if t, ok := e.t.(plot.Thumbnailer); ok && !sp.NoLegend {
+			p.Legend.Add(e.label, t)
+		}
+	}
+	return p, nil
+}
+
+// sizeTicks marks a log axis of message sizes at powers of two, labelled
+// at a step that keeps at most eight labels and always includes KiB, MiB
+// and GiB.
+type sizeTicks struct{}
+
+func (sizeTicks) Ticks(lo, hi float64) []plot.Tick {
+	a, b := int(math.Floor(math.Log2(lo)+1e-9)), int(math.Ceil(math.Log2(hi)-1e-9))
+	step := 1
+	for _, s := range []int{1, 2, 5, 10, 20, 30} {
+		step = s
+		if (b-a)/s+1 <= 8 {
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for e := a; e <= b; e++ {
+		t := plot.Tick{Value: math.Ldexp(1, e)}
+		if e%step == 0 {
+			t.Label = model.Bytes(t.Value).Human()
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// decades marks a log axis at powers of ten, labelled with format (nil:
+// the plain number), with unlabelled minor ticks between them.
+type decades struct{ format func(float64) string }
+
+func (d decades) Ticks(lo, hi float64) []plot.Tick {
+	a, b := int(math.Floor(math.Log10(lo)+1e-9)), int(math.Ceil(math.Log10(hi)-1e-9))
+	var ticks []plot.Tick
+	for e := a; e <= b; e++ {
+		v := math.Pow(10, float64(e))
+		label := fmt.Sprint(v)
+		if d.format != nil {
+			label = d.format(v)
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: label})
+		for m := 2; m <= 9 && e < b; m++ {
+			ticks = append(ticks, plot.Tick{Value: float64(m) * v})
+		}
+	}
+	return ticks
+}
+
+// linear marks a linear axis at a round step (1, 2 or 5 times a power of
+// ten) that gives five to ten labels.
+type linear struct{}
+
+func (linear) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: fmt.Sprint(lo)}}
+	}
+	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/5)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(m*step) <= 10 {
+			step *= m
+			break
+		}
+	}
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	var ticks []plot.Tick
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		v := i*step + 0 // + 0: no "-0"
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64)})
+	}
+	return ticks
+}
