@@ -59,5 +59,9 @@ func (d *RunData) ThisHost() ([]Override, []string, error) {
 			seen[o.Key] = true
 		}
 	}
+	if h := d.Manifest.Host; h.CPUs > 0 && !seen["cpu.cores"] {
+		ovs = append(ovs, Override{Key: "cpu.cores", Value: fmt.Sprint(h.CPUs),
+			Source: fmt.Sprintf("manifest: %d logical CPUs in /proc/cpuinfo (%s)", h.CPUs, h.CPUModel)})
+	}
 	return ovs, notes, nil
 }
