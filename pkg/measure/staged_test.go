@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -283,13 +284,18 @@ func TestStagedCancel(t *testing.T) {
 	defer cancel()
 	n := 0
 	start := time.Now()
-	// A budget of an hour per size and a tolerance nothing meets: only the
-	// cancellation can end the run; what was measured is still emitted.
-	err := p.Run(ctx, Plan{Sizes: []int64{8, 16, 32, 64}, PerSize: time.Hour, Tolerance: 1e-300}, func(r Result) error {
+	// A budget of an hour per size and more work than fits in 200 ms (each
+	// size moves 16 MiB at least seven times, twenty sizes): the
+	// cancellation ends the run, promptly, and what was measured is kept.
+	sizes := []int64{8}
+	for i := 0; i < 20; i++ {
+		sizes = append(sizes, 16<<20+int64(i))
+	}
+	err := p.Run(ctx, Plan{Sizes: sizes, PerSize: time.Hour, Tolerance: 1e-300}, func(r Result) error {
 		n++
 		return nil
 	})
-	if err == nil || n != 1 || time.Since(start) > 5*time.Second {
-		t.Fatalf("err %v after %d results in %v", err, n, time.Since(start))
+	if !errors.Is(err, context.DeadlineExceeded) || n < 1 || n >= len(sizes) || time.Since(start) > 5*time.Second {
+		t.Fatalf("err %v after %d of %d results in %v", err, n, len(sizes), time.Since(start))
 	}
 }
