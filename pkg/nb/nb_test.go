@@ -167,55 +167,6 @@ func TestEndings(t *testing.T) {
 	}
 }
 
-// winner is the path with the lowest pipelined latency at n.
-func winner(s *model.Scenario, paths []string, n model.Bytes) string {
-	best, bt := "", math.Inf(1)
-	for _, name := range paths {
-		p, _ := model.LookupPath(name)
-		r := p.Route(s)
-		if !r.Feasible {
-			continue
-		}
-		if t := float64(r.Evaluate(n).Pipelined); t < bt {
-			best, bt = name, t
-		}
-	}
-	return best
-}
-
-func TestFastest(t *testing.T) {
-	paths := []string{"tcp", "rdma", "gdr", "devmem", "p2p-plain-nic"}
-	for _, v := range WhatIfs() {
-		for _, val := range v.Values {
-			s, err := v.Apply(model.Default(), val)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, set := range [][]string{paths, {"rdma", "devmem"}, {"gdr", "rdma"}} {
-				segs, err := Fastest(s, set, 1, 1<<30)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Each boundary is exact: the new path wins at From, the
-				// previous one a byte before.
-				for i, seg := range segs {
-					if got := winner(s, set, seg.From); got != seg.Path {
-						t.Errorf("%s=%s %v: %s wins at %d, want %s", v.Name, val, set, got, seg.From, seg.Path)
-					}
-					if i > 0 {
-						if got := winner(s, set, seg.From-1); got != segs[i-1].Path {
-							t.Errorf("%s=%s %v: %s wins at %d, want %s", v.Name, val, set, got, seg.From-1, segs[i-1].Path)
-						}
-					}
-				}
-			}
-		}
-	}
-	if _, err := Fastest(model.Default(), paths, 0, 10); err == nil {
-		t.Error("lo = 0: no error")
-	}
-}
-
 func TestCrossoverAndCoresTables(t *testing.T) {
 	s := model.Default()
 	paths := []string{"tcp", "rdma", "gdr", "devmem"}

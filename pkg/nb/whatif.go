@@ -2,7 +2,6 @@ package nb
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -49,91 +48,11 @@ func (v Variation) Apply(base *model.Scenario, value string) (*model.Scenario, e
 	return s, nil
 }
 
-// Segment is a range of message sizes, from From up to the next segment,
-// over which Path is the fastest.
-type Segment struct {
-	Path string
-	From model.Bytes
-}
-
-// Fastest splits the sizes from lo to hi into the ranges where one path
-// has the lowest pipelined latency, with the exact byte where the lead
-// changes. Infeasible paths take no part.
-func Fastest(s *model.Scenario, paths []string, lo, hi model.Bytes) ([]Segment, error) {
-	if lo < 1 || hi < lo {
-		return nil, fmt.Errorf("nb: need 1 ≤ lo ≤ hi, got %d, %d", lo, hi)
-	}
-	var rs []*model.Route
-	for _, p := range paths {
-		r, err := route(s, p)
-		if err != nil {
-			return nil, err
-		}
-		if r.Feasible {
-			rs = append(rs, r)
-		}
-	}
-	if len(rs) == 0 {
-		return nil, nil
-	}
-	winner := func(n model.Bytes) int {
-		best, bt := 0, model.Seconds(math.Inf(1))
-		for i, r := range rs {
-			if t := r.Evaluate(n).Pipelined; t < bt {
-				best, bt = i, t
-			}
-		}
-		return best
-	}
-	w := winner(lo)
-	out := []Segment{{Path: rs[w].Path.Name, From: lo}}
-	prev := lo // winner(prev) == w
-	for _, n := range grid(lo, hi) {
-		for winner(n) != w {
-			// The lead changes in (prev, n]: find the first byte where it does.
-			a, b := prev, n
-			for b-a > 1 {
-				m := a + (b-a)/2
-				if winner(m) == w {
-					a = m
-				} else {
-					b = m
-				}
-			}
-			w, prev = winner(b), b
-			out = append(out, Segment{Path: rs[w].Path.Name, From: b})
-		}
-		prev = n
-	}
-	return out, nil
-}
-
-// grid is lo, hi and the sizes between in steps of 2^(1/8).
-func grid(lo, hi model.Bytes) []model.Bytes {
-	out := []model.Bytes{lo}
-	for x := float64(lo) * math.Pow(2, 0.125); x < float64(hi); x *= math.Pow(2, 0.125) {
-		if n := model.Bytes(math.Round(x)); n > out[len(out)-1] {
-			out = append(out, n)
-		}
-	}
-	if hi > out[len(out)-1] {
-		out = append(out, hi)
-	}
-	return out
-}
-
-// Crossovers is Fastest for two paths: the first segment names the one
-// that is faster at lo, each further segment the size from which the other
-// one leads (pipelined latency).
-func Crossovers(s *model.Scenario, a, b string, lo, hi model.Bytes) ([]Segment, error) {
-	return Fastest(s, []string{a, b}, lo, hi)
-}
-
 // segments formats "gdr", "devmem, then rdma from 280 KiB", or, where the
 // lead changes back and forth (pipelined latency steps at each chunk),
 // "devmem, then rdma from 384 KiB; 4 more changes; rdma from 512 KiB on"
 // (the last segment counts among the changes).
-func segments(segs []Segment) string {
+func segments(segs []model.Segment) string {
 	switch len(segs) {
 	case 0:
 		return "—"
@@ -157,8 +76,8 @@ func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, 
 	const lo, hi = model.Bytes(1), model.Bytes(1 << 30)
 	type row struct {
 		value   string
-		fastest []Segment
-		pairs   map[string][]Segment
+		fastest []model.Segment
+		pairs   map[string][]model.Segment
 	}
 	var rows []row
 	var pairNames []string
@@ -168,8 +87,8 @@ func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, 
 		if err != nil {
 			return "", err
 		}
-		r := row{value: val, pairs: map[string][]Segment{}}
-		if r.fastest, err = Fastest(s, paths, lo, hi); err != nil {
+		r := row{value: val, pairs: map[string][]model.Segment{}}
+		if r.fastest, err = model.Fastest(s, paths, lo, hi); err != nil {
 			return "", err
 		}
 		for i, a := range paths {
@@ -178,7 +97,7 @@ func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, 
 				if len(rows) == 0 {
 					pairNames = append(pairNames, name)
 				}
-				segs, err := Crossovers(s, a, b, lo, hi)
+				segs, err := model.Fastest(s, []string{a, b}, lo, hi)
 				if err != nil {
 					return "", err
 				}

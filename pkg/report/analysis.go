@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -97,132 +95,24 @@ func (a *analysis) latency(path string, n model.Bytes) float64 {
 	return float64(a.eval(path, n).Pipelined)
 }
 
-// near reports whether two latencies are equal for the purpose of ranking.
-func near(x, y float64) bool {
-	if math.IsInf(x, 0) || math.IsInf(y, 0) {
-		return x == y
-	}
-	return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
+// winners splits 1 B … 1 GiB into the segments where one feasible GPU
+// path is fastest (model.Fastest).
+func (a *analysis) winners() []model.Segment {
+	ws, _ := model.Fastest(a.s, a.feasible, minSize, maxSize) // the names come from the model: no error
+	return ws
 }
 
-// fastest is the feasible GPU path with the lowest pipelined latency at n;
-// ties go to the path listed first.
-func (a *analysis) fastest(n model.Bytes) string {
-	best, bestT := "", math.Inf(1)
-	for _, p := range a.feasible {
-		t := a.latency(p, n)
-		if t < bestT && !near(t, bestT) {
-			best, bestT = p, t
-		}
-	}
-	return best
+// crossovers finds every size where two feasible GPU paths change places
+// (model.Crossovers).
+func (a *analysis) crossovers() []model.Crossover {
+	cs, _ := model.Crossovers(a.s, a.feasible, minSize, maxSize)
+	return cs
 }
 
-// span is a range of sizes over which one path is the fastest.
-type span struct {
-	Path     string
-	From, To model.Bytes
-}
-
-// bisect finds the smallest n in (lo, hi] with pred(n) true, given
-// pred(lo) false and pred(hi) true.
-func bisect(lo, hi model.Bytes, pred func(model.Bytes) bool) model.Bytes {
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if pred(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
-// winners splits 1 B … 1 GiB into the spans where one path is fastest; the
-// edges are found by bisection between the sizes of the grid.
-func (a *analysis) winners() []span {
-	if len(a.feasible) == 0 {
-		return nil
-	}
-	sizes := curveSizes()
-	cur := span{Path: a.fastest(sizes[0]), From: sizes[0]}
-	var out []span
-	for i := 1; i < len(sizes); i++ {
-		w := a.fastest(sizes[i])
-		if w == cur.Path {
-			continue
-		}
-		prev := cur.Path
-		edge := bisect(sizes[i-1], sizes[i], func(n model.Bytes) bool { return a.fastest(n) != prev })
-		cur.To = edge - 1
-		out = append(out, cur)
-		cur = span{Path: a.fastest(edge), From: edge}
-		if cur.Path != w { // another change inside the same interval: take it from the grid point
-			cur.To = sizes[i] - 1
-			out = append(out, cur)
-			cur = span{Path: w, From: sizes[i]}
-		}
-	}
-	cur.To = sizes[len(sizes)-1]
-	return append(out, cur)
-}
-
-// crossover is a size at which two paths change places.
-type crossover struct {
-	A, B string      // in presentation order
-	At   model.Bytes // the first size at which Faster is faster
-	// Faster is the path that is faster from At up (until the next crossover).
-	Faster string
-}
-
-// crossovers finds every size where two feasible GPU paths change places,
-// on the grid of curveSizes refined by bisection.
-func (a *analysis) crossovers() []crossover {
-	sizes := curveSizes()
-	var out []crossover
-	for i, p := range a.feasible {
-		for _, q := range a.feasible[i+1:] {
-			sign := func(n model.Bytes) int {
-				x, y := a.latency(p, n), a.latency(q, n)
-				switch {
-				case near(x, y):
-					return 0
-				case x < y:
-					return -1
-				}
-				return 1
-			}
-			last, lastN := 0, model.Bytes(0)
-			for _, n := range sizes {
-				sg := sign(n)
-				if sg == 0 {
-					continue
-				}
-				if last != 0 && sg != last {
-					from := last
-					at := bisect(lastN, n, func(m model.Bytes) bool { s := sign(m); return s != 0 && s != from })
-					c := crossover{A: p, B: q, At: at, Faster: p}
-					if sg > 0 {
-						c.Faster = q
-					}
-					out = append(out, c)
-				}
-				last, lastN = sg, n
-			}
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
-	return out
-}
-
-// order ranks the feasible GPU paths at n, fastest first.
+// order ranks the feasible GPU paths at n, fastest first (model.Ranked).
 func (a *analysis) order(n model.Bytes) []string {
-	out := append([]string(nil), a.feasible...)
-	sort.SliceStable(out, func(i, j int) bool {
-		x, y := a.latency(out[i], n), a.latency(out[j], n)
-		return x < y && !near(x, y)
-	})
-	return out
+	ps, _ := model.Ranked(a.s, a.feasible, n)
+	return ps
 }
 
 // title returns "GPUDirect RDMA (gdr)".
@@ -326,11 +216,7 @@ func (a *analysis) summaryParts() (answer, detail []string) {
 			} else {
 				var parts []string
 				for _, c := range cs {
-					other := c.A
-					if other == c.Faster {
-						other = c.B
-					}
-					parts = append(parts, fmt.Sprintf("%s overtakes %s at %s", c.Faster, other, c.At.Human()))
+					parts = append(parts, fmt.Sprintf("%s overtakes %s at %s", c.Faster, c.Slower, c.At.Human()))
 				}
 				out = append(out, fmt.Sprintf("Crossovers (found by bisection on the model): %s.", list(parts)))
 			}
@@ -350,7 +236,7 @@ func (a *analysis) summaryParts() (answer, detail []string) {
 		line := a.eval(a.feasible[0], refSize).LineRate
 		same := true
 		for _, p := range a.feasible {
-			if r := a.eval(p, refSize); !near(float64(r.LineRate), float64(line)) {
+			if r := a.eval(p, refSize); !model.Near(float64(r.LineRate), float64(line)) {
 				same = false
 			}
 		}

@@ -427,7 +427,7 @@ func (a *analysis) latencyTable() *docTable {
 		for _, n := range tableSizes {
 			r := a.eval(p, n)
 			cl := c(r.Latency.Human())
-			if !near(float64(r.Latency), float64(r.Pipelined)) {
+			if !model.Near(float64(r.Latency), float64(r.Pipelined)) {
 				cl.Sub = r.Pipelined.Human() + " pipelined"
 			}
 			row = append(row, cl)

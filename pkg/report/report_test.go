@@ -203,42 +203,6 @@ func TestLabelsAreEscaped(t *testing.T) {
 	}
 }
 
-// The crossovers and winning spans of the summary come from the model:
-// at each crossover the two paths change places, and each span's winner is
-// the fastest at both ends.
-func TestCrossoversAreReal(t *testing.T) {
-	for _, name := range model.PresetNames() {
-		s, err := model.Preset(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, sc := range []*model.Scenario{s, mustVariant(t, s, "topology.gpu_nic", "SYS")} {
-			a := analyse(sc)
-			for _, c := range a.crossovers() {
-				other := c.A
-				if other == c.Faster {
-					other = c.B
-				}
-				if !(a.latency(c.Faster, c.At) < a.latency(other, c.At)) {
-					t.Errorf("%s: %s is not faster than %s at %d B", sc.Name, c.Faster, other, c.At)
-				}
-				if x, y := a.latency(c.Faster, c.At-1), a.latency(other, c.At-1); x < y && !near(x, y) {
-					t.Errorf("%s: %s is already faster than %s at %d B, before the crossover", sc.Name, c.Faster, other, c.At-1)
-				}
-			}
-			ws := a.winners()
-			for i, w := range ws {
-				if a.fastest(w.From) != w.Path || a.fastest(w.To) != w.Path {
-					t.Errorf("%s: span %+v: fastest at the ends is %s and %s", sc.Name, w, a.fastest(w.From), a.fastest(w.To))
-				}
-				if i > 0 && ws[i-1].To+1 != w.From {
-					t.Errorf("%s: spans %+v and %+v do not meet", sc.Name, ws[i-1], w)
-				}
-			}
-		}
-	}
-}
-
 func mustVariant(t *testing.T, s *model.Scenario, k, v string) *model.Scenario {
 	t.Helper()
 	vr := Variant{Name: k, Sets: [][2]string{{k, v}}}
