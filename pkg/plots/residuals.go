@@ -94,7 +94,7 @@ func Residuals(in Input) (*Figure, error) {
 		pn.p.X.Min, pn.p.X.Max = logRange(xlo/1.5, xhi*1.5, 2)
 		lim := niceMax(math.Max(math.Max(math.Abs(pn.lo), math.Abs(pn.hi)), 9.5))
 		pn.p.Y.Min, pn.p.Y.Max = -lim, lim
-		pn.p.Y.Tick.Marker = symTicks{}
+		pn.p.Y.Tick.Marker = percentTicks{}
 		pns = append(pns, pn)
 	}
 	if len(pns) == 0 {
@@ -128,20 +128,4 @@ func containsLabel(es []legendEntry, label string) bool {
 		}
 	}
 	return false
-}
-
-// symTicks label a symmetric percent axis at quarters: −lim, −lim/2, 0, lim/2, lim.
-type symTicks struct{}
-
-func (symTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	for i := -4; i <= 4; i++ {
-		v := hi * float64(i) / 4
-		t := plot.Tick{Value: v}
-		if i%2 == 0 {
-			t.Label = fmtFloat(cleanFloat(v)) + "%"
-		}
-		ticks = append(ticks, t)
-	}
-	return ticks
 }
