@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Segment is a range of message sizes, From to To (both included), over
@@ -166,4 +167,16 @@ func sizeGrid(lo, hi Bytes) []Bytes {
 		out = append(out, hi)
 	}
 	return out
+}
+
+// ShortReason cuts the reason a path is infeasible (Route.Reason) to its
+// first clause, for a sentence or a figure: "the NIC has no RDMA."
+func ShortReason(reason string) string {
+	r := strings.TrimPrefix(reason, "infeasible: ")
+	for _, sep := range []string{" — ", "; "} {
+		if i := strings.Index(r, sep); i > 0 {
+			r = r[:i]
+		}
+	}
+	return strings.TrimSuffix(r, ".") + "."
 }

@@ -17,18 +17,18 @@ import (
 // large one (the slowest rate dominates).
 var BreakdownSizes = []model.Bytes{8, 64 << 10, 16 << 20}
 
-// letterMeaning says in a few words what a seed letter stands for in every path.
-var letterMeaning = map[string]string{
-	"A": "GPU → host copy (cudaMemcpy D2H)",
-	"B": "send: copy + TCP/IP stack, or RDMA post",
-	"C": "NIC DMA read (DDR, or GPU by P2P)",
-	"D": "wire: serialization, hops, propagation",
-	"E": "NIC DMA write (DDR, or GPU by P2P)",
-	"F": "receive: TCP/IP stack + copy, or poll",
-	"G": "host → GPU copy (cudaMemcpy H2D)",
+// seedLetters are the seed's stage letters A–G: what each stands for in
+// every path, in a few words for Breakdown's legend (meaning), in the
+// Diagram's key (key) and fewer for a column heading of StageMap (role).
+var seedLetters = []struct{ letter, role, meaning, key string }{
+	{"A", "copy GPU→host", "GPU → host copy (cudaMemcpy D2H)", "GPU → DDR copy"},
+	{"B", "send (CPU)", "send: copy + TCP/IP stack, or RDMA post", "send side on the CPU"},
+	{"C", "NIC reads", "NIC DMA read (DDR, or GPU by P2P)", "NIC DMA read"},
+	{"D", "wire", "wire: serialization, hops, propagation", "wire"},
+	{"E", "NIC writes", "NIC DMA write (DDR, or GPU by P2P)", "NIC DMA write"},
+	{"F", "receive (CPU)", "receive: TCP/IP stack + copy, or poll", "receive side on the CPU"},
+	{"G", "copy host→GPU", "host → GPU copy (cudaMemcpy H2D)", "DDR → GPU copy"},
 }
-
-var letters = []string{"A", "B", "C", "D", "E", "F", "G"}
 
 // Breakdown draws, for each of a few message sizes (in.Sizes, at most
 // four; nil: BreakdownSizes), one horizontal bar per feasible path split
@@ -55,7 +55,7 @@ func Breakdown(in Input) (*Figure, error) {
 
 	f := &Figure{Name: "breakdown", Title: "Latency by stage", Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(false), legendBelow: true, panelGap: 10}
-	f.Data.Columns = []string{"path", "bytes", "stage", "letter", "side", "latency_s"}
+	f.Data = Table{Columns: []Column{textCol("path"), numCol("bytes", "B"), textCol("stage"), textCol("letter"), textCol("side"), numCol("latency_s", "s")}}
 	used := map[string]bool{}
 	names := make([]string, len(routes))
 	for i, r := range routes {
@@ -70,7 +70,7 @@ func Breakdown(in Input) (*Figure, error) {
 			row := barRow{}
 			for _, st := range res.Stages {
 				v := float64(st.Latency)
-				f.Data.Rows = append(f.Data.Rows, []string{r.Path.Name, strconv.FormatInt(int64(n), 10), st.Name, st.Letter, string(st.Side), fmtFloat(v)})
+				f.Data.add(r.Path.Name, n, st.Name, st.Letter, string(st.Side), v)
 				if !(v > 0) || math.IsInf(v, 0) {
 					continue
 				}
@@ -105,9 +105,9 @@ func Breakdown(in Input) (*Figure, error) {
 		p.Title.Padding = 4
 		f.panels = append(f.panels, axes{p: p, xlabel: "latency (store-and-forward)"})
 	}
-	for _, l := range letters {
-		if used[l] {
-			f.legend = append(f.legend, legendEntry{label: l + "  " + letterMeaning[l], thumbs: []plot.Thumbnailer{toSwatch(LetterColors[l])}})
+	for _, l := range seedLetters {
+		if used[l.letter] {
+			f.legend = append(f.legend, legendEntry{label: l.letter + "  " + l.meaning, thumbs: []plot.Thumbnailer{toSwatch(LetterColors[l.letter])}})
 		}
 	}
 	if used["other"] {
@@ -238,21 +238,18 @@ func Costs(in Input) (*Figure, error) {
 	}
 	f := &Figure{Name: "costs", Title: "Copies, DDR traffic and PCIe crossings per path", Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(false), legendBelow: true}
-	f.Data.Columns = []string{"path", "copies", "ddr_bytes_per_byte", "pcie_crossings"}
+	f.Data = Table{Columns: []Column{textCol("path"), numCol("copies", ""), numCol("ddr_bytes_per_byte", ""), numCol("pcie_crossings", "")}}
 	p := newPlot()
 	g := &groupBars{}
 	ticks := make([]plot.Tick, len(routes))
 	for i, r := range routes {
 		res := r.Evaluate(costSize)
-		row := []string{r.Path.Name}
 		var vals []float64
 		for _, m := range costMetrics {
-			v := m.value(res)
-			vals = append(vals, v)
-			row = append(row, fmtFloat(v))
+			vals = append(vals, m.value(res))
 		}
 		g.groups = append(g.groups, vals)
-		f.Data.Rows = append(f.Data.Rows, row)
+		f.Data.add(r.Path.Name, vals[0], vals[1], vals[2])
 		ticks[i] = plot.Tick{Value: float64(i), Label: r.Path.Name}
 	}
 	p.Add(g)

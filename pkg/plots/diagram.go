@@ -79,10 +79,10 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 		Provenance: "modeled: scenario " + s.Name + " · GPU–NIC topology " + string(s.Topology.GPUNIC) + " (" + classWords(s.Topology.GPUNIC) + ")",
 		Notes:      notes, body: d.draw, legendBelow: true}
 	f.legend = d.key()
-	f.Data.Columns = []string{"path", "letter", "stage", "side", "route"}
+	f.Data = Table{Columns: []Column{textCol("path"), textCol("letter"), textCol("stage"), textCol("side"), textCol("route")}}
 	for _, pr := range d.plans {
 		for _, st := range pr.stages {
-			f.Data.Rows = append(f.Data.Rows, []string{pr.route.Path.Name, st.stage.Letter, st.stage.Name, string(st.stage.Side), st.describe()})
+			f.Data.add(pr.route.Path.Name, st.stage.Letter, st.stage.Name, string(st.stage.Side), st.describe())
 		}
 	}
 	if o.Highlight != "" {
@@ -957,21 +957,10 @@ func (d *diagram) key() []legendEntry {
 	}
 	out = append(out, legendEntry{label: "control only", thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: MutedColor, Width: 1.2, Dashes: controlDashes}}}})
 	out = append(out, legendEntry{header: true})
-	for _, l := range letters {
-		out = append(out, legendEntry{label: diagramLetter[l], thumbs: []plot.Thumbnailer{badgeThumb{letter: l, color: TextColor}}})
+	for _, l := range seedLetters {
+		out = append(out, legendEntry{label: l.key, thumbs: []plot.Thumbnailer{badgeThumb{letter: l.letter, color: TextColor}}})
 	}
 	return out
-}
-
-// diagramLetter is the short meaning of each letter in the diagram's key.
-var diagramLetter = map[string]string{
-	"A": "GPU → DDR copy",
-	"B": "send side on the CPU",
-	"C": "NIC DMA read",
-	"D": "wire",
-	"E": "NIC DMA write",
-	"F": "receive side on the CPU",
-	"G": "DDR → GPU copy",
 }
 
 var controlDashes = []vg.Length{vg.Points(1.5), vg.Points(2)}

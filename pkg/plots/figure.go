@@ -59,37 +59,6 @@ type Figure struct {
 	legendBelow bool
 }
 
-// Table is the data behind a figure, for CSV or JSON: column names and
-// rows of text (numbers in Go's shortest exact form, base units).
-type Table struct {
-	Columns []string
-	Rows    [][]string
-}
-
-// WriteCSV writes the table as CSV with a header line.
-func (t Table) WriteCSV(w io.Writer) error {
-	var b strings.Builder
-	writeCSVLine(&b, t.Columns)
-	for _, r := range t.Rows {
-		writeCSVLine(&b, r)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func writeCSVLine(b *strings.Builder, cells []string) {
-	for i, c := range cells {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if strings.ContainsAny(c, ",\"\n\r") {
-			c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
-		}
-		b.WriteString(c)
-	}
-	b.WriteByte('\n')
-}
-
 // axes is one gonum plot with its axis labels, which the figure draws
 // itself: gonum reserves room for a centred axis label at the linear
 // middle of the data range, which on a log axis is near one end.
@@ -409,4 +378,16 @@ func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 		return 0, 0, inputErr("figure size %.4gpt × %.4gpt is out of range (1 to 100 inches each way)", float64(w), float64(h))
 	}
 	return w, h, nil
+}
+
+// GrowForLegend makes the figure tall enough for a legend of entries rows
+// under its title and provenance: a figure lays its legend out at its own
+// size, and one with many series would push it off the bottom.
+func (f *Figure) GrowForLegend(entries int) {
+	const titleH, provLineH, entryH, margins = 22, 10, 13, 70
+	prov := textStyle(vg.Points(8), false, color.Black).Width(f.Provenance) / (f.Width - vg.Points(16))
+	need := vg.Points(titleH+margins) + vg.Length(math.Ceil(float64(prov)))*provLineH + vg.Length(entries)*entryH
+	if need > f.Height {
+		f.Height = need
+	}
 }

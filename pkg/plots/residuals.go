@@ -47,7 +47,8 @@ func Residuals(in Input) (*Figure, error) {
 	}
 	f := &Figure{Name: "residuals", Title: "Model error against measurement", Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(true), legendBelow: true}
-	f.Data.Columns = []string{"series", "path", "bytes", "quantity", "measured", "model", "error_percent"}
+	f.Data = Table{Columns: []Column{textCol("series"), textCol("path"), numCol("bytes", "B"), textCol("quantity"),
+		numCol("measured", ""), numCol("model", ""), numCol("error_percent", "%")}}
 	var pns []panel
 	for _, q := range []struct {
 		q    quantity
@@ -69,7 +70,7 @@ func Residuals(in Input) (*Figure, error) {
 					continue
 				}
 				e := 100 * (mod - meas) / meas
-				f.Data.Rows = append(f.Data.Rows, []string{m.Label, m.Path, fmtFloat(pt.Bytes), q.q.key, fmtFloat(meas), fmtFloat(mod), fmtFloat(e)})
+				f.Data.add(m.Label, m.Path, pt.Bytes, q.q.key, meas, mod, e)
 				xys = append(xys, plotter.XY{X: pt.Bytes, Y: e})
 				pn.lo, pn.hi = math.Min(pn.lo, e), math.Max(pn.hi, e)
 				xlo, xhi = math.Min(xlo, pt.Bytes), math.Max(xhi, pt.Bytes)
@@ -78,23 +79,16 @@ func Residuals(in Input) (*Figure, error) {
 				continue
 			}
 			gs := measuredGlyph(m, &other)
-			l, _ := plotter.NewLine(xys)
-			l.LineStyle = draw.LineStyle{Color: gs.Color, Width: vg.Points(0.8)}
-			s, _ := plotter.NewScatter(xys)
-			s.GlyphStyle = gs
-			pn.p.Add(l, s)
+			l, s := addErrorCurve(pn.p, xys, draw.LineStyle{Color: gs.Color, Width: vg.Points(0.8)}, gs)
 			pn.legend = append(pn.legend, legendEntry{label: "measured: " + m.Label + " vs model " + m.Path, thumbs: []plot.Thumbnailer{l, s}})
 		}
 		if xlo > xhi {
 			continue
 		}
 		pn.p.Add(&refLine{y: 0, label: "model = measured", style: draw.LineStyle{Color: MutedColor, Width: vg.Points(0.8)}})
-		pn.p.X.Scale = plot.LogScale{}
-		pn.p.X.Tick.Marker = sizeTicks{maxLabels: 5}
-		pn.p.X.Min, pn.p.X.Max = logRange(xlo/1.5, xhi*1.5, 2)
+		xmin, xmax := logRange(xlo/1.5, xhi*1.5, 2)
 		lim := niceMax(math.Max(math.Max(math.Abs(pn.lo), math.Abs(pn.hi)), 9.5))
-		pn.p.Y.Min, pn.p.Y.Max = -lim, lim
-		pn.p.Y.Tick.Marker = percentTicks{}
+		errorAxes(pn.p, sizeTicks{maxLabels: 5}, xmin, xmax, lim, percentTicks{})
 		pns = append(pns, pn)
 	}
 	if len(pns) == 0 {
@@ -128,4 +122,29 @@ func containsLabel(es []legendEntry, label string) bool {
 		}
 	}
 	return false
+}
+
+// errorAxes makes p a panel of errors in percent against message size: a
+// log x axis from xmin to xmax marked by x, a y axis from −lim to lim
+// marked by y. Residuals and ModelComparison draw their errors on it.
+func errorAxes(p *plot.Plot, x sizeTicks, xmin, xmax, lim float64, y percentTicks) {
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = x
+	p.X.Min, p.X.Max = xmin, xmax
+	p.Y.Min, p.Y.Max = -lim, lim
+	p.Y.Tick.Marker = y
+}
+
+// addErrorCurve adds one series of errors to an error panel: a line
+// through the points and the points on it.
+func addErrorCurve(p *plot.Plot, xys plotter.XYs, line draw.LineStyle, glyph draw.GlyphStyle) (*plotter.Line, *plotter.Scatter) {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		panic(err) // the errors are finite: the callers checked them
+	}
+	l.LineStyle = line
+	s, _ := plotter.NewScatter(xys)
+	s.GlyphStyle = glyph
+	p.Add(l, s)
+	return l, s
 }

@@ -131,10 +131,17 @@ var (
 	legendRowSpace = vg.Points(3)
 )
 
+// boldFont is Font, bold.
+func boldFont() font.Font {
+	f := Font
+	f.Weight = xfont.WeightBold
+	return f
+}
+
 func textStyle(size vg.Length, bold bool, clr color.Color) text.Style {
 	f := Font
 	if bold {
-		f.Weight = xfont.WeightBold
+		f = boldFont()
 	}
 	return text.Style{Color: clr, Font: font.From(f, size), XAlign: draw.XLeft, YAlign: draw.YBottom, Handler: handler}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -18,6 +17,7 @@ import (
 // model and from a measured point, and how to draw its axis.
 type quantity struct {
 	key    string // column name in the data table: "latency_s"
+	unit   string // base unit of the values: "s"
 	label  string // y axis label
 	log    bool
 	scale  float64 // values are divided by it for drawing (1e9: GB/s)
@@ -27,22 +27,22 @@ type quantity struct {
 }
 
 var (
-	qLatency = quantity{key: "latency_s", label: "one-way latency", log: true, scale: 1,
+	qLatency = quantity{key: "latency_s", unit: "s", label: "one-way latency", log: true, scale: 1,
 		ticker: decadeTicks{label: secondsLabel},
 		model:  func(r model.Result) float64 { return float64(r.Latency) },
 		meas:   func(p Point) float64 { return p.Seconds }}
-	qPipelined = quantity{key: "pipelined_latency_s", label: "one-way latency", log: true, scale: 1,
+	qPipelined = quantity{key: "pipelined_latency_s", unit: "s", label: "one-way latency", log: true, scale: 1,
 		ticker: decadeTicks{label: secondsLabel},
 		model:  func(r model.Result) float64 { return float64(r.Pipelined) }}
-	qBandwidth = quantity{key: "bandwidth_Bps", label: "streaming bandwidth (GB/s)", scale: 1e9,
+	qBandwidth = quantity{key: "bandwidth_Bps", unit: "B/s", label: "streaming bandwidth (GB/s)", scale: 1e9,
 		ticker: linearTicks{},
 		model:  func(r model.Result) float64 { return float64(r.Bandwidth) },
 		meas:   func(p Point) float64 { return p.Rate }}
-	qCPU = quantity{key: "cpu_s", label: "CPU time per message (both nodes)", log: true, scale: 1,
+	qCPU = quantity{key: "cpu_s", unit: "s", label: "CPU time per message (both nodes)", log: true, scale: 1,
 		ticker: decadeTicks{label: secondsLabel},
 		model:  func(r model.Result) float64 { return float64(r.CPU) },
 		meas:   func(p Point) float64 { return p.CPU }}
-	qCores = quantity{key: "cores", label: "CPU cores to carry the line rate (both nodes)", log: true, scale: 1,
+	qCores = quantity{key: "cores", unit: "cores", label: "CPU cores to carry the line rate (both nodes)", log: true, scale: 1,
 		ticker: decadeTicks{label: plainLabel},
 		model:  func(r model.Result) float64 { return r.Cores }}
 )
@@ -53,7 +53,7 @@ type panel struct {
 	xlabel string
 	ylabel string
 	legend []legendEntry
-	rows   [][]string
+	data   Table // sweepTable
 	notes  []string
 	lo, hi float64 // y data range (drawing units)
 }
@@ -68,13 +68,20 @@ func newPlot() *plot.Plot {
 	return p
 }
 
-func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// sweepTable is the long form of a size sweep's data: one row per drawn
+// value, its kind (model or measured), series (the scenario or the
+// measured label), path, message size, quantity and value (in the
+// quantity's unit: unit, or "" where the quantities differ).
+func sweepTable(unit string) Table {
+	return Table{Columns: []Column{textCol("kind"), textCol("series"), textCol("path"), numCol("bytes", "B"),
+		textCol("quantity"), numCol("value", unit)}}
+}
 
 // sweepPanel draws quantities q (q[1], when given, dotted: the pipelined
 // latency) against message size for every feasible route, and the
 // measured points that have q[0].
 func sweepPanel(c *checked, q []quantity, measured bool) panel {
-	pn := panel{p: newPlot(), xlabel: "message size", ylabel: q[0].label, lo: math.Inf(1), hi: math.Inf(-1)}
+	pn := panel{p: newPlot(), xlabel: "message size", ylabel: q[0].label, lo: math.Inf(1), hi: math.Inf(-1), data: sweepTable(q[0].unit)}
 	p := pn.p
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = sizeTicks{}
@@ -97,7 +104,7 @@ func sweepPanel(c *checked, q []quantity, measured bool) panel {
 				if !ok {
 					continue
 				}
-				pn.rows = append(pn.rows, []string{"model", c.Scenario.Name, r.Path.Name, strconv.FormatInt(int64(n), 10), qq.key, fmtFloat(v)})
+				pn.data.add("model", c.Scenario.Name, r.Path.Name, n, qq.key, v)
 				y := v / qq.scale
 				xys = append(xys, plotter.XY{X: float64(n), Y: y})
 				pn.lo, pn.hi = math.Min(pn.lo, y), math.Max(pn.hi, y)
@@ -132,7 +139,7 @@ func sweepPanel(c *checked, q []quantity, measured bool) panel {
 				if v <= 0 {
 					continue
 				}
-				pn.rows = append(pn.rows, []string{"measured", m.Label, m.Path, fmtFloat(pt.Bytes), q[0].key, fmtFloat(v)})
+				pn.data.add("measured", m.Label, m.Path, pt.Bytes, q[0].key, v)
 				y := v / q[0].scale
 				xys = append(xys, plotter.XY{X: pt.Bytes, Y: y})
 				pn.lo, pn.hi = math.Min(pn.lo, y), math.Max(pn.hi, y)
@@ -232,11 +239,17 @@ func pathLabel(p model.Path) string {
 func finishSweep(c *checked, name, title, what string, measured bool, pns ...panel) *Figure {
 	f := &Figure{Name: name, Title: title, Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(measured && len(c.Measured) > 0)}
-	f.Data.Columns = []string{"kind", "series", "path", "bytes", "quantity", "value"}
+	unit := pns[0].data.Column("value").Unit
+	for _, pn := range pns[1:] {
+		if pn.data.Column("value").Unit != unit {
+			unit = ""
+		}
+	}
+	f.Data = sweepTable(unit)
 	seen := map[string]bool{}
 	for _, pn := range pns {
 		f.panels = append(f.panels, axes{p: pn.p, xlabel: pn.xlabel, ylabel: pn.ylabel})
-		f.Data.Rows = append(f.Data.Rows, pn.rows...)
+		f.Data.append(pn.data)
 		for _, e := range pn.legend {
 			if !seen[e.label] {
 				seen[e.label] = true

@@ -64,6 +64,12 @@ func analyse(s *model.Scenario) *analysis {
 	return a
 }
 
+// stageMapRows are the paths of the stage map and of the stage tables:
+// every GPU path, then the references.
+func (a *analysis) stageMapRows() []model.Path {
+	return append(append([]model.Path(nil), a.gpu...), a.refs...)
+}
+
 // drawn lists the paths the figures draw: feasible GPU paths, then the
 // feasible references.
 func (a *analysis) drawn() []string {
@@ -126,17 +132,6 @@ func title(p string) string {
 		t = t[:i] + ", " + t[i+2:len(t)-1]
 	}
 	return t + " (" + p + ")"
-}
-
-// shortReason cuts an infeasibility reason to its first clause.
-func shortReason(r string) string {
-	r = strings.TrimPrefix(r, "infeasible: ")
-	for _, sep := range []string{" — ", "; "} {
-		if i := strings.Index(r, sep); i > 0 {
-			r = r[:i]
-		}
-	}
-	return strings.TrimSuffix(r, ".") + "."
 }
 
 // cores formats a number of CPU cores.
@@ -250,7 +245,7 @@ func (a *analysis) summaryParts() (answer, detail []string) {
 	var reasons []string
 	byReason := map[string][]string{}
 	for _, p := range a.infeasible {
-		r := shortReason(a.routes[p].Reason)
+		r := model.ShortReason(a.routes[p].Reason)
 		if byReason[r] == nil {
 			reasons = append(reasons, r)
 		}

@@ -113,10 +113,13 @@ func (b *builder) diagram(s *section, a *analysis, origin string) {
 		b.fig(s, fromPlots(pf, "paths", "modeled", origin))
 		return
 	}
-	sm, data := a.stageMap()
-	b.fig(s, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: origin,
-		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload.",
-		H:       stageMapHeight(len(a.stageMapRows())), Draw: sm, Data: data})
+	var names []string
+	for _, p := range a.stageMapRows() {
+		names = append(names, p.Name)
+	}
+	sm, _ := plots.StageMap(a.s, names) // the names come from the model: no error
+	b.fig(s, drawingFigure(sm, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: origin,
+		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload."}))
 }
 
 func (b *builder) fig(s *section, f *figure) *figure {

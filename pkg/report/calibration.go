@@ -8,11 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
@@ -74,10 +69,9 @@ func (b *builder) calibration(sec *section) {
 		if cmp.CalibratedVerdict != "" {
 			sec.note(fmt.Sprintf("Calibrated: %s.", strings.TrimSuffix(cmp.CalibratedVerdict, ".")))
 		}
-		d, t := comparisonPlot(cmp, cal)
-		b.fig(sec, &figure{ID: fmt.Sprintf("calib-%d-%s", i+1, slugID(cmp.Path+"-"+cmp.Variant)), Title: "Model against measurement: " + cmp.Label,
-			Kind: "modeled and measured", Origin: origin, H: 250, Draw: d, Data: t,
-			Caption: comparisonCaption(cal, cmp)})
+		d := plots.ModelComparison(comparisonOf(cmp, cal))
+		b.fig(sec, drawingFigure(d, &figure{ID: fmt.Sprintf("calib-%d-%s", i+1, slugID(cmp.Path+"-"+cmp.Variant)), Title: "Model against measurement: " + cmp.Label,
+			Kind: "modeled and measured", Origin: origin, Caption: comparisonCaption(cal, cmp)}))
 	}
 
 	// The staged transfer, stage by stage.
@@ -341,199 +335,30 @@ func comparisonCaption(cal *calib.Calibration, cmp calib.Comparison) string {
 	return s
 }
 
-// comparisonPlot draws a comparison: latency against size (measured
-// points, the preset and calibrated curves) and each model's error.
-func comparisonPlot(cmp calib.Comparison, cal *calib.Calibration) (drawer, *table) {
-	cols := []string{"bytes", "measured_s", "preset_s", "calibrated_s", "preset_error_pct", "calibrated_error_pct"}
-	if cmp.ComponentsOnly != nil {
-		cols = append(cols, "components_s", "components_error_pct")
-	}
-	t := &table{Columns: cols}
-	errOf := func(e *fit.Comparison, pred []float64, j int) float64 {
-		if e != nil && len(e.Points) == len(cmp.Bytes) && e.Points[j].Bytes == cmp.Bytes[j] {
-			return e.Points[j].Percent
-		}
-		return 100 * (pred[j] - cmp.Measured[j]) / cmp.Measured[j]
-	}
-	type curve struct {
-		label  string
-		pred   []float64
-		err    *fit.Comparison
-		style  draw.LineStyle
-		glyph  draw.GlyphDrawer
-		xs, es plotter.XYs
-	}
-	curves := []*curve{
-		{label: "model, preset " + cal.Base.Name, pred: cmp.Preset, err: &cmp.PresetErr, glyph: draw.TriangleGlyph{},
-			style: draw.LineStyle{Color: rgb(0x7a7a7a), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}},
-		{label: "model, calibrated", pred: cmp.Calibrated, err: &cmp.CalibratedErr, glyph: draw.CircleGlyph{},
-			style: draw.LineStyle{Color: rgb(0x0b5394), Width: vg.Points(1.5)}},
-	}
-	if cmp.ComponentsOnly != nil {
-		curves = append(curves, &curve{label: "model, component probes only", pred: cmp.ComponentsOnly, err: cmp.ComponentsOnlyErr, glyph: draw.SquareGlyph{},
-			style: draw.LineStyle{Color: rgb(0x6fa8dc), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}})
-	}
-	var meas plotter.XYs
-	ylo, yhi, elim := math.Inf(1), math.Inf(-1), 2*calib.Large
-	for j, n := range cmp.Bytes {
-		row := []any{n, cmp.Measured[j]}
-		meas = append(meas, plotter.XY{X: n, Y: cmp.Measured[j]})
-		ylo, yhi = math.Min(ylo, cmp.Measured[j]), math.Max(yhi, cmp.Measured[j])
-		var errs []any
-		for _, cv := range curves {
-			p := cv.pred[j]
-			row = append(row, p)
-			if !finitePos(p) {
-				errs = append(errs, math.NaN())
-				continue
+// comparisonOf maps a comparison onto pkg/plots' form: the measured
+// medians, the preset and calibrated models (and the component probes'
+// one) with calib's error at each size.
+func comparisonOf(cmp calib.Comparison, cal *calib.Calibration) plots.Comparison {
+	errs := func(e *fit.Comparison, pred []float64) []float64 {
+		out := make([]float64, len(cmp.Bytes))
+		for j := range out {
+			if e != nil && len(e.Points) == len(cmp.Bytes) && e.Points[j].Bytes == cmp.Bytes[j] {
+				out[j] = e.Points[j].Percent
+			} else {
+				out[j] = 100 * (pred[j] - cmp.Measured[j]) / cmp.Measured[j]
 			}
-			e := errOf(cv.err, cv.pred, j)
-			errs = append(errs, e)
-			cv.xs = append(cv.xs, plotter.XY{X: n, Y: p})
-			cv.es = append(cv.es, plotter.XY{X: n, Y: e})
-			ylo, yhi = math.Min(ylo, p), math.Max(yhi, p)
-			elim = math.Max(elim, math.Abs(e))
 		}
-		// Columns: bytes, measured, the predictions, then their errors in
-		// the same order (components last, after its prediction).
-		row = append(row[:2], cmp.Preset[j], cmp.Calibrated[j], errs[0], errs[1])
-		if cmp.ComponentsOnly != nil {
-			row = append(row, cmp.ComponentsOnly[j], errs[2])
-		}
-		t.add(row...)
+		return out
 	}
-
-	lat := newPlot("", "message size", "one-way time")
-	sizeAxis(&lat.X)
-	logAxis(&lat.Y, secondsLabel)
-	lat.X.Min, lat.X.Max = first(cmp.Bytes)/2, last(cmp.Bytes)*2
-	lat.Y.Min, lat.Y.Max = ylo/1.6, yhi*1.6
-	ep := newPlot("", "message size", "model − measured, % of measured")
-	sizeAxis(&ep.X)
-	ep.X.Min, ep.X.Max = lat.X.Min, lat.X.Max
-	lim := niceLimit(elim * 1.1)
-	ep.Y.Min, ep.Y.Max = -lim, lim
-	ep.Y.Tick.Marker = pctTicks{}
-	band, _ := plotter.NewPolygon(plotter.XYs{{X: ep.X.Min, Y: -calib.Large}, {X: ep.X.Max, Y: -calib.Large}, {X: ep.X.Max, Y: calib.Large}, {X: ep.X.Min, Y: calib.Large}})
-	band.Color = rgb(0xe8f1e4)
-	band.LineStyle.Width = 0
-	ep.Add(band)
-	zero, _ := plotter.NewLine(plotter.XYs{{X: ep.X.Min, Y: 0}, {X: ep.X.Max, Y: 0}})
-	zero.LineStyle = draw.LineStyle{Color: rgb(0x555555), Width: vg.Points(0.6)}
-	ep.Add(zero)
-
-	var entries []legendItem
-	mglyph := draw.GlyphStyle{Color: rgb(0x8a4b00), Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}
-	for _, cv := range curves {
-		if len(cv.xs) == 0 {
-			continue
-		}
-		l, err := plotter.NewLine(cv.xs)
-		if err != nil {
-			panic(err) // points are finite and positive: checked above
-		}
-		l.LineStyle = cv.style
-		lat.Add(l)
-		el, err := plotter.NewLine(cv.es)
-		if err != nil {
-			panic(err)
-		}
-		el.LineStyle = cv.style
-		el.LineStyle.Width = vg.Points(0.9)
-		es, _ := plotter.NewScatter(cv.es)
-		es.GlyphStyle = draw.GlyphStyle{Color: cv.style.Color, Radius: vg.Points(2.2), Shape: cv.glyph}
-		ep.Add(el, es)
-		entries = append(entries, legendItem{cv.label, []plot.Thumbnailer{l}})
+	c := plots.Comparison{Bytes: cmp.Bytes, Measured: cmp.Measured, Band: calib.Large, Models: []plots.ComparisonModel{
+		{Label: "model, preset " + cal.Base.Name, Role: plots.PresetModel, Seconds: cmp.Preset, Percent: errs(&cmp.PresetErr, cmp.Preset)},
+		{Label: "model, calibrated", Role: plots.CalibratedModel, Seconds: cmp.Calibrated, Percent: errs(&cmp.CalibratedErr, cmp.Calibrated)},
+	}}
+	if cmp.ComponentsOnly != nil {
+		c.Models = append(c.Models, plots.ComparisonModel{Label: "model, component probes only", Role: plots.ComponentModel,
+			Seconds: cmp.ComponentsOnly, Percent: errs(cmp.ComponentsOnlyErr, cmp.ComponentsOnly)})
 	}
-	ms, err := plotter.NewScatter(meas)
-	if err != nil {
-		panic(err)
-	}
-	ms.GlyphStyle = mglyph
-	lat.Add(ms)
-	entries = append([]legendItem{{"measured (median per size)", []plot.Thumbnailer{ms}}}, entries...)
-	return drawFunc(func(cv draw.Canvas) {
-		drawPanels(cv, []*plot.Plot{lat, ep}, []string{"Latency (log–log)", "Model error"}, entries)
-	}), t
-}
-
-// legendItem is one entry of a legend row.
-type legendItem struct {
-	label  string
-	thumbs []plot.Thumbnailer
-}
-
-// drawPanels draws plots side by side, their data areas aligned, with a
-// legend in rows underneath.
-func drawPanels(dc draw.Canvas, ps []*plot.Plot, titles []string, entries []legendItem) {
-	sty := textStyle(8, sansFont)
-	sty.YAlign = draw.YCenter
-	const thumbW, gap, rowH = 18, 14, 13
-	width := dc.Max.X - dc.Min.X - 8
-	var rows [][]legendItem
-	var x vg.Length
-	for _, e := range entries {
-		w := thumbW + 4 + sty.Width(e.label) + gap
-		if len(rows) == 0 || x+w > width {
-			rows = append(rows, nil)
-			x = 0
-		}
-		rows[len(rows)-1] = append(rows[len(rows)-1], e)
-		x += w
-	}
-	legendH := vg.Length(len(rows))*rowH + 4
-	for i, r := range rows {
-		x := dc.Min.X + 6
-		y := dc.Min.Y + legendH - vg.Length(i+1)*rowH + rowH/2
-		for _, e := range r {
-			tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: x, Y: y - 4}, Max: vg.Point{X: x + thumbW, Y: y + 4}}}
-			for _, th := range e.thumbs {
-				th.Thumbnail(&tc)
-			}
-			dc.FillText(sty, vg.Point{X: x + thumbW + 4, Y: y}, e.label)
-			x += thumbW + 4 + sty.Width(e.label) + gap
-		}
-	}
-	const titleH = 16
-	body := draw.Crop(dc, 0, 0, legendH+2, -titleH)
-	tiles := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Points(16), PadTop: vg.Points(4)}
-	cs := plot.Align([][]*plot.Plot{ps}, tiles, body)
-	ts := textStyle(9.5, boldFont)
-	ts.YAlign = draw.YTop
-	for i, p := range ps {
-		p.Draw(cs[0][i])
-		if i < len(titles) {
-			da := p.DataCanvas(cs[0][i])
-			dc.FillText(ts, vg.Point{X: da.Min.X, Y: dc.Max.Y - 2}, titles[i])
-		}
-	}
-}
-
-// niceLimit rounds a percentage up to a limit whose half is a round
-// number: 20, 30, 40, 50, 60, 80, 100, 150, 200, …
-func niceLimit(v float64) float64 {
-	for _, l := range []float64{20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400, 600, 800, 1000} {
-		if v <= l {
-			return l
-		}
-	}
-	return math.Ceil(v/1000) * 1000
-}
-
-// pctTicks label a symmetric percent axis at quarters.
-type pctTicks struct{}
-
-func (pctTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for i := -4; i <= 4; i++ {
-		v := hi * float64(i) / 4
-		t := plot.Tick{Value: v}
-		if i%2 == 0 {
-			t.Label = strings.Replace(trim(strconv.FormatFloat(v, 'f', 1, 64)), "-", "−", 1) + "%"
-		}
-		ts = append(ts, t)
-	}
-	return ts
+	return c
 }
 
 // slugID makes a figure id of a text: lower-case letters, digits, dashes.

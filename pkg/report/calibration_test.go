@@ -14,6 +14,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/plots"
 )
 
 // h200Run is the run measured on one H200 that is committed in
@@ -185,17 +186,17 @@ func TestCalibrationSectionNumbers(t *testing.T) {
 		if f.Kind != "modeled and measured" || !strings.Contains(f.Origin, "measured on vm at 2026-11-29T15:07:16Z") || !strings.Contains(f.Origin, "scenario default") {
 			t.Errorf("figure %d: kind %q origin %q", f.Num, f.Kind, f.Origin)
 		}
-		col := map[string]int{}
-		for j, name := range f.Data.Columns {
-			col[name] = j
+		if n := f.Data.Len(); n != len(cmp.Bytes) {
+			t.Fatalf("figure %d: %d rows for %d sizes", f.Num, n, len(cmp.Bytes))
 		}
-		if len(f.Data.Rows) != len(cmp.Bytes) {
-			t.Fatalf("figure %d: %d rows for %d sizes", f.Num, len(f.Data.Rows), len(cmp.Bytes))
-		}
-		for j, r := range f.Data.Rows {
+		for j := range cmp.Bytes {
 			for name, want := range map[string]float64{"bytes": cmp.Bytes[j], "measured_s": cmp.Measured[j], "calibrated_s": cmp.Calibrated[j],
 				"preset_error_pct": cmp.PresetErr.Points[j].Percent, "calibrated_error_pct": cmp.CalibratedErr.Points[j].Percent} {
-				if got := r[col[name]].(float64); got != want {
+				col := f.Data.Column(name)
+				if col == nil || col.Kind != plots.Number {
+					t.Fatalf("figure %d: no number column %s", f.Num, name)
+				}
+				if got := col.Num[j]; got != want {
 					t.Errorf("figure %d row %d: %s %v, calib %v", f.Num, j, name, got, want)
 				}
 			}

@@ -4,19 +4,16 @@ import (
 	"fmt"
 
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gpupath/gpupath/pkg/plots"
 )
 
-// drawer is anything that draws itself on a canvas: a *plot.Plot, a
-// diagram, tiles of plots.
-type drawer interface {
-	Draw(c draw.Canvas)
-}
-
-// drawFunc adapts a function to drawer.
-type drawFunc func(c draw.Canvas)
-
-func (f drawFunc) Draw(c draw.Canvas) { f(c) }
+// Figure sizes: the PDF's text width (A4 less two 50 pt margins), and the
+// HTML scales them to the width of the screen.
+const (
+	figW vg.Length = 495
+	figH vg.Length = 290
+)
 
 // figure is one numbered figure: what it draws, its data, where the data
 // comes from.
@@ -30,8 +27,8 @@ type figure struct {
 	Kind   string
 	Origin string
 	W, H   vg.Length
-	Draw   drawer
-	Data   *table
+	Draw   plots.Drawer
+	Data   plots.Table
 	// captionHasOrigin: the caption already says where the data come from.
 	captionHasOrigin bool
 }
@@ -45,8 +42,8 @@ func (f *figure) ShowOrigin() bool { return !f.captionHasOrigin }
 // Anchor is the HTML id of the figure.
 func (f *figure) Anchor() string { return fmt.Sprintf("fig-%d", f.Num) }
 
-// letterRoles names what each seed letter does, for legends.
-var letterRoles = []struct{ letter, role string }{
-	{"A", "copy GPU→host"}, {"B", "send (CPU)"}, {"C", "NIC reads"}, {"D", "wire"},
-	{"E", "NIC writes"}, {"F", "receive (CPU)"}, {"G", "copy host→GPU"}, {"", "other"},
+// drawingFigure makes a report figure of a pkg/plots Drawing.
+func drawingFigure(d plots.Drawing, f *figure) *figure {
+	f.Draw, f.Data, f.H = d.Drawer, d.Data, d.Height
+	return f
 }

@@ -192,3 +192,6 @@ func (in *Input) validate() error {
 	}
 	return nil
 }
+
+// finitePos reports whether v is a positive finite number.
+func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }

@@ -2,21 +2,13 @@ package report
 
 import (
 	"fmt"
-	"image/color"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
 )
-
-var glyphShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
 
 // measurements fills the measurements section: for each run, the measured
 // series over the model's curves, a table of the points against the model,
@@ -106,28 +98,22 @@ func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, 
 		b.plot(sec, run+"-residuals", "modeled and measured", origin)(roomForLegend(len(pr))(plots.Residuals(plots.Input{Scenario: s, Measured: pr, Pipelined: true})))
 	}
 	if len(cost) > 0 {
-		p, t := costPlot(cost, fmt.Sprintf("Measured costs, run %d", i+1))
-		b.fig(sec, &figure{ID: run + "-cost", Title: fmt.Sprintf("Measured costs, run %d", i+1), Kind: "measured", Origin: origin, Draw: p, Data: t,
-			Caption: fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)})
+		title := fmt.Sprintf("Measured costs, run %d", i+1)
+		b.fig(sec, drawingFigure(plots.OperationCosts(title, costSeries(cost)), &figure{ID: run + "-cost", Title: title, Kind: "measured", Origin: origin,
+			Caption: fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)}))
 		sec.table(measuredTable(a, Cost, cost))
 	}
 }
 
 // roomForLegend makes a pkg/plots figure tall enough for a legend of n
-// entries under its title and provenance: the figure lays them out at its
-// size, and a run with many series would push the legend off the bottom.
+// entries (Figure.GrowForLegend): a run with many series would push the
+// legend off the bottom.
 func roomForLegend(n int) func(*plots.Figure, error) (*plots.Figure, error) {
 	return func(pf *plots.Figure, err error) (*plots.Figure, error) {
-		if err != nil {
-			return pf, err
+		if err == nil {
+			pf.GrowForLegend(n)
 		}
-		const titleH, provLineH, entryH, margins = 22, 10, 13, 70
-		prov := textStyle(8, sansFont).Width(pf.Provenance) / (pf.Width - vg.Points(16))
-		need := vg.Points(titleH+margins) + vg.Length(math.Ceil(float64(prov)))*provLineH + vg.Length(n)*entryH
-		if need > pf.Height {
-			pf.Height = need
-		}
-		return pf, nil
+		return pf, err
 	}
 }
 
@@ -150,49 +136,19 @@ func (a *analysis) modelValue(q Quantity, path string, n model.Bytes) (float64, 
 	return float64(res.Pipelined), true
 }
 
-// costPlot draws measured costs of single operations (a memcpy, a system
-// call): points only, the model has no curve for them.
-func costPlot(ss []Series, title string) (*legendPlot, *table) {
-	p := newLegendPlot(newPlot(title, "message size", "time per operation"))
-	sizeAxis(&p.X)
-	logAxis(&p.Y, secondsLabel)
-	t := &table{Columns: []string{"series", "probe", "variant", "stage", "target", "bytes", "median_s", "min_s", "p99_s", "cpu_s", "iterations", "stable"}}
-	lo, hi := model.Bytes(1<<62), model.Bytes(1)
-	ylo, yhi := math.Inf(1), math.Inf(-1)
+// costSeries maps cost series onto pkg/plots' form.
+func costSeries(ss []Series) []plots.CostSeries {
+	out := make([]plots.CostSeries, len(ss))
 	for i, s := range ss {
-		var pts plotter.XYs
-		for _, pt := range s.Points {
-			lo, hi = min(lo, pt.Bytes), max(hi, pt.Bytes)
-			if v := float64(pt.Median); finitePos(v) {
-				ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
-			}
-			if v := float64(pt.Median); finitePos(v) {
-				pts = append(pts, plotter.XY{X: float64(pt.Bytes), Y: v})
-			}
-			t.add(s.Label, s.Probe, s.Variant, s.Stage, s.Target, int64(pt.Bytes), float64(pt.Median), float64(pt.Min), float64(pt.P99),
-				float64(pt.CPU), pt.Iterations, pt.Stable)
+		cs := plots.CostSeries{Label: s.Label, Probe: s.Probe, Variant: s.Variant, Stage: s.Stage, Target: s.Target}
+		for _, p := range s.Points {
+			cs.Points = append(cs.Points, plots.CostPoint{Bytes: p.Bytes, Median: p.Median, Min: p.Min, P99: p.P99, CPU: p.CPU,
+				Iterations: p.Iterations, Stable: p.Stable})
 		}
-		if len(pts) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			panic(err)
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: glyphColors[i%len(glyphColors)], Radius: vg.Points(3), Shape: glyphShapes[i%len(glyphShapes)]}
-		p.Add(sc)
-		p.Leg.Add(s.Label, sc)
+		out[i] = cs
 	}
-	// Room around the points, so that none sits on the frame (and a single
-	// point still gives a range a log axis can draw).
-	p.X.Min, p.X.Max = float64(lo)/2, float64(hi)*2
-	if ylo <= yhi {
-		p.Y.Min, p.Y.Max = ylo/2, yhi*2
-	}
-	return p, t
+	return out
 }
-
-var glyphColors = []color.Color{rgb(0x000000), rgb(0xD55E00), rgb(0x0072B2), rgb(0x009E73), rgb(0xCC79A7), rgb(0xE69F00)}
 
 func measuredTable(a *analysis, q Quantity, ss []Series) *docTable {
 	t := &docTable{Caption: "Measured against the model of the path each series names (latency: pipelined, as in the summary).",

@@ -25,6 +25,8 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gpupath/gpupath/pkg/plots"
 )
 
 // pdfFonts registers the Liberation fonts with a document as UTF-8 fonts,
@@ -111,7 +113,7 @@ var _ vg.CanvasSizer = (*pdfCanvas)(nil)
 // drawPDF draws d, laid out for width w and height h, scaled by k into the
 // rectangle whose top left corner is at (x, y) on the current page (fpdf
 // coordinates: points from the top left of the page).
-func drawPDF(doc *fpdf.Fpdf, fonts *pdfFonts, d drawer, x, y float64, w, h vg.Length, k float64, id string) {
+func drawPDF(doc *fpdf.Fpdf, fonts *pdfFonts, d plots.Drawer, x, y float64, w, h vg.Length, k float64, id string) {
 	c := &pdfCanvas{doc: doc, fonts: fonts, w: w, h: h, stack: []pdfState{{clr: color.Black, width: 1, alpha: 1}}, id: id}
 	doc.TransformBegin()
 	// Flip the y axis: vg's origin is the bottom left, fpdf's the top left.

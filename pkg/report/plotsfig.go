@@ -1,7 +1,6 @@
 package report
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -12,41 +11,7 @@ import (
 // caption (which already says what is modeled and what measured) and data.
 func fromPlots(pf *plots.Figure, id, kind, origin string) *figure {
 	return &figure{ID: id, Title: pf.Title, Caption: pf.Caption, Kind: kind, Origin: origin,
-		W: pf.Width, H: pf.Height, Draw: pf, Data: tableOf(pf.Data), captionHasOrigin: true}
-}
-
-// tableOf converts a plots table (text cells) to a report table whose
-// numeric columns hold numbers, so that the JSON has numbers.
-func tableOf(t plots.Table) *table {
-	out := &table{Columns: append([]string(nil), t.Columns...)}
-	numeric := make([]bool, len(t.Columns))
-	for j := range t.Columns {
-		numeric[j] = len(t.Rows) > 0
-		for _, r := range t.Rows {
-			if j < len(r) && r[j] != "" {
-				if _, err := strconv.ParseFloat(r[j], 64); err != nil {
-					numeric[j] = false
-					break
-				}
-			}
-		}
-	}
-	for _, r := range t.Rows {
-		row := make([]any, len(t.Columns))
-		for j := range row {
-			v := ""
-			if j < len(r) {
-				v = r[j]
-			}
-			row[j] = v
-			if numeric[j] && v != "" {
-				x, _ := strconv.ParseFloat(v, 64)
-				row[j] = x
-			}
-		}
-		out.Rows = append(out.Rows, row)
-	}
-	return out
+		W: pf.Width, H: pf.Height, Draw: pf, Data: pf.Data, captionHasOrigin: true}
 }
 
 // plotPaths are the paths the figures draw or list: the GPU-to-GPU paths

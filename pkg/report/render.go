@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/plots"
 )
 
 // Report is a rendered report, held in memory until written.
@@ -96,15 +98,15 @@ func Render(in Input) (*Report, error) {
 	var png []byte
 	for _, f := range d.Figures {
 		if f.ID == "latency" {
-			if png, err = pngOf(f.Draw, f.W, f.H, 144); err != nil {
+			if png, err = plots.PNG(f.Draw, f.W, f.H, 144); err != nil {
 				return nil, err
 			}
 		}
 	}
 	var data []File
 	for _, f := range d.Figures {
-		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Columns}
-		data = append(data, File{f.Base() + ".csv", f.Data.csv()}, File{f.Base() + ".json", figureFile(fj, f.Data)})
+		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Names()}
+		data = append(data, File{f.Base() + ".csv", csvOf(f.Data)}, File{f.Base() + ".json", figureFile(fj, f.Data)})
 		rep.Figures = append(rep.Figures, FigureInfo{Num: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin,
 			Files: []string{f.Base() + ".csv", f.Base() + ".json"}})
 	}

@@ -8,9 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/gpupath/gpupath/pkg/plots"
 )
 
 // svgHead matches what vgsvg writes before the drawing: the XML prolog, a
@@ -29,11 +28,9 @@ var fontFallback = strings.NewReplacer(
 // fixed size (the page's CSS scales it to the column, the viewBox keeps its
 // proportions), a title for screen readers, and fonts with fallbacks. Text
 // in the drawing is escaped by vgsvg (html.EscapeString).
-func inlineSVG(d drawer, w, h vg.Length, title, id string) (string, error) {
-	c := vgsvg.New(w, h)
-	d.Draw(draw.New(c))
+func inlineSVG(d plots.Drawer, w, h vg.Length, title, id string) (string, error) {
 	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
+	if err := plots.WriteSVG(&buf, d, w, h); err != nil {
 		return "", err
 	}
 	m := svgHead.FindSubmatchIndex(buf.Bytes())
@@ -46,15 +43,4 @@ func inlineSVG(d drawer, w, h vg.Length, title, id string) (string, error) {
 		viewBox, id, w.Points(), h.Points(), id, html.EscapeString(title))
 	out.WriteString(fontFallback.Replace(string(buf.Bytes()[m[1]:])))
 	return strings.TrimRight(out.String(), "\n"), nil
-}
-
-// png draws d as a PNG image at dpi dots per inch.
-func pngOf(d drawer, w, h vg.Length, dpi int) ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
-	d.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

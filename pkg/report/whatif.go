@@ -91,7 +91,7 @@ func changes(base, vr *analysis) []string {
 		case !rb.Feasible && !rv.Feasible:
 			continue
 		case rb.Feasible && !rv.Feasible:
-			out = append(out, fmt.Sprintf("%s becomes infeasible: %s", p.Name, shortReason(rv.Reason)))
+			out = append(out, fmt.Sprintf("%s becomes infeasible: %s", p.Name, model.ShortReason(rv.Reason)))
 			continue
 		case !rb.Feasible && rv.Feasible:
 			out = append(out, fmt.Sprintf("%s becomes feasible.", p.Name))

@@ -1,8 +1,7 @@
-package report
+package plots
 
 import (
 	"image/color"
-	"strings"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -25,13 +24,11 @@ const (
 	mapRowH   = 44
 )
 
+// stageMapCPUSize is the message size of the data's CPU column.
+const stageMapCPUSize = model.Bytes(1 << 20)
+
 func stageMapHeight(rows int) vg.Length {
 	return vg.Points(mapHeadH + float64(rows)*mapRowH + 4)
-}
-
-// stageMapRows are the paths of the stage map: every GPU path, then the references.
-func (a *analysis) stageMapRows() []model.Path {
-	return append(append([]model.Path(nil), a.gpu...), a.refs...)
 }
 
 func letterColumn(letter string, side model.Side) int {
@@ -47,23 +44,43 @@ func letterColumn(letter string, side model.Side) int {
 	return 3
 }
 
-func (a *analysis) stageMap() (drawer, *table) {
-	t := &table{Columns: []string{"path", "order", "letter", "stage", "side", "alpha_s", "rate_Bps", "cpu_s_1MiB", "ddr_bytes_per_byte", "pcie_crossings", "copy", "what"}}
-	rows := a.stageMapRows()
-	for _, p := range rows {
-		r := a.routes[p.Name]
+// StageMap draws the stages of each of paths on s: a row per path (its
+// name, GPU → GPU or host → host), a column per seed letter A–G under the
+// sender node, network and receiver node bands, each stage a box in the
+// column of its letter coloured by the node it runs on, arrows in route
+// order; an infeasible path gets its reason instead. It is the report's
+// picture of the paths where Diagram cannot draw the scenario (the
+// loopback device: no NIC). The data has a row per stage: path, order,
+// letter, stage, side, alpha_s, rate_Bps, cpu_s_1MiB, ddr_bytes_per_byte,
+// pcie_crossings, copy, what. Unknown path names are errors.
+func StageMap(s *model.Scenario, paths []string) (Drawing, error) {
+	if s == nil {
+		return Drawing{}, inputErr("stage map: no scenario")
+	}
+	var routes []*model.Route
+	for _, name := range paths {
+		p, err := model.LookupPath(name)
+		if err != nil {
+			return Drawing{}, inputErr("%v", err)
+		}
+		routes = append(routes, p.Route(s))
+	}
+	t := Table{Columns: []Column{textCol("path"), intCol("order", ""), textCol("letter"), textCol("stage"), textCol("side"),
+		numCol("alpha_s", "s"), numCol("rate_Bps", "B/s"), numCol("cpu_s_1MiB", "s"), numCol("ddr_bytes_per_byte", ""),
+		intCol("pcie_crossings", ""), boolCol("copy"), textCol("what")}}
+	for _, r := range routes {
 		for i, st := range r.Stages {
-			t.add(p.Name, i+1, st.Letter, st.Name, string(st.Side), float64(st.Alpha), float64(st.Rate()),
-				float64(st.CPU(refSize)), st.DDR, st.Crossings, st.Copy, st.What)
+			t.add(r.Path.Name, i+1, st.Letter, st.Name, string(st.Side), st.Alpha, st.Rate(),
+				st.CPU(stageMapCPUSize), st.DDR, st.Crossings, st.Copy, st.What)
 		}
 	}
-	d := drawFunc(func(c draw.Canvas) {
+	return Drawing{Height: stageMapHeight(len(routes)), Data: t, Drawer: drawFunc(func(c draw.Canvas) {
 		x0 := c.Min.X + vg.Points(mapLabelW)
 		cw := (c.Max.X - x0) / 7
 		top := c.Max.Y
-		head := textStyle(7, sansFont)
+		head := plainText(7, false)
 		head.XAlign, head.YAlign = draw.XCenter, draw.YTop
-		band := textStyle(8, boldFont)
+		band := plainText(8, true)
 		band.XAlign, band.YAlign = draw.XCenter, draw.YTop
 		// Node bands.
 		for _, b := range []struct {
@@ -75,24 +92,25 @@ func (a *analysis) stageMap() (drawer, *table) {
 			c.FillPolygon(sideFill[b.side], []vg.Point{{X: bx0, Y: top}, {X: bx1, Y: top}, {X: bx1, Y: top - 12}, {X: bx0, Y: top - 12}})
 			c.FillText(band, vg.Point{X: (bx0 + bx1) / 2, Y: top - 1.5}, b.label)
 		}
-		for i, lr := range letterRoles[:7] {
+		for i, lr := range seedLetters {
 			c.FillText(head, vg.Point{X: x0 + cw*vg.Length(i) + cw/2, Y: top - 15}, lr.letter+" "+lr.role)
 		}
-		name := textStyle(8.5, boldFont)
+		name := plainText(8.5, true)
 		name.YAlign = draw.YCenter
-		sub := textStyle(6.5, sansFont)
-		sub.Color = textGrey
+		sub := plainText(6.5, false)
+		sub.Color = plainGrey
 		sub.YAlign = draw.YTop
-		letter := textStyle(9, boldFont)
+		letter := plainText(9, true)
 		letter.YAlign = draw.YTop
-		small := textStyle(6, sansFont)
+		small := plainText(6, false)
 		small.YAlign = draw.YTop
-		note := textStyle(7, sansFont)
-		note.Color = textGrey
+		note := plainText(7, false)
+		note.Color = plainGrey
 		note.YAlign = draw.YTop
 		edge := draw.LineStyle{Color: rgb(0x888888), Width: vg.Points(0.5)}
 		arrow := draw.LineStyle{Color: rgb(0x333333), Width: vg.Points(0.8)}
-		for ri, p := range rows {
+		for ri, r := range routes {
+			p := r.Path
 			yTop := top - vg.Points(mapHeadH) - vg.Length(ri)*vg.Points(mapRowH)
 			yBot := yTop - vg.Points(mapRowH-6)
 			yMid := (yTop + yBot) / 2
@@ -102,9 +120,9 @@ func (a *analysis) stageMap() (drawer, *table) {
 				kind = "host → host"
 			}
 			c.FillText(sub, vg.Point{X: c.Min.X + 2, Y: yMid - 1}, kind)
-			r := a.routes[p.Name]
+			r := routes[ri]
 			if !r.Feasible {
-				lines := wrapText(note, "infeasible: "+shortReason(r.Reason), 7*cw-8)
+				lines := wrapText(note, "infeasible: "+model.ShortReason(r.Reason), 7*cw-8)
 				for li, l := range lines {
 					if li == 3 {
 						break
@@ -143,28 +161,5 @@ func (a *analysis) stageMap() (drawer, *table) {
 				prevRight = bx1
 			}
 		}
-	})
-	return d, t
-}
-
-// wrapText breaks s into lines no wider than w in style sty.
-func wrapText(sty interface{ Width(string) vg.Length }, s string, w vg.Length) []string {
-	var lines []string
-	cur := ""
-	for _, word := range strings.Fields(s) {
-		try := word
-		if cur != "" {
-			try = cur + " " + word
-		}
-		if cur != "" && sty.Width(try) > w {
-			lines = append(lines, cur)
-			cur = word
-			continue
-		}
-		cur = try
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
+	})}, nil
 }

@@ -1,0 +1,212 @@
+package plots
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Comparison is one measured curve and the models of it, as the report's
+// section "Model against measurement" compares them.
+type Comparison struct {
+	// Bytes are the measured sizes, ascending; Measured the measured
+	// seconds at each (> 0).
+	Bytes, Measured []float64
+	// Models are the models of the curve, drawn in order.
+	Models []ComparisonModel
+	// Band is the error, in percent, within which a model counts as
+	// right: the error panel shades ±Band.
+	Band float64
+}
+
+// ComparisonModel is one model of a Comparison's curve.
+type ComparisonModel struct {
+	Label string
+	Role  ModelRole
+	// Seconds is the model's time at each size; a value that is not a
+	// positive number is not drawn. Percent is its error at each size,
+	// 100·(model − measured)/measured.
+	Seconds, Percent []float64
+}
+
+// ModelRole says which model of a Comparison a curve is: it picks the
+// curve's colour, dashes and glyph and its columns in the data.
+type ModelRole int
+
+// The models a Comparison compares.
+const (
+	// PresetModel is the model with the preset's parameters: grey, dashed.
+	PresetModel ModelRole = iota
+	// CalibratedModel is the model fitted to the measurements: blue.
+	CalibratedModel
+	// ComponentModel is the calibrated model from the component probes
+	// alone: light blue, dotted.
+	ComponentModel
+)
+
+// key names the role's data columns: preset_s, preset_error_pct.
+func (r ModelRole) key() string {
+	return [...]string{"preset", "calibrated", "components"}[r]
+}
+
+func (r ModelRole) style() (draw.LineStyle, draw.GlyphDrawer) {
+	switch r {
+	case PresetModel:
+		return draw.LineStyle{Color: rgb(0x7a7a7a), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}, draw.TriangleGlyph{}
+	case ComponentModel:
+		return draw.LineStyle{Color: rgb(0x6fa8dc), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}, draw.SquareGlyph{}
+	}
+	return draw.LineStyle{Color: rgb(0x0b5394), Width: vg.Points(1.5)}, draw.CircleGlyph{}
+}
+
+// ModelComparison draws c in two panels side by side: the measured medians
+// (points) and each model's curve against message size, log–log, and
+// each model's error at each measured size on a percent axis with ±Band
+// shaded; the legend in rows underneath. The data has a row per measured
+// size: bytes, measured_s, the first two models' times (ROLE_s) and then
+// their errors (ROLE_error_pct, NaN where the model has no time), then
+// each further model's time and error.
+func ModelComparison(c Comparison) Drawing {
+	t := c.table()
+	type curve struct {
+		m      ComparisonModel
+		style  draw.LineStyle
+		glyph  draw.GlyphDrawer
+		xs, es plotter.XYs
+	}
+	var curves []*curve
+	for _, m := range c.Models {
+		st, gl := m.Role.style()
+		curves = append(curves, &curve{m: m, style: st, glyph: gl})
+	}
+	var meas plotter.XYs
+	ylo, yhi, elim := math.Inf(1), math.Inf(-1), 2*c.Band
+	for j, n := range c.Bytes {
+		meas = append(meas, plotter.XY{X: n, Y: c.Measured[j]})
+		ylo, yhi = math.Min(ylo, c.Measured[j]), math.Max(yhi, c.Measured[j])
+		for _, cv := range curves {
+			p := cv.m.Seconds[j]
+			if !finitePos(p) {
+				continue
+			}
+			e := cv.m.Percent[j]
+			cv.xs = append(cv.xs, plotter.XY{X: n, Y: p})
+			cv.es = append(cv.es, plotter.XY{X: n, Y: e})
+			ylo, yhi = math.Min(ylo, p), math.Max(yhi, p)
+			elim = math.Max(elim, math.Abs(e))
+		}
+	}
+
+	lat := plainPlot("", "message size", "one-way time")
+	plainSizeAxis(&lat.X)
+	plainSecondsAxis(&lat.Y)
+	lat.X.Min, lat.X.Max = first(c.Bytes)/2, last(c.Bytes)*2
+	lat.Y.Min, lat.Y.Max = ylo/1.6, yhi*1.6
+	ep := plainPlot("", "message size", "model − measured, % of measured")
+	errorAxes(ep, sizeTicks{every: 5, clip: true}, lat.X.Min, lat.X.Max, niceLimit(elim*1.1), percentTicks{minusSign: true})
+	band, _ := plotter.NewPolygon(plotter.XYs{{X: ep.X.Min, Y: -c.Band}, {X: ep.X.Max, Y: -c.Band}, {X: ep.X.Max, Y: c.Band}, {X: ep.X.Min, Y: c.Band}})
+	band.Color = rgb(0xe8f1e4)
+	band.LineStyle.Width = 0
+	ep.Add(band)
+	zero, _ := plotter.NewLine(plotter.XYs{{X: ep.X.Min, Y: 0}, {X: ep.X.Max, Y: 0}})
+	zero.LineStyle = draw.LineStyle{Color: rgb(0x555555), Width: vg.Points(0.6)}
+	ep.Add(zero)
+
+	var entries []legendItem
+	for _, cv := range curves {
+		if len(cv.xs) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(cv.xs)
+		if err != nil {
+			panic(err) // points are finite and positive: checked above
+		}
+		l.LineStyle = cv.style
+		lat.Add(l)
+		es := cv.style
+		es.Width = vg.Points(0.9)
+		addErrorCurve(ep, cv.es, es, draw.GlyphStyle{Color: cv.style.Color, Radius: vg.Points(2.2), Shape: cv.glyph})
+		entries = append(entries, legendItem{cv.m.Label, []plot.Thumbnailer{l}})
+	}
+	ms, err := plotter.NewScatter(meas)
+	if err != nil {
+		panic(err)
+	}
+	ms.GlyphStyle = draw.GlyphStyle{Color: rgb(0x8a4b00), Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}
+	lat.Add(ms)
+	entries = append([]legendItem{{"measured (median per size)", []plot.Thumbnailer{ms}}}, entries...)
+	return Drawing{Height: 250, Drawer: drawFunc(func(cv draw.Canvas) {
+		drawPanels(cv, []*plot.Plot{lat, ep}, []string{"Latency (log–log)", "Model error"}, entries)
+	}), Data: t}
+}
+
+// table is the data of ModelComparison.
+func (c Comparison) table() Table {
+	t := Table{Columns: []Column{numCol("bytes", "B"), numCol("measured_s", "s")}}
+	// The first two models' times, then their errors; then each further
+	// model's time and error.
+	var order []Column
+	var cells []func(j int) float64
+	addTime := func(m ComparisonModel) {
+		order = append(order, numCol(m.Role.key()+"_s", "s"))
+		cells = append(cells, func(j int) float64 { return m.Seconds[j] })
+	}
+	addErr := func(m ComparisonModel) {
+		order = append(order, numCol(m.Role.key()+"_error_pct", "%"))
+		cells = append(cells, func(j int) float64 {
+			if !finitePos(m.Seconds[j]) {
+				return math.NaN()
+			}
+			return m.Percent[j]
+		})
+	}
+	head := c.Models[:min(2, len(c.Models))]
+	for _, m := range head {
+		addTime(m)
+	}
+	for _, m := range head {
+		addErr(m)
+	}
+	for _, m := range c.Models[len(head):] {
+		addTime(m)
+		addErr(m)
+	}
+	t.Columns = append(t.Columns, order...)
+	row := make([]any, len(t.Columns))
+	for j, n := range c.Bytes {
+		row[0], row[1] = n, c.Measured[j]
+		for k, f := range cells {
+			row[2+k] = f(j)
+		}
+		t.add(row...)
+	}
+	return t
+}
+
+// niceLimit rounds a percentage up to a limit whose half is a round
+// number: 20, 30, 40, 50, 60, 80, 100, 150, 200, …
+func niceLimit(v float64) float64 {
+	for _, l := range []float64{20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400, 600, 800, 1000} {
+		if v <= l {
+			return l
+		}
+	}
+	return math.Ceil(v/1000) * 1000
+}
+
+func first(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	return v[0]
+}
+
+func last(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	return v[len(v)-1]
+}
