@@ -1,13 +1,9 @@
-package nb
+package plots
 
 import (
-	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 
-	"github.com/gpupath/gpupath/pkg/model"
-	"github.com/gpupath/gpupath/pkg/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -21,7 +17,7 @@ type Curve struct {
 	Label  string
 	Color  color.Color
 	Dashes []vg.Length
-	Mark   *plots.Mark
+	Mark   *Mark
 	X, Y   []float64
 }
 
@@ -61,7 +57,7 @@ type SizePanel struct {
 // positive on a log axis) are left out; a curve left with nothing is an
 // error, so that drawing cannot fail.
 func SizeChart(title, subtitle string, height vg.Length, panels ...SizePanel) (*Chart, error) {
-	c := &Chart{Title: title, Subtitle: subtitle, Width: plots.DefaultWidth, Height: height}
+	c := &Chart{Title: title, Subtitle: subtitle, Width: DefaultWidth, Height: height}
 	for _, sp := range panels {
 		p, err := sp.plot()
 		if err != nil {
@@ -70,10 +66,10 @@ func SizeChart(title, subtitle string, height vg.Length, panels ...SizePanel) (*
 		c.panels = append(c.panels, p)
 	}
 	if len(c.panels) == 0 {
-		return nil, fmt.Errorf("nb: a chart without panels")
+		return nil, inputErr("size chart: no panels")
 	}
 	if !(height > 0) {
-		return nil, fmt.Errorf("nb: a chart of height %v", height)
+		return nil, inputErr("size chart: height %v", height)
 	}
 	return c, nil
 }
@@ -84,7 +80,7 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 		scale = 1
 	}
 	p := plot.New()
-	style(p)
+	chartStyle(p)
 	p.Title.Text = sp.Title
 	p.X.Label.Text = "message size"
 	p.Y.Label.Text = sp.YLabel
@@ -92,15 +88,15 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 	p.X.Tick.Marker = sizeTicks{}
 	if sp.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = decades{format: sp.YFormat}
+		p.Y.Tick.Marker = decadeTicks{label: sp.YFormat, every: 1}
 	} else {
 		if !sp.Signed {
 			p.Y.Min = 0
 		}
-		p.Y.Tick.Marker = linear{}
+		p.Y.Tick.Marker = linearTicks{round: true}
 	}
 	g := plotter.NewGrid()
-	g.Vertical = draw.LineStyle{Color: plots.GridColor, Width: vg.Points(0.5)}
+	g.Vertical = draw.LineStyle{Color: GridColor, Width: vg.Points(0.5)}
 	g.Horizontal = g.Vertical
 	p.Add(g)
 	p.Legend.Top, p.Legend.Left = true, true
@@ -116,7 +112,7 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 	var lines, marks []entry
 	for _, cv := range sp.Curves {
 		if len(cv.X) != len(cv.Y) {
-			return nil, fmt.Errorf("nb: %q has %d sizes and %d values", cv.Label, len(cv.X), len(cv.Y))
+			return nil, inputErr("size chart: %q has %d sizes and %d values", cv.Label, len(cv.X), len(cv.Y))
 		}
 		var xy plotter.XYs
 		for i := range cv.X {
@@ -128,14 +124,14 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 			xlo, xhi = min(xlo, x), max(xhi, x)
 		}
 		if len(xy) == 0 {
-			return nil, fmt.Errorf("nb: %q has nothing to draw", cv.Label)
+			return nil, inputErr("size chart: %q has nothing to draw", cv.Label)
 		}
 		if cv.Mark != nil {
 			s, err := plotter.NewScatter(xy)
 			if err != nil {
 				return nil, err
 			}
-			s.GlyphStyle = draw.GlyphStyle{Color: cv.Color, Radius: plots.GlyphRadius, Shape: *cv.Mark}
+			s.GlyphStyle = draw.GlyphStyle{Color: cv.Color, Radius: GlyphRadius, Shape: *cv.Mark}
 			marks = append(marks, entry{cv.Label, s})
 			continue
 		}
@@ -143,7 +139,7 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.LineStyle = draw.LineStyle{Color: cv.Color, Width: plots.LineWidth, Dashes: cv.Dashes}
+		l.LineStyle = draw.LineStyle{Color: cv.Color, Width: LineWidth, Dashes: cv.Dashes}
 		lines = append(lines, entry{cv.Label, l})
 	}
 	for _, r := range sp.Refs {
@@ -154,7 +150,7 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.LineStyle = draw.LineStyle{Color: r.Color, Width: plots.RefLineWidth, Dashes: r.Dashes}
+		l.LineStyle = draw.LineStyle{Color: r.Color, Width: RefLineWidth, Dashes: r.Dashes}
 		p.Add(l)
 		if !sp.NoLegend {
 			p.Legend.Add(r.Label, l)
@@ -165,7 +161,7 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.LineStyle = draw.LineStyle{Color: plots.MutedColor, Width: vg.Points(0.8)}
+		l.LineStyle = draw.LineStyle{Color: MutedColor, Width: vg.Points(0.8)}
 		p.Add(l)
 	}
 	// Lines first, points on top of them; the legend in the same order.
@@ -176,74 +172,4 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 		}
 	}
 	return p, nil
-}
-
-// sizeTicks marks a log axis of message sizes at powers of two, labelled
-// at a step that keeps at most eight labels and always includes KiB, MiB
-// and GiB.
-type sizeTicks struct{}
-
-func (sizeTicks) Ticks(lo, hi float64) []plot.Tick {
-	a, b := int(math.Floor(math.Log2(lo)+1e-9)), int(math.Ceil(math.Log2(hi)-1e-9))
-	step := 1
-	for _, s := range []int{1, 2, 5, 10, 20, 30} {
-		step = s
-		if (b-a)/s+1 <= 8 {
-			break
-		}
-	}
-	var ticks []plot.Tick
-	for e := a; e <= b; e++ {
-		t := plot.Tick{Value: math.Ldexp(1, e)}
-		if e%step == 0 {
-			t.Label = model.Bytes(t.Value).Human()
-		}
-		ticks = append(ticks, t)
-	}
-	return ticks
-}
-
-// decades marks a log axis at powers of ten, labelled with format (nil:
-// the plain number), with unlabelled minor ticks between them.
-type decades struct{ format func(float64) string }
-
-func (d decades) Ticks(lo, hi float64) []plot.Tick {
-	a, b := int(math.Floor(math.Log10(lo)+1e-9)), int(math.Ceil(math.Log10(hi)-1e-9))
-	var ticks []plot.Tick
-	for e := a; e <= b; e++ {
-		v := math.Pow(10, float64(e))
-		label := fmt.Sprint(v)
-		if d.format != nil {
-			label = d.format(v)
-		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: label})
-		for m := 2; m <= 9 && e < b; m++ {
-			ticks = append(ticks, plot.Tick{Value: float64(m) * v})
-		}
-	}
-	return ticks
-}
-
-// linear marks a linear axis at a round step (1, 2 or 5 times a power of
-// ten) that gives five to ten labels.
-type linear struct{}
-
-func (linear) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) {
-		return []plot.Tick{{Value: lo, Label: fmt.Sprint(lo)}}
-	}
-	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/5)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if (hi-lo)/(m*step) <= 10 {
-			step *= m
-			break
-		}
-	}
-	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
-	var ticks []plot.Tick
-	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
-		v := i*step + 0 // + 0: no "-0"
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64)})
-	}
-	return ticks
 }
