@@ -17,8 +17,6 @@ import (
 
 var regen = flag.Bool("regen", false, "rewrite the golden files in testdata")
 
-var tag = regexp.MustCompile(`<[^>]+>`)
-
 // cells returns the text of each table cell, row by row.
 func cells(h string) [][]string {
 	var out [][]string

@@ -514,10 +514,8 @@ func unmeasuredStages(cal *calib.Calibration) string {
 		}
 	}
 	var names []string
-	var letters []string
 	for _, st := range r.Stages {
 		if st.Letter != "" && !covered[st.Letter] {
-			letters = append(letters, st.Letter)
 			names = append(names, st.Letter+" "+st.Name)
 		}
 	}

@@ -203,15 +203,6 @@ func TestLabelsAreEscaped(t *testing.T) {
 	}
 }
 
-func mustVariant(t *testing.T, s *model.Scenario, k, v string) *model.Scenario {
-	t.Helper()
-	vr := Variant{Name: k, Sets: [][2]string{{k, v}}}
-	if err := vr.resolve(s); err != nil {
-		t.Fatal(err)
-	}
-	return vr.Scenario
-}
-
 // The summary says who wins, the crossovers, the cores, and what cannot
 // work, from the numbers.
 func TestSummary(t *testing.T) {
