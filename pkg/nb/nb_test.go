@@ -293,16 +293,11 @@ func TestSensitivities(t *testing.T) {
 	}
 }
 
-func TestSensitivityChartGolden(t *testing.T) {
-	rows, err := Sensitivities(model.Default(), Params(), []string{"tcp", "rdma", "gdr", "devmem"}, Small, Large)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg, err := SVG(SensitivityChart(rows, Small, Large))
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "sensitivity_golden.svg")
+// compareGolden compares a chart's SVG with testdata/name (rewritten with
+// -regen).
+func compareGolden(t *testing.T, name, svg string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
 	if *regen {
 		if err := os.WriteFile(golden, []byte(svg), 0o644); err != nil {
 			t.Fatal(err)
@@ -315,6 +310,18 @@ func TestSensitivityChartGolden(t *testing.T) {
 	if svg != string(want) {
 		t.Errorf("the chart differs from %s (look at both; go test -regen rewrites it)", golden)
 	}
+}
+
+func TestSensitivityChartGolden(t *testing.T) {
+	rows, err := Sensitivities(model.Default(), Params(), []string{"tcp", "rdma", "gdr", "devmem"}, Small, Large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := SVG(SensitivityChart(rows, Small, Large))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "sensitivity_golden.svg", svg)
 	if _, err := SensitivityChart(nil, Small, Large); err == nil {
 		t.Error("no rows: no error")
 	}
@@ -525,19 +532,7 @@ func TestSizeChartGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "sizechart_golden.svg")
-	if *regen {
-		if err := os.WriteFile(golden, []byte(svg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test -regen writes it)", err)
-	}
-	if svg != string(want) {
-		t.Errorf("the chart differs from %s (look at both; go test -regen rewrites it)", golden)
-	}
+	compareGolden(t, "sizechart_golden.svg", svg)
 	for _, w := range []string{"A size chart", "measured: nowhere", "ten milliseconds", "1 KiB", "32 MiB"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("the chart has no %q", w)

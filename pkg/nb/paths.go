@@ -158,26 +158,23 @@ func Compare(s *model.Scenario, paths []string, small, large model.Bytes) (strin
 	}
 	race(small, "message", func(r model.Result) model.Seconds { return r.Latency })
 	race(large, "message, pipelined in "+s.Pipeline.Chunk.Human()+" chunks", func(r model.Result) model.Seconds { return r.Pipelined })
-	b.WriteString("- **Streaming**:")
-	for i, r := range rs {
-		res := r.Evaluate(large)
-		sep := ";"
-		if i == 0 {
-			sep = ""
+	// each writes a bullet with one clause per path at large.
+	each := func(title string, clause func(r *model.Route, res model.Result) string) {
+		b.WriteString("- **" + title + "**:")
+		for i, r := range rs {
+			if i > 0 {
+				b.WriteString(";")
+			}
+			b.WriteString(" " + clause(r, r.Evaluate(large)))
 		}
-		fmt.Fprintf(&b, "%s `%s` %s, bound by %s", sep, r.Path.Name, rate(res.Bandwidth), res.Bottleneck)
+		b.WriteString(".\n")
 	}
-	b.WriteString(".\n- **Copies and memory**:")
-	for i, r := range rs {
-		res := r.Evaluate(large)
-		sep := ";"
-		if i == 0 {
-			sep = ""
-		}
-		fmt.Fprintf(&b, "%s `%s` %s and moves %s DDR bytes per payload byte", sep, r.Path.Name,
-			copies(res.Copies), trim(res.DDRBytes/float64(large)))
-	}
-	b.WriteString(".\n")
+	each("Streaming", func(r *model.Route, res model.Result) string {
+		return fmt.Sprintf("`%s` %s, bound by %s", r.Path.Name, rate(res.Bandwidth), res.Bottleneck)
+	})
+	each("Copies and memory", func(r *model.Route, res model.Result) string {
+		return fmt.Sprintf("`%s` %s and moves %s DDR bytes per payload byte", r.Path.Name, copies(res.Copies), trim(res.DDRBytes/float64(large)))
+	})
 	return b.String(), nil
 }
 

@@ -68,8 +68,13 @@ func (r ModelRole) style() (draw.LineStyle, draw.GlyphDrawer) {
 // shaded; the legend in rows underneath. The data has a row per measured
 // size: bytes, measured_s, the first two models' times (ROLE_s) and then
 // their errors (ROLE_error_pct, NaN where the model has no time), then
-// each further model's time and error.
-func ModelComparison(c Comparison) Drawing {
+// each further model's time and error. No size, sizes below one byte,
+// measured times that are not positive numbers and lists of different
+// lengths are errors wrapping ErrInput.
+func ModelComparison(c Comparison) (Drawing, error) {
+	if err := c.check(); err != nil {
+		return Drawing{}, err
+	}
 	t := c.table()
 	type curve struct {
 		m      ComparisonModel
@@ -103,7 +108,7 @@ func ModelComparison(c Comparison) Drawing {
 	lat := plainPlot("", "message size", "one-way time")
 	plainSizeAxis(&lat.X)
 	plainSecondsAxis(&lat.Y)
-	lat.X.Min, lat.X.Max = first(c.Bytes)/2, last(c.Bytes)*2
+	lat.X.Min, lat.X.Max = c.Bytes[0]/2, c.Bytes[len(c.Bytes)-1]*2
 	lat.Y.Min, lat.Y.Max = ylo/1.6, yhi*1.6
 	ep := plainPlot("", "message size", "model − measured, % of measured")
 	errorAxes(ep, sizeTicks{every: 5, clip: true}, lat.X.Min, lat.X.Max, niceLimit(elim*1.1), percentTicks{minusSign: true})
@@ -140,7 +145,31 @@ func ModelComparison(c Comparison) Drawing {
 	entries = append([]legendItem{{"measured (median per size)", []plot.Thumbnailer{ms}}}, entries...)
 	return Drawing{Height: 250, Drawer: drawFunc(func(cv draw.Canvas) {
 		drawPanels(cv, []*plot.Plot{lat, ep}, []string{"Latency (log–log)", "Model error"}, entries)
-	}), Data: t}
+	}), Data: t}, nil
+}
+
+func (c Comparison) check() error {
+	n := len(c.Bytes)
+	if n == 0 {
+		return inputErr("model comparison: no measured size")
+	}
+	if len(c.Measured) != n {
+		return inputErr("model comparison: %d sizes and %d measured times", n, len(c.Measured))
+	}
+	for j, b := range c.Bytes {
+		if !(b >= 1) || math.IsInf(b, 0) || !finitePos(c.Measured[j]) {
+			return inputErr("model comparison: size %v measured %v: not a size of at least 1 byte and a positive time", b, c.Measured[j])
+		}
+	}
+	for _, m := range c.Models {
+		if len(m.Seconds) != n || len(m.Percent) != n {
+			return inputErr("model comparison: %s: %d times and %d errors for %d sizes", m.Label, len(m.Seconds), len(m.Percent), n)
+		}
+	}
+	if !(c.Band >= 0) || math.IsInf(c.Band, 0) {
+		return inputErr("model comparison: band %v%%", c.Band)
+	}
+	return nil
 }
 
 // table is the data of ModelComparison.
@@ -195,18 +224,4 @@ func niceLimit(v float64) float64 {
 		}
 	}
 	return math.Ceil(v/1000) * 1000
-}
-
-func first(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	return v[0]
-}
-
-func last(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	return v[len(v)-1]
 }

@@ -218,6 +218,18 @@ func (d *diagram) layout() {
 
 	type b = dbox
 	var boxes []b
+	// oneSwitch: GPU and NIC side by side under one PCIe switch below the
+	// root complex (PIX; PHB hangs the NIC on the root complex instead).
+	oneSwitch := func() []b {
+		return []b{
+			{id: "cpu", x: 108, y: 222, w: 80, h: 26, title: "CPU", detail: cpuDetail},
+			{id: "ddr", x: 26, y: 170, w: 44, h: 26, title: "DDR", detail: ddrDetail},
+			{id: "rc", x: 108, y: 170, w: 80, h: 26, title: "PCIe root complex"},
+			{id: "sw", x: 108, y: 105, w: 70, h: 22, title: "PCIe switch"},
+			{id: "gpu", x: 108, y: 40, w: 62, h: 28, title: "GPU", detail: gpuDetail},
+			{id: "nic", x: 182, y: 40, w: 56, h: 28, title: "NIC", detail: nicDetail},
+		}
+	}
 	var links []dlink
 	v := func(a, bb string) dlink { return dlink{a: a, b: bb} }
 	switch s.Topology.GPUNIC {
@@ -234,15 +246,8 @@ func (d *diagram) layout() {
 		}
 		links = []dlink{v("cpu", "rc"), v("ddr", "rc"), v("rc", "sw"), v("sw", "sw2"),
 			{a: "sw", b: "sw3", via: []vg.Point{{X: 182, Y: 124}}}, v("sw2", "gpu"), v("sw3", "nic")}
-	case model.PHB:
-		boxes = []b{
-			{id: "cpu", x: 108, y: 222, w: 80, h: 26, title: "CPU", detail: cpuDetail},
-			{id: "ddr", x: 26, y: 170, w: 44, h: 26, title: "DDR", detail: ddrDetail},
-			{id: "rc", x: 108, y: 170, w: 80, h: 26, title: "PCIe root complex"},
-			{id: "sw", x: 108, y: 105, w: 70, h: 22, title: "PCIe switch"},
-			{id: "gpu", x: 108, y: 40, w: 62, h: 28, title: "GPU", detail: gpuDetail},
-			{id: "nic", x: 182, y: 40, w: 56, h: 28, title: "NIC", detail: nicDetail},
-		}
+	case model.PHB: // as PIX, the NIC on the root complex
+		boxes = oneSwitch()
 		links = []dlink{v("cpu", "rc"), v("ddr", "rc"), v("rc", "sw"), v("sw", "gpu"),
 			{a: "rc", b: "nic", via: []vg.Point{{X: 182, Y: 170}}}}
 	case model.NODE:
@@ -271,14 +276,7 @@ func (d *diagram) layout() {
 		links = []dlink{v("cpu", "rc"), v("cpu2", "rc2"), v("ddr", "rc"), {a: "rc", b: "rc2", upi: true},
 			v("rc", "sw"), v("sw", "gpu"), v("rc2", "nic")}
 	default: // PIX
-		boxes = []b{
-			{id: "cpu", x: 108, y: 222, w: 80, h: 26, title: "CPU", detail: cpuDetail},
-			{id: "ddr", x: 26, y: 170, w: 44, h: 26, title: "DDR", detail: ddrDetail},
-			{id: "rc", x: 108, y: 170, w: 80, h: 26, title: "PCIe root complex"},
-			{id: "sw", x: 108, y: 105, w: 70, h: 22, title: "PCIe switch"},
-			{id: "gpu", x: 108, y: 40, w: 62, h: 28, title: "GPU", detail: gpuDetail},
-			{id: "nic", x: 182, y: 40, w: 56, h: 28, title: "NIC", detail: nicDetail},
-		}
+		boxes = oneSwitch()
 		links = []dlink{v("cpu", "rc"), v("ddr", "rc"), v("rc", "sw"), v("sw", "gpu"),
 			{a: "sw", b: "nic", via: []vg.Point{{X: 182, Y: 105}}}}
 	}

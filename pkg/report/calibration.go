@@ -69,7 +69,11 @@ func (b *builder) calibration(sec *section) {
 		if cmp.CalibratedVerdict != "" {
 			sec.note(fmt.Sprintf("Calibrated: %s.", strings.TrimSuffix(cmp.CalibratedVerdict, ".")))
 		}
-		d := plots.ModelComparison(comparisonOf(cmp, cal))
+		d, err := plots.ModelComparison(comparisonOf(cmp, cal))
+		if err != nil { // Input.validate checked the comparisons: not expected
+			sec.note(fmt.Sprintf("No figure of %s: %v.", cmp.Label, strings.TrimPrefix(err.Error(), "plots: ")))
+			continue
+		}
 		b.fig(sec, drawingFigure(d, &figure{ID: fmt.Sprintf("calib-%d-%s", i+1, slugID(cmp.Path+"-"+cmp.Variant)), Title: "Model against measurement: " + cmp.Label,
 			Kind: "modeled and measured", Origin: origin, Caption: comparisonCaption(cal, cmp)}))
 	}
@@ -242,17 +246,23 @@ func keysTable(cal *calib.Calibration) *docTable {
 	return t
 }
 
-// withinSentence counts the comparisons within calib.Large.
-func withinSentence(cal *calib.Calibration) string {
-	pre, ok := 0, 0
+// within counts the comparisons whose median error is within calib.Large,
+// with the preset and calibrated.
+func within(cal *calib.Calibration) (preset, calibrated int) {
 	for _, cmp := range cal.Comparison {
 		if cmp.PresetErr.MedianAPE <= calib.Large {
-			pre++
+			preset++
 		}
 		if cmp.CalibratedErr.MedianAPE <= calib.Large {
-			ok++
+			calibrated++
 		}
 	}
+	return preset, calibrated
+}
+
+// withinSentence counts the comparisons within calib.Large.
+func withinSentence(cal *calib.Calibration) string {
+	pre, ok := within(cal)
 	return fmt.Sprintf("Calibrated, %d of the %d comparisons have a median error of %.0f%% or less; with preset %s, %d.", ok, len(cal.Comparison), calib.Large, cal.Base.Name, pre)
 }
 
@@ -603,15 +613,7 @@ func calibrationSummary(cal *calib.Calibration) string {
 	if cal == nil || len(cal.Comparison) == 0 {
 		return ""
 	}
-	pre, ok := 0, 0
-	for _, cmp := range cal.Comparison {
-		if cmp.PresetErr.MedianAPE <= calib.Large {
-			pre++
-		}
-		if cmp.CalibratedErr.MedianAPE <= calib.Large {
-			ok++
-		}
-	}
+	pre, ok := within(cal)
 	var st []string
 	var sp []string
 	for _, v := range []string{"store-and-forward", "pipelined"} {

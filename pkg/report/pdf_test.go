@@ -78,20 +78,7 @@ func TestPDF(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	out, err := exec.Command(needTool(t, "pdftoppm", "poppler-utils"), "-r", "50", "-png", path, filepath.Join(dir, "page")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdftoppm: %v: %s", err, out)
-	}
-	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
-	sort.Strings(pages)
-	if len(pages) != r.Pages {
-		t.Fatalf("pdftoppm rendered %d pages of %d", len(pages), r.Pages)
-	}
-	for _, p := range pages {
-		if ink := inkFraction(t, p, image.Rectangle{}); ink < 0.005 {
-			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), ink)
-		}
-	}
+	noBlankPages(t, path, dir, r.Pages)
 }
 
 // The PDF of a calibrated report has every heading, the section "Model
@@ -121,19 +108,7 @@ func TestPDFCalibrated(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	out, err := exec.Command(needTool(t, "pdftoppm", "poppler-utils"), "-r", "50", "-png", path, filepath.Join(dir, "page")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdftoppm: %v: %s", err, out)
-	}
-	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
-	if len(pages) != r.Pages {
-		t.Fatalf("pdftoppm rendered %d pages of %d", len(pages), r.Pages)
-	}
-	for _, p := range pages {
-		if ink := inkFraction(t, p, image.Rectangle{}); ink < 0.005 {
-			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), ink)
-		}
-	}
+	noBlankPages(t, path, dir, r.Pages)
 }
 
 // A label that is HTML is written verbatim in the PDF.
@@ -146,6 +121,26 @@ func TestPDFLabelsVerbatim(t *testing.T) {
 	}
 	if strings.Contains(text, "&lt;") {
 		t.Error("the PDF has HTML escapes in it")
+	}
+}
+
+// noBlankPages renders the PDF at path into dir, page by page, and fails
+// on a page count other than pages or on a blank page.
+func noBlankPages(t *testing.T, path, dir string, pages int) {
+	t.Helper()
+	out, err := exec.Command(needTool(t, "pdftoppm", "poppler-utils"), "-r", "50", "-png", path, filepath.Join(dir, "page")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
+	sort.Strings(pngs)
+	if len(pngs) != pages {
+		t.Fatalf("pdftoppm rendered %d pages of %d", len(pngs), pages)
+	}
+	for _, p := range pngs {
+		if ink := inkFraction(t, p, image.Rectangle{}); ink < 0.005 {
+			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), ink)
+		}
 	}
 }
 
@@ -165,18 +160,5 @@ func inkFraction(t *testing.T, path string, r image.Rectangle) float64 {
 	if r.Empty() {
 		r = img.Bounds()
 	}
-	r = r.Intersect(img.Bounds())
-	if r.Empty() {
-		return 0
-	}
-	ink := 0
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			cr, cg, cb, _ := img.At(x, y).RGBA()
-			if cr < 0xf000 || cg < 0xf000 || cb < 0xf000 {
-				ink++
-			}
-		}
-	}
-	return float64(ink) / float64(r.Dx()*r.Dy())
+	return inkOf(img, r)
 }
