@@ -74,92 +74,112 @@ func StageMap(s *model.Scenario, paths []string) (Drawing, error) {
 				st.CPU(stageMapCPUSize), st.DDR, st.Crossings, st.Copy, st.What)
 		}
 	}
-	return Drawing{Height: stageMapHeight(len(routes)), Data: t, Drawer: drawFunc(func(c draw.Canvas) {
-		x0 := c.Min.X + vg.Points(mapLabelW)
-		cw := (c.Max.X - x0) / 7
-		top := c.Max.Y
-		head := plainText(7, false)
-		head.XAlign, head.YAlign = draw.XCenter, draw.YTop
-		band := plainText(8, true)
-		band.XAlign, band.YAlign = draw.XCenter, draw.YTop
-		// Node bands.
-		for _, b := range []struct {
-			from, to int
-			label    string
-			side     model.Side
-		}{{0, 3, "sender node", model.Sender}, {3, 4, "network", model.Network}, {4, 7, "receiver node", model.Receiver}} {
-			bx0, bx1 := x0+cw*vg.Length(b.from)+2, x0+cw*vg.Length(b.to)-2
-			c.FillPolygon(sideFill[b.side], []vg.Point{{X: bx0, Y: top}, {X: bx1, Y: top}, {X: bx1, Y: top - 12}, {X: bx0, Y: top - 12}})
-			c.FillText(band, vg.Point{X: (bx0 + bx1) / 2, Y: top - 1.5}, b.label)
-		}
-		for i, lr := range seedLetters {
-			c.FillText(head, vg.Point{X: x0 + cw*vg.Length(i) + cw/2, Y: top - 15}, lr.letter+" "+lr.role)
-		}
-		name := plainText(8.5, true)
-		name.YAlign = draw.YCenter
-		sub := plainText(6.5, false)
-		sub.Color = plainGrey
-		sub.YAlign = draw.YTop
-		letter := plainText(9, true)
-		letter.YAlign = draw.YTop
-		small := plainText(6, false)
-		small.YAlign = draw.YTop
-		note := plainText(7, false)
-		note.Color = plainGrey
-		note.YAlign = draw.YTop
-		edge := draw.LineStyle{Color: rgb(0x888888), Width: vg.Points(0.5)}
-		arrow := draw.LineStyle{Color: rgb(0x333333), Width: vg.Points(0.8)}
-		for ri, r := range routes {
-			p := r.Path
-			yTop := top - vg.Points(mapHeadH) - vg.Length(ri)*vg.Points(mapRowH)
-			yBot := yTop - vg.Points(mapRowH-6)
-			yMid := (yTop + yBot) / 2
-			c.FillText(name, vg.Point{X: c.Min.X + 2, Y: yMid + 5}, p.Name)
-			kind := "GPU → GPU"
-			if !p.GPU {
-				kind = "host → host"
+	return Drawing{Height: stageMapHeight(len(routes)), Data: t, Drawer: stageMap(routes)}, nil
+}
+
+// stageMap draws StageMap's routes: the head, then a row per route.
+type stageMap []*model.Route
+
+func (m stageMap) Draw(c draw.Canvas) {
+	x0 := c.Min.X + vg.Points(mapLabelW)
+	cw := (c.Max.X - x0) / 7
+	top := c.Max.Y
+	drawMapHead(c, x0, cw, top)
+	for ri, r := range m {
+		drawMapRow(c, r, x0, cw, top-vg.Points(mapHeadH)-vg.Length(ri)*vg.Points(mapRowH))
+	}
+}
+
+// drawMapHead draws the bands of the two nodes and the network, and the
+// letters' headings under them, from top down; x0 is the left of column A,
+// cw the width of a column.
+func drawMapHead(c draw.Canvas, x0, cw, top vg.Length) {
+	head := plainText(7, false)
+	head.XAlign, head.YAlign = draw.XCenter, draw.YTop
+	band := plainText(8, true)
+	band.XAlign, band.YAlign = draw.XCenter, draw.YTop
+	for _, b := range []struct {
+		from, to int
+		label    string
+		side     model.Side
+	}{{0, 3, "sender node", model.Sender}, {3, 4, "network", model.Network}, {4, 7, "receiver node", model.Receiver}} {
+		bx0, bx1 := x0+cw*vg.Length(b.from)+2, x0+cw*vg.Length(b.to)-2
+		c.FillPolygon(sideFill[b.side], []vg.Point{{X: bx0, Y: top}, {X: bx1, Y: top}, {X: bx1, Y: top - 12}, {X: bx0, Y: top - 12}})
+		c.FillText(band, vg.Point{X: (bx0 + bx1) / 2, Y: top - 1.5}, b.label)
+	}
+	for i, lr := range seedLetters {
+		c.FillText(head, vg.Point{X: x0 + cw*vg.Length(i) + cw/2, Y: top - 15}, lr.letter+" "+lr.role)
+	}
+}
+
+// drawMapRow draws one route's row from yTop down: its name and kind, then
+// its stages as boxes joined by arrows, or the reason it is infeasible.
+func drawMapRow(c draw.Canvas, r *model.Route, x0, cw, yTop vg.Length) {
+	name := plainText(8.5, true)
+	name.YAlign = draw.YCenter
+	sub := plainText(6.5, false)
+	sub.Color = plainGrey
+	sub.YAlign = draw.YTop
+	note := plainText(7, false)
+	note.Color = plainGrey
+	note.YAlign = draw.YTop
+	p := r.Path
+	yBot := yTop - vg.Points(mapRowH-6)
+	yMid := (yTop + yBot) / 2
+	c.FillText(name, vg.Point{X: c.Min.X + 2, Y: yMid + 5}, p.Name)
+	kind := "GPU → GPU"
+	if !p.GPU {
+		kind = "host → host"
+	}
+	c.FillText(sub, vg.Point{X: c.Min.X + 2, Y: yMid - 1}, kind)
+	if !r.Feasible {
+		lines := wrapText(note, "infeasible: "+model.ShortReason(r.Reason), 7*cw-8)
+		for li, l := range lines {
+			if li == 3 {
+				break
 			}
-			c.FillText(sub, vg.Point{X: c.Min.X + 2, Y: yMid - 1}, kind)
-			r := routes[ri]
-			if !r.Feasible {
-				lines := wrapText(note, "infeasible: "+model.ShortReason(r.Reason), 7*cw-8)
-				for li, l := range lines {
-					if li == 3 {
-						break
-					}
-					c.FillText(note, vg.Point{X: x0 + 4, Y: yTop - 2 - vg.Length(li)*vg.Points(8.5)}, l)
-				}
-				continue
-			}
-			used := map[int]bool{}
-			var prevRight vg.Length = -1
-			for _, st := range r.Stages {
-				col := letterColumn(st.Letter, st.Side)
-				for used[col] && col < 6 {
-					col++
-				}
-				used[col] = true
-				bx0 := x0 + cw*vg.Length(col) + 5
-				bx1 := bx0 + cw - 10
-				box := []vg.Point{{X: bx0, Y: yTop}, {X: bx1, Y: yTop}, {X: bx1, Y: yBot}, {X: bx0, Y: yBot}}
-				c.FillPolygon(sideFill[st.Side], box)
-				c.StrokeLines(edge, append(box, box[0]))
-				if st.Letter != "" {
-					c.FillText(letter, vg.Point{X: bx0 + 2.5, Y: yTop - 2}, st.Letter)
-				}
-				lines := wrapText(small, st.Name, bx1-bx0-13)
-				for li, l := range lines {
-					if li == 4 {
-						break
-					}
-					c.FillText(small, vg.Point{X: bx0 + 12, Y: yTop - 2.5 - vg.Length(li)*vg.Points(7)}, l)
-				}
-				if prevRight >= 0 {
-					c.StrokeLine2(arrow, prevRight+1, yMid, bx0-1, yMid)
-					c.FillPolygon(arrow.Color, []vg.Point{{X: bx0 - 1, Y: yMid}, {X: bx0 - 4.5, Y: yMid + 2}, {X: bx0 - 4.5, Y: yMid - 2}})
-				}
-				prevRight = bx1
-			}
+			c.FillText(note, vg.Point{X: x0 + 4, Y: yTop - 2 - vg.Length(li)*vg.Points(8.5)}, l)
 		}
-	})}, nil
+		return
+	}
+	used := map[int]bool{}
+	var prevRight vg.Length = -1
+	for _, st := range r.Stages {
+		col := letterColumn(st.Letter, st.Side)
+		for used[col] && col < 6 {
+			col++
+		}
+		used[col] = true
+		bx0 := x0 + cw*vg.Length(col) + 5
+		drawMapStage(c, st, bx0, bx0+cw-10, yTop, yBot)
+		if prevRight >= 0 {
+			arrow := draw.LineStyle{Color: rgb(0x333333), Width: vg.Points(0.8)}
+			c.StrokeLine2(arrow, prevRight+1, yMid, bx0-1, yMid)
+			c.FillPolygon(arrow.Color, []vg.Point{{X: bx0 - 1, Y: yMid}, {X: bx0 - 4.5, Y: yMid + 2}, {X: bx0 - 4.5, Y: yMid - 2}})
+		}
+		prevRight = bx0 + cw - 10
+	}
+}
+
+// drawMapStage draws one stage's box from bx0 to bx1, yTop to yBot: filled
+// in its node's colour, its letter and its name inside.
+func drawMapStage(c draw.Canvas, st model.Stage, bx0, bx1, yTop, yBot vg.Length) {
+	letter := plainText(9, true)
+	letter.YAlign = draw.YTop
+	small := plainText(6, false)
+	small.YAlign = draw.YTop
+	edge := draw.LineStyle{Color: rgb(0x888888), Width: vg.Points(0.5)}
+	box := []vg.Point{{X: bx0, Y: yTop}, {X: bx1, Y: yTop}, {X: bx1, Y: yBot}, {X: bx0, Y: yBot}}
+	c.FillPolygon(sideFill[st.Side], box)
+	c.StrokeLines(edge, append(box, box[0]))
+	if st.Letter != "" {
+		c.FillText(letter, vg.Point{X: bx0 + 2.5, Y: yTop - 2}, st.Letter)
+	}
+	lines := wrapText(small, st.Name, bx1-bx0-13)
+	for li, l := range lines {
+		if li == 4 {
+			break
+		}
+		c.FillText(small, vg.Point{X: bx0 + 12, Y: yTop - 2.5 - vg.Length(li)*vg.Points(7)}, l)
+	}
 }

@@ -175,74 +175,97 @@ func (a *analysis) summary() []string {
 // cores at line rate, what cannot work) and the detail (rankings,
 // bandwidths, references).
 func (a *analysis) summaryParts() (answer, detail []string) {
-	s := a.s
-	var out []string
 	if len(a.feasible) == 0 {
-		out = append(out, fmt.Sprintf("On %s no GPU-to-GPU path between the two nodes is feasible.", s.Name))
+		answer = append(answer, fmt.Sprintf("On %s no GPU-to-GPU path between the two nodes is feasible.", a.s.Name))
 	} else {
-		ws := a.winners()
-		chunk := fmt.Sprintf("pipelined in %s chunks", s.Pipeline.Chunk.Human())
-		if len(ws) == 1 {
-			w := ws[0].Path
-			out = append(out, fmt.Sprintf("On %s, %s moves a message from GPU to GPU fastest at every size from %s to %s: %s for %s and %s for %s (%s).",
-				s.Name, title(w), minSize.Human(), maxSize.Human(),
-				model.Seconds(a.latency(w, smallRef)).Human(), smallRef.Human(),
-				model.Seconds(a.latency(w, refSize)).Human(), refSize.Human(), chunk))
-		} else {
-			var parts []string
-			for _, w := range ws {
-				parts = append(parts, fmt.Sprintf("%s from %s to %s", title(w.Path), w.From.Human(), w.To.Human()))
-			}
-			out = append(out, fmt.Sprintf("On %s the fastest GPU-to-GPU path depends on the message size (latency %s): %s.",
-				s.Name, chunk, list(parts)))
-		}
+		answer = append(answer, a.winnersSentence())
 		if len(a.feasible) > 1 {
-			rank := func(n model.Bytes) string {
-				var parts []string
-				for _, p := range a.order(n) {
-					parts = append(parts, fmt.Sprintf("%s %s", p, model.Seconds(a.latency(p, n)).Human()))
-				}
-				return strings.Join(parts, " < ")
-			}
-			detail = append(detail, fmt.Sprintf("At %s the order is %s; at %s it is %s.", smallRef.Human(), rank(smallRef), bigRef.Human(), rank(bigRef)))
-			cs := a.crossovers()
-			if len(cs) == 0 {
-				out = append(out, "No two paths change places between 1 B and 1 GiB.")
-			} else {
-				var parts []string
-				for _, c := range cs {
-					parts = append(parts, fmt.Sprintf("%s overtakes %s at %s", c.Faster, c.Slower, c.At.Human()))
-				}
-				out = append(out, fmt.Sprintf("Crossovers (found by bisection on the model): %s.", list(parts)))
-			}
+			detail = append(detail, a.rankingSentence())
+			answer = append(answer, a.crossoverSentence())
 		}
-		// Bandwidth and cores at line rate.
-		var bw, cs []string
-		for _, p := range a.feasible {
-			r := a.eval(p, refSize)
-			bw = append(bw, fmt.Sprintf("%s %s (limit: %s)", p, r.Bandwidth.Human(), r.Bottleneck))
-			if r.Cores < 0.01 {
-				cs = append(cs, fmt.Sprintf("%s %s", p, cores(r.Cores)))
-			} else {
-				cs = append(cs, fmt.Sprintf("%s %s (%s sender, %s receiver)", p, cores(r.Cores), cores(r.CoresSender), cores(r.CoresReceiver)))
-			}
+		streaming, coresLine := a.lineRateSentences()
+		detail = append(detail, streaming)
+		answer = append(answer, coresLine)
+	}
+	answer = append(answer, a.infeasibleSentences()...)
+	if s := a.referenceSentence(); s != "" {
+		detail = append(detail, s)
+	}
+	return answer, detail
+}
+
+// winnersSentence says which GPU path is fastest at each size.
+func (a *analysis) winnersSentence() string {
+	s := a.s
+	ws := a.winners()
+	chunk := fmt.Sprintf("pipelined in %s chunks", s.Pipeline.Chunk.Human())
+	if len(ws) == 1 {
+		w := ws[0].Path
+		return fmt.Sprintf("On %s, %s moves a message from GPU to GPU fastest at every size from %s to %s: %s for %s and %s for %s (%s).",
+			s.Name, title(w), minSize.Human(), maxSize.Human(),
+			model.Seconds(a.latency(w, smallRef)).Human(), smallRef.Human(),
+			model.Seconds(a.latency(w, refSize)).Human(), refSize.Human(), chunk)
+	}
+	var parts []string
+	for _, w := range ws {
+		parts = append(parts, fmt.Sprintf("%s from %s to %s", title(w.Path), w.From.Human(), w.To.Human()))
+	}
+	return fmt.Sprintf("On %s the fastest GPU-to-GPU path depends on the message size (latency %s): %s.",
+		s.Name, chunk, list(parts))
+}
+
+// rankingSentence orders the GPU paths at a small and a large size.
+func (a *analysis) rankingSentence() string {
+	rank := func(n model.Bytes) string {
+		var parts []string
+		for _, p := range a.order(n) {
+			parts = append(parts, fmt.Sprintf("%s %s", p, model.Seconds(a.latency(p, n)).Human()))
 		}
-		detail = append(detail, fmt.Sprintf("Streaming %s messages, the paths reach %s.", refSize.Human(), strings.Join(bw, "; ")))
-		line := a.eval(a.feasible[0], refSize).LineRate
-		same := true
-		for _, p := range a.feasible {
-			if r := a.eval(p, refSize); !model.Near(float64(r.LineRate), float64(line)) {
-				same = false
-			}
-		}
-		if same {
-			out = append(out, fmt.Sprintf("To carry the line rate of %s with %s messages, the CPU cores each path needs on both nodes together are: %s.", line.Human(), refSize.Human(), list(cs)))
+		return strings.Join(parts, " < ")
+	}
+	return fmt.Sprintf("At %s the order is %s; at %s it is %s.", smallRef.Human(), rank(smallRef), bigRef.Human(), rank(bigRef))
+}
+
+// crossoverSentence lists where two GPU paths change places.
+func (a *analysis) crossoverSentence() string {
+	cs := a.crossovers()
+	if len(cs) == 0 {
+		return "No two paths change places between 1 B and 1 GiB."
+	}
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, fmt.Sprintf("%s overtakes %s at %s", c.Faster, c.Slower, c.At.Human()))
+	}
+	return fmt.Sprintf("Crossovers (found by bisection on the model): %s.", list(parts))
+}
+
+// lineRateSentences say what bandwidth each GPU path reaches streaming
+// refSize messages, and the CPU cores it needs to carry its line rate.
+func (a *analysis) lineRateSentences() (streaming, coresLine string) {
+	var bw, cs []string
+	for _, p := range a.feasible {
+		r := a.eval(p, refSize)
+		bw = append(bw, fmt.Sprintf("%s %s (limit: %s)", p, r.Bandwidth.Human(), r.Bottleneck))
+		if r.Cores < 0.01 {
+			cs = append(cs, fmt.Sprintf("%s %s", p, cores(r.Cores)))
 		} else {
-			out = append(out, fmt.Sprintf("To carry its line rate with %s messages, each path needs these CPU cores on both nodes together: %s.", refSize.Human(), list(cs)))
+			cs = append(cs, fmt.Sprintf("%s %s (%s sender, %s receiver)", p, cores(r.Cores), cores(r.CoresSender), cores(r.CoresReceiver)))
 		}
 	}
-	// One sentence per reason: rdma and gdr fail for the same one.
-	var reasons []string
+	streaming = fmt.Sprintf("Streaming %s messages, the paths reach %s.", refSize.Human(), strings.Join(bw, "; "))
+	line := a.eval(a.feasible[0], refSize).LineRate
+	for _, p := range a.feasible {
+		if r := a.eval(p, refSize); !model.Near(float64(r.LineRate), float64(line)) {
+			return streaming, fmt.Sprintf("To carry its line rate with %s messages, each path needs these CPU cores on both nodes together: %s.", refSize.Human(), list(cs))
+		}
+	}
+	return streaming, fmt.Sprintf("To carry the line rate of %s with %s messages, the CPU cores each path needs on both nodes together are: %s.", line.Human(), refSize.Human(), list(cs))
+}
+
+// infeasibleSentences say why the infeasible GPU paths cannot work: one
+// sentence per reason (rdma and gdr fail for the same one).
+func (a *analysis) infeasibleSentences() []string {
+	var reasons, out []string
 	byReason := map[string][]string{}
 	for _, p := range a.infeasible {
 		r := model.ShortReason(a.routes[p].Reason)
@@ -254,14 +277,20 @@ func (a *analysis) summaryParts() (answer, detail []string) {
 	for _, r := range reasons {
 		out = append(out, fmt.Sprintf("%s cannot work here: %s", list(byReason[r]), r))
 	}
+	return out
+}
+
+// referenceSentence gives the small-message latency of the host-to-host
+// references, or "" when none is feasible.
+func (a *analysis) referenceSentence() string {
 	var refs []string
 	for _, p := range a.refs {
 		if a.routes[p.Name].Feasible {
 			refs = append(refs, fmt.Sprintf("%s %s", p.Name, model.Seconds(a.latency(p.Name, smallRef)).Human()))
 		}
 	}
-	if len(refs) > 0 {
-		detail = append(detail, fmt.Sprintf("For reference, host to host (no GPU) a message of %s takes %s.", smallRef.Human(), list(refs)))
+	if len(refs) == 0 {
+		return ""
 	}
-	return out, detail
+	return fmt.Sprintf("For reference, host to host (no GPU) a message of %s takes %s.", smallRef.Human(), list(refs))
 }

@@ -157,6 +157,8 @@ func SectionTitles() []string {
 	return out
 }
 
+// build lays the report of in out as a doc: its header, then every
+// section in order, figures numbered as they come.
 func build(in *Input) *doc {
 	s := in.Scenario
 	a := analyse(s)
@@ -164,20 +166,7 @@ func build(in *Input) *doc {
 		Title:    "GPU-to-GPU data paths: " + s.Name,
 		Subtitle: s.Description,
 		YAML:     string(s.YAML()),
-	}
-	d.Meta = []kv{
-		{"Scenario", scenarioLine(in)},
-		{"Rendered", in.Time.UTC().Format(time.RFC3339) + " on " + orNone(in.Host)},
-		{"Tool", "gpupath " + orNone(in.Version)},
-	}
-	if len(in.Measured) == 0 {
-		d.Meta = append(d.Meta, kv{"Data", "modeled only: every figure comes from the model, nothing in this report was measured"})
-	} else {
-		var hosts []string
-		for _, m := range in.Measured {
-			hosts = append(hosts, m.Host)
-		}
-		d.Meta = append(d.Meta, kv{"Data", fmt.Sprintf("modeled, and measured in %d run(s) on %s", len(in.Measured), strings.Join(uniq(hosts), "; "))})
+		Meta:     meta(in),
 	}
 	b := &builder{d: d, in: in}
 	modeled := "modeled from scenario " + s.Name
@@ -187,21 +176,53 @@ func build(in *Input) *doc {
 		secs[st.id] = sec
 		d.Sections = append(d.Sections, sec)
 	}
+	b.summary(secs["summary"], a)
+	b.paths(secs["paths"], a, modeled)
+	b.latency(secs["latency"], a, modeled)
+	b.bandwidth(secs["bandwidth"], a, modeled)
+	b.cost(secs["cost"], a, modeled)
+	b.whatIf(secs["whatif"], a)
+	b.measurements(secs["measurements"], a)
+	b.calibration(secs["calibration"])
+	b.provenance(secs["provenance"])
+	d.glueUnits()
+	return d
+}
 
-	// Summary.
-	sum := secs["summary"]
+// meta is the report's header: scenario, rendering, tool and data.
+func meta(in *Input) []kv {
+	m := []kv{
+		{"Scenario", scenarioLine(in)},
+		{"Rendered", in.Time.UTC().Format(time.RFC3339) + " on " + orNone(in.Host)},
+		{"Tool", "gpupath " + orNone(in.Version)},
+	}
+	if len(in.Measured) == 0 {
+		return append(m, kv{"Data", "modeled only: every figure comes from the model, nothing in this report was measured"})
+	}
+	var hosts []string
+	for _, r := range in.Measured {
+		hosts = append(hosts, r.Host)
+	}
+	return append(m, kv{"Data", fmt.Sprintf("modeled, and measured in %d run(s) on %s", len(in.Measured), strings.Join(uniq(hosts), "; "))})
+}
+
+// summary fills the summary: the answer, the calibration's sentence, the
+// detail and the key figures of every path.
+func (b *builder) summary(sum *section, a *analysis) {
+	s := a.s
 	answer, detail := a.summaryParts()
 	sum.text(strings.Join(answer, " "))
-	if s := calibrationSummary(in.Calibration); s != "" {
+	if s := calibrationSummary(b.in.Calibration); s != "" {
 		sum.text(s)
 	}
 	sum.text(strings.Join(detail, " "))
 	sum.table(a.keyTable())
 	sum.p("Latency is one-way, from the sender's GPU memory to the receiver's GPU memory (host memory for host-tcp and host-rdma), pipelined in %s chunks where the message is larger. Cores count both nodes and assume %d flow(s).",
 		s.Pipeline.Chunk.Human(), s.Stack.Flows)
+}
 
-	// The data paths.
-	ps := secs["paths"]
+// paths fills the data paths: the diagrams and each path's stage table.
+func (b *builder) paths(ps *section, a *analysis, modeled string) {
 	ps.text("Each path is a list of stages, lettered as the seed tells the story: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
 	b.diagram(ps, a, modeled)
 	b.hostDiagram(ps, a)
@@ -215,34 +236,43 @@ func build(in *Input) *doc {
 		}
 		ps.table(stageTable(r))
 	}
+}
 
-	// Latency.
-	ls := secs["latency"]
+// latency fills the latency section: curves, breakdown and table.
+func (b *builder) latency(ls *section, a *analysis, modeled string) {
+	s := a.s
 	ls.p("One-way latency of a message from buffer to buffer. Store-and-forward adds every stage in turn (each stage finishes before the next starts: the step-by-step story); pipelined moves messages larger than %s in chunks that overlap across the stages, as NCCL and RDMA transfers do.", s.Pipeline.Chunk.Human())
 	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
 	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes}))
 	ls.table(a.latencyTable())
+}
 
-	// Bandwidth.
-	bs := secs["bandwidth"]
+// bandwidth fills the bandwidth section: curves and table.
+func (b *builder) bandwidth(bs *section, a *analysis, modeled string) {
+	s := a.s
 	bs.p("Streaming bandwidth: back-to-back messages of one size, limited by the tightest shared resource — the wire with its header overhead, each PCIe link and direction, DDR, the GPU↔NIC peer path, or the CPU cores (%d flow(s)). The NIC's nominal rate is %s (%s).", s.Stack.Flows, s.NIC.Rate.Gbits(), s.NIC.Rate.Human())
 	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
 	bs.table(a.bandwidthTable())
+}
 
-	// CPU and memory cost.
-	cs := secs["cost"]
+// cost fills the CPU and memory cost section: CPU time, cores, copies and
+// traffic, and the table.
+func (b *builder) cost(cs *section, a *analysis, modeled string) {
+	s := a.s
 	cs.p("What each path costs the hosts: CPU time per message (both nodes), the CPU cores needed to keep up with the line rate — the rate the wire and the links allow — and the memory traffic and copies of the payload. Host-staged paths pay for every copy in DDR bandwidth and PCIe crossings; GPUDirect RDMA and devmem TCP keep the payload out of host memory.")
 	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
 	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
 	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths()}))
 	cs.table(a.costTable())
+}
 
-	// What if.
-	ws := secs["whatif"]
-	variants := in.Variants
+// whatIf fills the what-if section: for each variant, its answer, how it
+// differs from the scenario, and its latency and bandwidth.
+func (b *builder) whatIf(ws *section, a *analysis) {
+	s := a.s
 	ws.text("The same key figures for neighbouring scenarios, chosen by the report from this one: the GPU–NIC placement moved to the other end of the PCIe tree, and the NIC rate doubled (halved when it is ≥ 800 Gbit/s). The lists compare each with " + s.Name + ".")
-	for i := range variants {
-		v := &variants[i]
+	for i := range b.in.Variants {
+		v := &b.in.Variants[i]
 		va := analyse(v.Scenario)
 		ws.h3(fmt.Sprintf("What if: %s", v.Name))
 		ws.p("%s. Scenario: %s with %s.", upper(v.Why), s.Name, v.setsText())
@@ -252,15 +282,13 @@ func build(in *Input) *doc {
 		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
 		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes()}))
 	}
+}
 
-	// Measurements.
-	b.measurements(secs["measurements"], a)
-
-	// Model against measurement.
-	b.calibration(secs["calibration"])
-
-	// Provenance.
-	pv := secs["provenance"]
+// provenance fills the provenance section: what the report was made from,
+// every figure's origin and data files, and the scenario in full. It
+// comes last: it lists the figures of every section before it.
+func (b *builder) provenance(pv *section) {
+	in, d := b.in, b.d
 	pv.text("What this report was made from. Every figure says whether it is modeled (computed from a scenario, nothing measured) or measured (where and when); the data of every figure is in the CSV and JSON files named below, next to this report.")
 	prov := &docTable{Head: []string{"", ""}, Widths: []float64{1, 3.5}}
 	for _, m := range [][2]string{
@@ -269,7 +297,7 @@ func build(in *Input) *doc {
 		{"rendered", in.Time.UTC().Format(time.RFC3339)},
 		{"rendered on host", orNone(in.Host)},
 		{"scenario", scenarioLine(in)},
-		{"what-if scenarios", variantsLine(variants)},
+		{"what-if scenarios", variantsLine(in.Variants)},
 		{"measurement runs", measuredLine(in.Measured)},
 	} {
 		prov.Rows = append(prov.Rows, []cell{c(m[0]), c(m[1])})
@@ -281,10 +309,8 @@ func build(in *Input) *doc {
 		ft.Rows = append(ft.Rows, []cell{c(strconv.Itoa(f.Num)), c(f.Title), {Text: f.Kind, Sub: f.Origin}, c(f.Base() + ".csv, .json")})
 	}
 	pv.table(ft)
-	pv.h3("Scenario " + s.Name + ", in full")
+	pv.h3("Scenario " + in.Scenario.Name + ", in full")
 	pv.pre(d.YAML)
-	d.glueUnits()
-	return d
 }
 
 func upper(s string) string {

@@ -344,6 +344,50 @@ const (
 // table draws a docTable across the text width; a row that does not fit
 // goes to the next page, under a repeated header.
 func (w *pdfWriter) table(t *docTable) {
+	widths := columnWidths(t)
+	if t.Caption != "" {
+		w.sans("I", 8)
+		lh := tableLH
+		w.room(12 + 3*(lh+2*cellPadY))
+		w.color(mutedRGB)
+		w.para(t.Caption, 8, "I", mutedRGB, 0)
+		w.y -= 3
+	}
+	hasHead := false
+	for _, h := range t.Head {
+		if h != "" {
+			hasHead = true
+		}
+	}
+	var head laidRow
+	if hasHead {
+		hc := make([]cell, len(t.Head))
+		for i, h := range t.Head {
+			hc[i] = cell{Text: h}
+		}
+		head = w.layoutRow(hc, true, widths)
+	}
+	first := true
+	for ri, r := range t.Rows {
+		l := w.layoutRow(r, false, widths)
+		need := l.h
+		if first && hasHead {
+			need += head.h
+		}
+		if w.room(need) || first {
+			if hasHead {
+				w.drawRow(t, widths, head, true, "", nil)
+			}
+		}
+		first = false
+		w.drawRow(t, widths, l, false, t.rowClass(ri), r)
+	}
+	w.y += 10
+}
+
+// columnWidths are the widths of t's columns in points: the text width
+// shared in proportion to t.Widths.
+func columnWidths(t *docTable) []float64 {
 	var total float64
 	for _, x := range t.Widths {
 		total += x
@@ -352,131 +396,109 @@ func (w *pdfWriter) table(t *docTable) {
 	for i, x := range t.Widths {
 		widths[i] = textW * x / total
 	}
-	lh, sublh := tableFS*1.3, subFS*1.3
-	if t.Caption != "" {
-		w.sans("I", 8)
-		w.room(12 + 3*(lh+2*cellPadY))
-		w.color(mutedRGB)
-		w.para(t.Caption, 8, "I", mutedRGB, 0)
-		w.y -= 3
-	}
-	type laid struct {
-		text, sub [][]string
-		h         float64
-	}
-	layout := func(cells []cell, bold bool) laid {
-		var l laid
-		for i, c := range cells {
-			if i >= len(widths) {
-				break
-			}
-			cw := widths[i] - 2*cellPadX
-			style := ""
-			if bold {
-				style = "B"
-			}
-			w.sans(style, tableFS)
-			tl := w.lines(c.Text, cw)
-			var sl []string
-			if c.Sub != "" {
-				w.sans("", subFS)
-				sl = w.lines(c.Sub, cw)
-			}
-			l.text = append(l.text, tl)
-			l.sub = append(l.sub, sl)
-			h := float64(len(tl))*lh + float64(len(sl))*sublh + 2*cellPadY
-			if c.Text == "" && len(sl) > 0 {
-				h -= lh
-			}
-			l.h = max(l.h, h)
+	return widths
+}
+
+// Line heights of a table's text and of its cells' second lines.
+const (
+	tableLH = tableFS * 1.3
+	subLH   = subFS * 1.3
+)
+
+// laidRow is a table row broken into lines: each cell's text and second
+// line, and the row's height.
+type laidRow struct {
+	text, sub [][]string
+	h         float64
+}
+
+// layoutRow breaks the cells of a row (in bold: the head) into lines of
+// their columns' widths.
+func (w *pdfWriter) layoutRow(cells []cell, bold bool, widths []float64) laidRow {
+	var l laidRow
+	for i, c := range cells {
+		if i >= len(widths) {
+			break
 		}
-		return l
-	}
-	hasHead := false
-	for _, h := range t.Head {
-		if h != "" {
-			hasHead = true
+		cw := widths[i] - 2*cellPadX
+		style := ""
+		if bold {
+			style = "B"
 		}
-	}
-	var head laid
-	if hasHead {
-		hc := make([]cell, len(t.Head))
-		for i, h := range t.Head {
-			hc[i] = cell{Text: h}
+		w.sans(style, tableFS)
+		tl := w.lines(c.Text, cw)
+		var sl []string
+		if c.Sub != "" {
+			w.sans("", subFS)
+			sl = w.lines(c.Sub, cw)
 		}
-		head = layout(hc, true)
-	}
-	drawRow := func(l laid, isHead bool, class string, cells []cell) {
-		x := marginL
-		switch {
-		case isHead:
-			w.color(bandRGB)
-			w.doc.Rect(marginL, w.y, textW, l.h, "F")
-		case class != "":
-			// Below the rule that ends the row above.
-			tint, bar := rowTint(class)
-			w.color(tint)
-			w.doc.Rect(marginL, w.y+0.3, textW, l.h-0.3, "F")
-			w.color(bar)
-			w.doc.Rect(marginL, w.y+0.3, 2.5, l.h-0.3, "F")
+		l.text = append(l.text, tl)
+		l.sub = append(l.sub, sl)
+		h := float64(len(tl))*tableLH + float64(len(sl))*subLH + 2*cellPadY
+		if c.Text == "" && len(sl) > 0 {
+			h -= tableLH
 		}
-		for i := range l.text {
-			if i < len(cells) && cells[i].Badge != "" {
-				w.badge(x+cellPadX, w.y+cellPadY, cells[i].Badge, cells[i].Text)
-				x += widths[i]
+		l.h = max(l.h, h)
+	}
+	return l
+}
+
+// drawRow draws a laid-out row of t (the head, or a row of class) and the
+// rule under it, and moves down.
+func (w *pdfWriter) drawRow(t *docTable, widths []float64, l laidRow, isHead bool, class string, cells []cell) {
+	x := marginL
+	switch {
+	case isHead:
+		w.color(bandRGB)
+		w.doc.Rect(marginL, w.y, textW, l.h, "F")
+	case class != "":
+		// Below the rule that ends the row above.
+		tint, bar := rowTint(class)
+		w.color(tint)
+		w.doc.Rect(marginL, w.y+0.3, textW, l.h-0.3, "F")
+		w.color(bar)
+		w.doc.Rect(marginL, w.y+0.3, 2.5, l.h-0.3, "F")
+	}
+	for i := range l.text {
+		if i < len(cells) && cells[i].Badge != "" {
+			w.badge(x+cellPadX, w.y+cellPadY, cells[i].Badge, cells[i].Text)
+			x += widths[i]
+			continue
+		}
+		align := "L"
+		if i < len(t.Right) && t.Right[i] {
+			align = "R"
+		}
+		yy := w.y + cellPadY
+		style := ""
+		if isHead {
+			style = "B"
+		}
+		w.color(inkRGB)
+		if class == "preset" {
+			w.color(mutedRGB)
+		}
+		w.sans(style, tableFS)
+		for _, s := range l.text[i] {
+			if s == "" && len(l.sub[i]) > 0 {
 				continue
 			}
-			align := "L"
-			if i < len(t.Right) && t.Right[i] {
-				align = "R"
-			}
-			yy := w.y + cellPadY
-			style := ""
-			if isHead {
-				style = "B"
-			}
-			w.color(inkRGB)
-			if class == "preset" {
-				w.color(mutedRGB)
-			}
-			w.sans(style, tableFS)
-			for _, s := range l.text[i] {
-				if s == "" && len(l.sub[i]) > 0 {
-					continue
-				}
-				w.textLine(x+cellPadX, yy, widths[i]-2*cellPadX, lh, s, align)
-				yy += lh
-			}
-			w.color(mutedRGB)
-			w.sans("", subFS)
-			for _, s := range l.sub[i] {
-				w.textLine(x+cellPadX, yy, widths[i]-2*cellPadX, sublh, s, align)
-				yy += sublh
-			}
-			x += widths[i]
+			w.textLine(x+cellPadX, yy, widths[i]-2*cellPadX, tableLH, s, align)
+			yy += tableLH
 		}
-		w.y += l.h
-		w.doc.SetLineWidth(0.4)
-		w.doc.SetDashPattern(nil, 0)
-		w.color(ruleRGB)
-		w.doc.Line(marginL, w.y, pageW-marginR, w.y)
+		w.color(mutedRGB)
+		w.sans("", subFS)
+		for _, s := range l.sub[i] {
+			w.textLine(x+cellPadX, yy, widths[i]-2*cellPadX, subLH, s, align)
+			yy += subLH
+		}
+		x += widths[i]
 	}
-	first := true
-	for ri, r := range t.Rows {
-		l := layout(r, false)
-		need := l.h
-		if first && hasHead {
-			need += head.h
-		}
-		if w.room(need) || first {
-			if hasHead {
-				drawRow(head, true, "", nil)
-			}
-		}
-		first = false
-		drawRow(l, false, t.rowClass(ri), r)
-	}
-	w.y += 10
+	w.y += l.h
+	w.doc.SetLineWidth(0.4)
+	w.doc.SetDashPattern(nil, 0)
+	w.color(ruleRGB)
+	w.doc.Line(marginL, w.y, pageW-marginR, w.y)
 }
 
 // rowTint is the background and the bar colour of a row of a class.
