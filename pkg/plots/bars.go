@@ -57,52 +57,8 @@ func Breakdown(in Input) (*Figure, error) {
 		Provenance: c.provenance(false), legendBelow: true, panelGap: 10}
 	f.Data = Table{Columns: []Column{textCol("path"), numCol("bytes", "B"), textCol("stage"), textCol("letter"), textCol("side"), numCol("latency_s", "s")}}
 	used := map[string]bool{}
-	names := make([]string, len(routes))
-	for i, r := range routes {
-		names[len(routes)-1-i] = r.Path.Name // first path at the top
-	}
 	for k, n := range c.sizes {
-		p := newPlot()
-		bars := &stackBars{}
-		for i := len(routes) - 1; i >= 0; i-- {
-			r := routes[i]
-			res := r.Evaluate(n)
-			row := barRow{}
-			for _, st := range res.Stages {
-				v := float64(st.Latency)
-				f.Data.add(r.Path.Name, n, st.Name, st.Letter, string(st.Side), v)
-				if !(v > 0) || math.IsInf(v, 0) {
-					continue
-				}
-				clr, key := OtherStageColor, "other"
-				if lc, ok := LetterColors[st.Letter]; ok {
-					clr, key = lc, st.Letter
-				}
-				used[key] = true
-				row.segs = append(row.segs, barSeg{v: v, color: clr})
-				row.total += v
-			}
-			row.label = model.Seconds(row.total).Human()
-			bars.rows = append(bars.rows, row)
-		}
-		p.Add(bars)
-		ticks := make([]plot.Tick, len(names))
-		for i, nm := range names {
-			ticks[i] = plot.Tick{Value: float64(i)}
-			if k == 0 {
-				ticks[i].Label = nm
-			}
-		}
-		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
-		p.Y.Tick.Length, p.Y.Width = 0, 0
-		p.Y.Min, p.Y.Max = -0.6, float64(len(names))-0.4
-		p.X.Tick.Marker = timeAxisTicks{}
-		p.X.Min = 0
-		p.X.Max = bars.max() * 1.32 // room for the totals
-		p.Title.Text = n.Human() + " messages"
-		p.Title.TextStyle = textStyle(LabelSize, true, TextColor)
-		p.Title.TextStyle.XAlign, p.Title.TextStyle.YAlign = draw.XCenter, draw.YTop
-		p.Title.Padding = 4
+		p := breakdownPanel(routes, n, k == 0, used, &f.Data)
 		f.panels = append(f.panels, axes{p: p, xlabel: "latency (store-and-forward)"})
 	}
 	for _, l := range seedLetters {
@@ -120,6 +76,55 @@ func Breakdown(in Input) (*Figure, error) {
 	f.Caption = caption("Each path's one-way store-and-forward latency split into its stages, at "+humanList(c.sizes)+
 		"; each stage coloured by the seed's letter (A–G), total at the end of the bar. Each panel has its own scale.", f.Provenance, reasons)
 	return f, nil
+}
+
+// breakdownPanel is Breakdown's panel of n-byte messages: a stacked bar
+// per route (the first at the top, named when labels is set), coloured by
+// letter. It marks the letters it uses in used and adds a data row per
+// stage to data.
+func breakdownPanel(routes []*model.Route, n model.Bytes, labels bool, used map[string]bool, data *Table) *plot.Plot {
+	p := newPlot()
+	bars := &stackBars{}
+	for i := len(routes) - 1; i >= 0; i-- {
+		r := routes[i]
+		res := r.Evaluate(n)
+		row := barRow{}
+		for _, st := range res.Stages {
+			v := float64(st.Latency)
+			data.add(r.Path.Name, n, st.Name, st.Letter, string(st.Side), v)
+			if !(v > 0) || math.IsInf(v, 0) {
+				continue
+			}
+			clr, key := OtherStageColor, "other"
+			if lc, ok := LetterColors[st.Letter]; ok {
+				clr, key = lc, st.Letter
+			}
+			used[key] = true
+			row.segs = append(row.segs, barSeg{v: v, color: clr})
+			row.total += v
+		}
+		row.label = model.Seconds(row.total).Human()
+		bars.rows = append(bars.rows, row)
+	}
+	p.Add(bars)
+	ticks := make([]plot.Tick, len(routes))
+	for i := range ticks {
+		ticks[i] = plot.Tick{Value: float64(i)}
+		if labels {
+			ticks[i].Label = routes[len(routes)-1-i].Path.Name // first path at the top
+		}
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Tick.Length, p.Y.Width = 0, 0
+	p.Y.Min, p.Y.Max = -0.6, float64(len(routes))-0.4
+	p.X.Tick.Marker = timeAxisTicks{}
+	p.X.Min = 0
+	p.X.Max = bars.max() * 1.32 // room for the totals
+	p.Title.Text = n.Human() + " messages"
+	p.Title.TextStyle = textStyle(LabelSize, true, TextColor)
+	p.Title.TextStyle.XAlign, p.Title.TextStyle.YAlign = draw.XCenter, draw.YTop
+	p.Title.Padding = 4
+	return p
 }
 
 func humanList(sizes []model.Bytes) string {

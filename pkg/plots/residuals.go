@@ -25,20 +25,9 @@ func Residuals(in Input) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(c.Measured) == 0 {
-		return nil, inputErr("residuals: no measured series")
-	}
-	routes := make([]*model.Route, len(c.Measured))
-	for i, m := range c.Measured {
-		if m.Path == "" {
-			return nil, inputErr("residuals: measured series %q names no model path", m.Label)
-		}
-		p, _ := model.LookupPath(m.Path) // checked
-		r := p.Route(c.Scenario)
-		if !r.Feasible {
-			return nil, inputErr("residuals: measured series %q is compared with path %s, which is infeasible in scenario %s", m.Label, m.Path, c.Scenario.Name)
-		}
-		routes[i] = r
+	routes, err := residualRoutes(c)
+	if err != nil {
+		return nil, err
 	}
 	lat := qLatency
 	if in.Pipelined {
@@ -54,42 +43,9 @@ func Residuals(in Input) (*Figure, error) {
 		q    quantity
 		name string
 	}{{lat, "latency"}, {qBandwidth, "bandwidth"}} {
-		pn := panel{p: newPlot(), xlabel: "message size", ylabel: q.name + " error (%)", lo: math.Inf(1), hi: math.Inf(-1)}
-		xlo, xhi := math.Inf(1), math.Inf(-1)
-		other := 0
-		for i, m := range c.Measured {
-			var xys plotter.XYs
-			for _, pt := range m.Points {
-				meas := q.q.meas(pt)
-				if meas <= 0 {
-					continue
-				}
-				n := model.Bytes(math.Max(1, math.Round(pt.Bytes)))
-				mod := q.q.model(routes[i].Evaluate(n))
-				if !(mod > 0) || math.IsInf(mod, 0) {
-					continue
-				}
-				e := 100 * (mod - meas) / meas
-				f.Data.add(m.Label, m.Path, pt.Bytes, q.q.key, meas, mod, e)
-				xys = append(xys, plotter.XY{X: pt.Bytes, Y: e})
-				pn.lo, pn.hi = math.Min(pn.lo, e), math.Max(pn.hi, e)
-				xlo, xhi = math.Min(xlo, pt.Bytes), math.Max(xhi, pt.Bytes)
-			}
-			if len(xys) == 0 {
-				continue
-			}
-			gs := measuredGlyph(m, &other)
-			l, s := addErrorCurve(pn.p, xys, draw.LineStyle{Color: gs.Color, Width: vg.Points(0.8)}, gs)
-			pn.legend = append(pn.legend, legendEntry{label: "measured: " + m.Label + " vs model " + m.Path, thumbs: []plot.Thumbnailer{l, s}})
+		if pn, ok := residualPanel(c, routes, q.q, q.name, &f.Data); ok {
+			pns = append(pns, pn)
 		}
-		if xlo > xhi {
-			continue
-		}
-		pn.p.Add(&refLine{y: 0, label: "model = measured", style: draw.LineStyle{Color: MutedColor, Width: vg.Points(0.8)}})
-		xmin, xmax := logRange(xlo/1.5, xhi*1.5, 2)
-		lim := niceMax(math.Max(math.Max(math.Abs(pn.lo), math.Abs(pn.hi)), 9.5))
-		errorAxes(pn.p, sizeTicks{maxLabels: 5}, xmin, xmax, lim, percentTicks{})
-		pns = append(pns, pn)
 	}
 	if len(pns) == 0 {
 		return nil, inputErr("residuals: no measured point has a latency or a rate")
@@ -113,6 +69,70 @@ func Residuals(in Input) (*Figure, error) {
 	f.Caption = caption("The model's error against each measured point, 100·(model − measured)/measured, against message size; positive: the model predicts more latency (or bandwidth) than was measured. Latency is compared with the model's "+
 		which+" latency of the path each series names.", f.Provenance, nil)
 	return f, nil
+}
+
+// residualRoutes are the routes the measured series are compared with:
+// every series must name a path that is feasible in the scenario.
+func residualRoutes(c *checked) ([]*model.Route, error) {
+	if len(c.Measured) == 0 {
+		return nil, inputErr("residuals: no measured series")
+	}
+	routes := make([]*model.Route, len(c.Measured))
+	for i, m := range c.Measured {
+		if m.Path == "" {
+			return nil, inputErr("residuals: measured series %q names no model path", m.Label)
+		}
+		p, _ := model.LookupPath(m.Path) // checked
+		r := p.Route(c.Scenario)
+		if !r.Feasible {
+			return nil, inputErr("residuals: measured series %q is compared with path %s, which is infeasible in scenario %s", m.Label, m.Path, c.Scenario.Name)
+		}
+		routes[i] = r
+	}
+	return routes, nil
+}
+
+// residualPanel is the panel of the errors of quantity q (named name on
+// the axis) at every measured point that has it, each series against its
+// route; it adds a data row per point to data, and reports false when no
+// point has q.
+func residualPanel(c *checked, routes []*model.Route, q quantity, name string, data *Table) (panel, bool) {
+	pn := panel{p: newPlot(), xlabel: "message size", ylabel: name + " error (%)", lo: math.Inf(1), hi: math.Inf(-1)}
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	other := 0
+	for i, m := range c.Measured {
+		var xys plotter.XYs
+		for _, pt := range m.Points {
+			meas := q.meas(pt)
+			if meas <= 0 {
+				continue
+			}
+			n := model.Bytes(math.Max(1, math.Round(pt.Bytes)))
+			mod := q.model(routes[i].Evaluate(n))
+			if !(mod > 0) || math.IsInf(mod, 0) {
+				continue
+			}
+			e := 100 * (mod - meas) / meas
+			data.add(m.Label, m.Path, pt.Bytes, q.key, meas, mod, e)
+			xys = append(xys, plotter.XY{X: pt.Bytes, Y: e})
+			pn.lo, pn.hi = math.Min(pn.lo, e), math.Max(pn.hi, e)
+			xlo, xhi = math.Min(xlo, pt.Bytes), math.Max(xhi, pt.Bytes)
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		gs := measuredGlyph(m, &other)
+		l, s := addErrorCurve(pn.p, xys, draw.LineStyle{Color: gs.Color, Width: vg.Points(0.8)}, gs)
+		pn.legend = append(pn.legend, legendEntry{label: "measured: " + m.Label + " vs model " + m.Path, thumbs: []plot.Thumbnailer{l, s}})
+	}
+	if xlo > xhi {
+		return pn, false
+	}
+	pn.p.Add(&refLine{y: 0, label: "model = measured", style: draw.LineStyle{Color: MutedColor, Width: vg.Points(0.8)}})
+	xmin, xmax := logRange(xlo/1.5, xhi*1.5, 2)
+	lim := niceMax(math.Max(math.Max(math.Abs(pn.lo), math.Abs(pn.hi)), 9.5))
+	errorAxes(pn.p, sizeTicks{maxLabels: 5}, xmin, xmax, lim, percentTicks{})
+	return pn, true
 }
 
 func containsLabel(es []legendEntry, label string) bool {

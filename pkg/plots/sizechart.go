@@ -74,11 +74,53 @@ func SizeChart(title, subtitle string, height vg.Length, panels ...SizePanel) (*
 	return c, nil
 }
 
+// plot draws the panel: its axes, then reference lines and the zero line
+// under the curves, model lines under measured points.
 func (sp SizePanel) plot() (*plot.Plot, error) {
 	scale := sp.Scale
 	if scale == 0 {
 		scale = 1
 	}
+	p := sp.axes()
+	lines, marks, xs, err := sp.curves(scale)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range sp.Refs {
+		if !(r.Y > 0) || math.IsInf(r.Y, 0) || xs.lo > xs.hi {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: xs.lo, Y: r.Y / scale}, {X: xs.hi, Y: r.Y / scale}})
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = draw.LineStyle{Color: r.Color, Width: RefLineWidth, Dashes: r.Dashes}
+		p.Add(l)
+		if !sp.NoLegend {
+			p.Legend.Add(r.Label, l)
+		}
+	}
+	if sp.Zero && xs.lo <= xs.hi {
+		l, err := plotter.NewLine(plotter.XYs{{X: xs.lo, Y: 0}, {X: xs.hi, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = draw.LineStyle{Color: MutedColor, Width: vg.Points(0.8)}
+		p.Add(l)
+	}
+	// Lines first, points on top of them; the legend in the same order.
+	for _, e := range append(lines, marks...) {
+		p.Add(e.t)
+		if t, ok := e.t.(plot.Thumbnailer); ok && !sp.NoLegend {
+			p.Legend.Add(e.label, t)
+		}
+	}
+	return p, nil
+}
+
+// axes is the panel's empty plot: its title, a log axis of sizes, a log or
+// linear y axis, the grid and the legend's place (top left).
+func (sp SizePanel) axes() *plot.Plot {
 	p := plot.New()
 	chartStyle(p)
 	p.Title.Text = sp.Title
@@ -104,15 +146,23 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 	p.Legend.XOffs = vg.Points(6)
 	p.Legend.Padding = vg.Points(3)
 	p.Legend.ThumbnailWidth = vg.Points(20)
-	type entry struct {
-		label string
-		t     plot.Plotter
-	}
-	xlo, xhi := math.Inf(1), math.Inf(-1)
-	var lines, marks []entry
+	return p
+}
+
+// sizeEntry is a curve of a panel, ready to add, with its legend label.
+type sizeEntry struct {
+	label string
+	t     plot.Plotter
+}
+
+// curves makes the panel's model lines and measured points from the
+// values that can be drawn (y divided by scale), and the span of their
+// sizes; a curve with nothing to draw is an error.
+func (sp SizePanel) curves(scale float64) (lines, marks []sizeEntry, xs span, err error) {
+	xs = newSpan()
 	for _, cv := range sp.Curves {
 		if len(cv.X) != len(cv.Y) {
-			return nil, inputErr("size chart: %q has %d sizes and %d values", cv.Label, len(cv.X), len(cv.Y))
+			return nil, nil, xs, inputErr("size chart: %q has %d sizes and %d values", cv.Label, len(cv.X), len(cv.Y))
 		}
 		var xy plotter.XYs
 		for i := range cv.X {
@@ -121,55 +171,26 @@ func (sp SizePanel) plot() (*plot.Plot, error) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: x, Y: y})
-			xlo, xhi = min(xlo, x), max(xhi, x)
+			xs.lo, xs.hi = min(xs.lo, x), max(xs.hi, x)
 		}
 		if len(xy) == 0 {
-			return nil, inputErr("size chart: %q has nothing to draw", cv.Label)
+			return nil, nil, xs, inputErr("size chart: %q has nothing to draw", cv.Label)
 		}
 		if cv.Mark != nil {
 			s, err := plotter.NewScatter(xy)
 			if err != nil {
-				return nil, err
+				return nil, nil, xs, err
 			}
 			s.GlyphStyle = draw.GlyphStyle{Color: cv.Color, Radius: GlyphRadius, Shape: *cv.Mark}
-			marks = append(marks, entry{cv.Label, s})
+			marks = append(marks, sizeEntry{cv.Label, s})
 			continue
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return nil, err
+			return nil, nil, xs, err
 		}
 		l.LineStyle = draw.LineStyle{Color: cv.Color, Width: LineWidth, Dashes: cv.Dashes}
-		lines = append(lines, entry{cv.Label, l})
+		lines = append(lines, sizeEntry{cv.Label, l})
 	}
-	for _, r := range sp.Refs {
-		if !(r.Y > 0) || math.IsInf(r.Y, 0) || xlo > xhi {
-			continue
-		}
-		l, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: r.Y / scale}, {X: xhi, Y: r.Y / scale}})
-		if err != nil {
-			return nil, err
-		}
-		l.LineStyle = draw.LineStyle{Color: r.Color, Width: RefLineWidth, Dashes: r.Dashes}
-		p.Add(l)
-		if !sp.NoLegend {
-			p.Legend.Add(r.Label, l)
-		}
-	}
-	if sp.Zero && xlo <= xhi {
-		l, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: 0}, {X: xhi, Y: 0}})
-		if err != nil {
-			return nil, err
-		}
-		l.LineStyle = draw.LineStyle{Color: MutedColor, Width: vg.Points(0.8)}
-		p.Add(l)
-	}
-	// Lines first, points on top of them; the legend in the same order.
-	for _, e := range append(lines, marks...) {
-		p.Add(e.t)
-		if t, ok := e.t.(plot.Thumbnailer); ok && !sp.NoLegend {
-			p.Legend.Add(e.label, t)
-		}
-	}
-	return p, nil
+	return lines, marks, xs, nil
 }

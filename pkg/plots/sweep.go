@@ -89,90 +89,110 @@ func sweepPanel(c *checked, q []quantity, measured bool) panel {
 		p.Y.Scale = plot.LogScale{}
 	}
 	p.Y.Tick.Marker = q[0].ticker
-	xlo, xhi := math.Inf(1), math.Inf(-1)
-	mlo, mhi := math.Inf(1), math.Inf(-1) // measured sizes
-	var noValue []string
-
+	sizes, msizes := newSpan(), newSpan() // all drawn sizes, measured sizes
 	for qi, qq := range q {
-		for _, r := range drawOrder(c.feasible()) {
-			st := PathStyle(r.Path.Name)
-			var xys plotter.XYs
-			for _, n := range c.sizes {
-				res := r.Evaluate(n)
-				v := qq.model(res)
-				ok := !math.IsNaN(v) && !math.IsInf(v, 0) && (v > 0 || !qq.log && v >= 0)
-				if !ok {
-					continue
-				}
-				pn.data.add("model", c.Scenario.Name, r.Path.Name, n, qq.key, v)
-				y := v / qq.scale
-				xys = append(xys, plotter.XY{X: float64(n), Y: y})
-				pn.lo, pn.hi = math.Min(pn.lo, y), math.Max(pn.hi, y)
-				xlo, xhi = math.Min(xlo, float64(n)), math.Max(xhi, float64(n))
-			}
-			if len(xys) == 0 {
-				if qi == 0 {
-					noValue = append(noValue, r.Path.Name)
-				}
-				continue
-			}
-			l, _ := plotter.NewLine(xys) // values are finite: no error
-			l.LineStyle = draw.LineStyle{Color: st.Color, Width: lineWidth(r.Path), Dashes: st.Dashes}
-			if qi == 1 {
-				l.LineStyle = draw.LineStyle{Color: st.Color, Width: LineWidth * 0.8, Dashes: Dotted}
-			} else {
-				pn.legend = append(pn.legend, legendEntry{label: pathLabel(r.Path), thumbs: []plot.Thumbnailer{l}})
-			}
-			p.Add(l)
+		noValue := pn.modelLines(c, qq, qi == 1, &sizes)
+		if qi == 0 && len(noValue) > 0 {
+			pn.notes = append(pn.notes, "No "+strings.TrimSuffix(q[0].label, " (GB/s)")+" to draw (zero or unbounded) for: "+strings.Join(noValue, ", ")+".")
 		}
 	}
-	if len(noValue) > 0 {
-		pn.notes = append(pn.notes, "No "+strings.TrimSuffix(q[0].label, " (GB/s)")+" to draw (zero or unbounded) for: "+strings.Join(noValue, ", ")+".")
-	}
-
 	if measured && q[0].meas != nil {
-		other := 0
-		for _, m := range c.Measured {
-			var xys plotter.XYs
-			for _, pt := range m.Points {
-				v := q[0].meas(pt)
-				if v <= 0 {
-					continue
-				}
-				pn.data.add("measured", m.Label, m.Path, pt.Bytes, q[0].key, v)
-				y := v / q[0].scale
-				xys = append(xys, plotter.XY{X: pt.Bytes, Y: y})
-				pn.lo, pn.hi = math.Min(pn.lo, y), math.Max(pn.hi, y)
-				xlo, xhi = math.Min(xlo, pt.Bytes), math.Max(xhi, pt.Bytes)
-				mlo, mhi = math.Min(mlo, pt.Bytes), math.Max(mhi, pt.Bytes)
-			}
-			if len(xys) == 0 {
+		pn.measuredPoints(c, q[0], &sizes, &msizes)
+	}
+	pn.setRanges(q[0], sizes, msizes)
+	return pn
+}
+
+// span is a range of values, empty (lo > hi) until one is added.
+type span struct{ lo, hi float64 }
+
+func newSpan() span { return span{math.Inf(1), math.Inf(-1)} }
+
+func (s *span) add(v float64) { s.lo, s.hi = math.Min(s.lo, v), math.Max(s.hi, v) }
+
+// modelLines adds a line of quantity q per feasible route (dotted when
+// pipelined, else in the path's style and in the legend), its rows to the
+// data, its sizes to sizes; it returns the paths with no value to draw.
+func (pn *panel) modelLines(c *checked, q quantity, pipelined bool, sizes *span) (noValue []string) {
+	for _, r := range drawOrder(c.feasible()) {
+		st := PathStyle(r.Path.Name)
+		var xys plotter.XYs
+		for _, n := range c.sizes {
+			v := q.model(r.Evaluate(n))
+			if math.IsNaN(v) || math.IsInf(v, 0) || !(v > 0 || !q.log && v >= 0) {
 				continue
 			}
-			s, _ := plotter.NewScatter(xys)
-			s.GlyphStyle = measuredGlyph(m, &other)
-			p.Add(s)
-			pn.legend = append(pn.legend, legendEntry{label: "measured: " + m.Label, thumbs: []plot.Thumbnailer{s}})
+			pn.data.add("model", c.Scenario.Name, r.Path.Name, n, q.key, v)
+			y := v / q.scale
+			xys = append(xys, plotter.XY{X: float64(n), Y: y})
+			pn.lo, pn.hi = math.Min(pn.lo, y), math.Max(pn.hi, y)
+			sizes.add(float64(n))
 		}
+		if len(xys) == 0 {
+			noValue = append(noValue, r.Path.Name)
+			continue
+		}
+		l, _ := plotter.NewLine(xys) // values are finite: no error
+		l.LineStyle = draw.LineStyle{Color: st.Color, Width: lineWidth(r.Path), Dashes: st.Dashes}
+		if pipelined {
+			l.LineStyle = draw.LineStyle{Color: st.Color, Width: LineWidth * 0.8, Dashes: Dotted}
+		} else {
+			pn.legend = append(pn.legend, legendEntry{label: pathLabel(r.Path), thumbs: []plot.Thumbnailer{l}})
+		}
+		pn.p.Add(l)
 	}
+	return noValue
+}
 
-	if xlo > xhi { // nothing at all: keep the axes valid
-		xlo, xhi, pn.lo, pn.hi = 1, 1<<20, 1, 10
+// measuredPoints adds the measured points that have quantity q, a series
+// at a time, with their rows and legend entries.
+func (pn *panel) measuredPoints(c *checked, q quantity, sizes, msizes *span) {
+	other := 0
+	for _, m := range c.Measured {
+		var xys plotter.XYs
+		for _, pt := range m.Points {
+			v := q.meas(pt)
+			if v <= 0 {
+				continue
+			}
+			pn.data.add("measured", m.Label, m.Path, pt.Bytes, q.key, v)
+			y := v / q.scale
+			xys = append(xys, plotter.XY{X: pt.Bytes, Y: y})
+			pn.lo, pn.hi = math.Min(pn.lo, y), math.Max(pn.hi, y)
+			sizes.add(pt.Bytes)
+			msizes.add(pt.Bytes)
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		s, _ := plotter.NewScatter(xys)
+		s.GlyphStyle = measuredGlyph(m, &other)
+		pn.p.Add(s)
+		pn.legend = append(pn.legend, legendEntry{label: "measured: " + m.Label, thumbs: []plot.Thumbnailer{s}})
 	}
-	p.X.Min, p.X.Max = logRange(xlo, xhi, 2)
+}
+
+// setRanges fits the axes around what was drawn: powers of two around the
+// sizes (one more where a measured point sits on the edge), decades or a
+// round maximum around the values of q.
+func (pn *panel) setRanges(q quantity, sizes, msizes span) {
+	p := pn.p
+	if sizes.lo > sizes.hi { // nothing at all: keep the axes valid
+		sizes, pn.lo, pn.hi = span{1, 1 << 20}, 1, 10
+	}
+	p.X.Min, p.X.Max = logRange(sizes.lo, sizes.hi, 2)
 	// Measured points on the edge of the axis get a little room.
-	if mlo <= p.X.Min {
+	if msizes.lo <= p.X.Min {
 		p.X.Min /= 2
 	}
-	if mhi >= p.X.Max {
+	if msizes.hi >= p.X.Max {
 		p.X.Max *= 2
 	}
-	if q[0].log {
+	if q.log {
 		p.Y.Min, p.Y.Max = logRange(pn.lo, pn.hi, 10)
 	} else {
 		p.Y.Min, p.Y.Max = 0, niceMax(pn.hi)
 	}
-	return pn
 }
 
 func measuredGlyph(m Measured, other *int) draw.GlyphStyle {
