@@ -75,51 +75,13 @@ func ModelComparison(c Comparison) (Drawing, error) {
 	if err := c.check(); err != nil {
 		return Drawing{}, err
 	}
-	t := c.table()
-	type curve struct {
-		m      ComparisonModel
-		style  draw.LineStyle
-		glyph  draw.GlyphDrawer
-		xs, es plotter.XYs
-	}
-	var curves []*curve
-	for _, m := range c.Models {
-		st, gl := m.Role.style()
-		curves = append(curves, &curve{m: m, style: st, glyph: gl})
-	}
-	var meas plotter.XYs
-	ylo, yhi, elim := math.Inf(1), math.Inf(-1), 2*c.Band
-	for j, n := range c.Bytes {
-		meas = append(meas, plotter.XY{X: n, Y: c.Measured[j]})
-		ylo, yhi = math.Min(ylo, c.Measured[j]), math.Max(yhi, c.Measured[j])
-		for _, cv := range curves {
-			p := cv.m.Seconds[j]
-			if !finitePos(p) {
-				continue
-			}
-			e := cv.m.Percent[j]
-			cv.xs = append(cv.xs, plotter.XY{X: n, Y: p})
-			cv.es = append(cv.es, plotter.XY{X: n, Y: e})
-			ylo, yhi = math.Min(ylo, p), math.Max(yhi, p)
-			elim = math.Max(elim, math.Abs(e))
-		}
-	}
-
+	curves, times, elim := c.curves()
 	lat := plainPlot("", "message size", "one-way time")
 	plainSizeAxis(&lat.X)
 	plainSecondsAxis(&lat.Y)
 	lat.X.Min, lat.X.Max = c.Bytes[0]/2, c.Bytes[len(c.Bytes)-1]*2
-	lat.Y.Min, lat.Y.Max = ylo/1.6, yhi*1.6
-	ep := plainPlot("", "message size", "model − measured, % of measured")
-	errorAxes(ep, sizeTicks{every: 5, clip: true}, lat.X.Min, lat.X.Max, niceLimit(elim*1.1), percentTicks{minusSign: true})
-	band, _ := plotter.NewPolygon(plotter.XYs{{X: ep.X.Min, Y: -c.Band}, {X: ep.X.Max, Y: -c.Band}, {X: ep.X.Max, Y: c.Band}, {X: ep.X.Min, Y: c.Band}})
-	band.Color = rgb(0xe8f1e4)
-	band.LineStyle.Width = 0
-	ep.Add(band)
-	zero, _ := plotter.NewLine(plotter.XYs{{X: ep.X.Min, Y: 0}, {X: ep.X.Max, Y: 0}})
-	zero.LineStyle = draw.LineStyle{Color: rgb(0x555555), Width: vg.Points(0.6)}
-	ep.Add(zero)
-
+	lat.Y.Min, lat.Y.Max = times.lo/1.6, times.hi*1.6
+	ep := c.errorPanel(lat.X.Min, lat.X.Max, elim)
 	var entries []legendItem
 	for _, cv := range curves {
 		if len(cv.xs) == 0 {
@@ -127,7 +89,7 @@ func ModelComparison(c Comparison) (Drawing, error) {
 		}
 		l, err := plotter.NewLine(cv.xs)
 		if err != nil {
-			panic(err) // points are finite and positive: checked above
+			panic(err) // points are finite and positive: checked in curves
 		}
 		l.LineStyle = cv.style
 		lat.Add(l)
@@ -136,16 +98,70 @@ func ModelComparison(c Comparison) (Drawing, error) {
 		addErrorCurve(ep, cv.es, es, draw.GlyphStyle{Color: cv.style.Color, Radius: vg.Points(2.2), Shape: cv.glyph})
 		entries = append(entries, legendItem{cv.m.Label, []plot.Thumbnailer{l}})
 	}
+	var meas plotter.XYs
+	for j, n := range c.Bytes {
+		meas = append(meas, plotter.XY{X: n, Y: c.Measured[j]})
+	}
 	ms, err := plotter.NewScatter(meas)
 	if err != nil {
-		panic(err)
+		panic(err) // checked: positive and finite
 	}
 	ms.GlyphStyle = draw.GlyphStyle{Color: rgb(0x8a4b00), Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}
 	lat.Add(ms)
 	entries = append([]legendItem{{"measured (median per size)", []plot.Thumbnailer{ms}}}, entries...)
 	return Drawing{Height: 250, Drawer: drawFunc(func(cv draw.Canvas) {
 		drawPanels(cv, []*plot.Plot{lat, ep}, []string{"Latency (log–log)", "Model error"}, entries)
-	}), Data: t}, nil
+	}), Data: c.table()}, nil
+}
+
+// comparisonCurve is a model's curve of a Comparison: its times and its
+// errors at the sizes where it has a time, and its look.
+type comparisonCurve struct {
+	m      ComparisonModel
+	style  draw.LineStyle
+	glyph  draw.GlyphDrawer
+	xs, es plotter.XYs
+}
+
+// curves are the models' curves, the span of every time drawn (measured
+// and modeled) and the largest error to show (at least twice the band).
+func (c Comparison) curves() ([]*comparisonCurve, span, float64) {
+	var curves []*comparisonCurve
+	for _, m := range c.Models {
+		st, gl := m.Role.style()
+		curves = append(curves, &comparisonCurve{m: m, style: st, glyph: gl})
+	}
+	times, elim := newSpan(), 2*c.Band
+	for j, n := range c.Bytes {
+		times.add(c.Measured[j])
+		for _, cv := range curves {
+			p := cv.m.Seconds[j]
+			if !finitePos(p) {
+				continue
+			}
+			e := cv.m.Percent[j]
+			cv.xs = append(cv.xs, plotter.XY{X: n, Y: p})
+			cv.es = append(cv.es, plotter.XY{X: n, Y: e})
+			times.add(p)
+			elim = math.Max(elim, math.Abs(e))
+		}
+	}
+	return curves, times, elim
+}
+
+// errorPanel is the panel of the models' errors, from xmin to xmax, up to
+// ±elim (rounded up), with ±Band shaded and the zero line.
+func (c Comparison) errorPanel(xmin, xmax, elim float64) *plot.Plot {
+	ep := plainPlot("", "message size", "model − measured, % of measured")
+	errorAxes(ep, sizeTicks{every: 5, clip: true}, xmin, xmax, niceLimit(elim*1.1), percentTicks{minusSign: true})
+	band, _ := plotter.NewPolygon(plotter.XYs{{X: ep.X.Min, Y: -c.Band}, {X: ep.X.Max, Y: -c.Band}, {X: ep.X.Max, Y: c.Band}, {X: ep.X.Min, Y: c.Band}})
+	band.Color = rgb(0xe8f1e4)
+	band.LineStyle.Width = 0
+	ep.Add(band)
+	zero, _ := plotter.NewLine(plotter.XYs{{X: ep.X.Min, Y: 0}, {X: ep.X.Max, Y: 0}})
+	zero.LineStyle = draw.LineStyle{Color: rgb(0x555555), Width: vg.Points(0.6)}
+	ep.Add(zero)
+	return ep
 }
 
 func (c Comparison) check() error {

@@ -61,32 +61,12 @@ func Render(in Input) (*Report, error) {
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	if in.Variants == nil {
-		vs, err := Variants(in.Scenario)
-		if err != nil {
-			return nil, err
-		}
-		in.Variants = vs
-	} else {
-		in.Variants = append([]Variant(nil), in.Variants...)
-		for i := range in.Variants {
-			if err := in.Variants[i].resolve(in.Scenario); err != nil {
-				return nil, err
-			}
-		}
+	if err := in.resolveVariants(); err != nil {
+		return nil, err
 	}
 	d := build(&in)
 	rep := &Report{}
-
-	svgs := map[int]string{}
-	for _, f := range d.Figures {
-		s, err := inlineSVG(f.Draw, f.W, f.H, fmt.Sprintf("Figure %d. %s", f.Num, f.Title), f.Anchor())
-		if err != nil {
-			return nil, err
-		}
-		svgs[f.Num] = s
-	}
-	page, err := renderHTML(d, in.Version, svgs)
+	page, err := pageOf(d, in.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -95,21 +75,11 @@ func Render(in Input) (*Report, error) {
 		return nil, err
 	}
 	rep.Pages = pages
-	var png []byte
-	for _, f := range d.Figures {
-		if f.ID == "latency" {
-			if png, err = plots.PNG(f.Draw, f.W, f.H, 144); err != nil {
-				return nil, err
-			}
-		}
+	png, err := mainPNG(d)
+	if err != nil {
+		return nil, err
 	}
-	var data []File
-	for _, f := range d.Figures {
-		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Names()}
-		data = append(data, File{f.Base() + ".csv", csvOf(f.Data)}, File{f.Base() + ".json", figureFile(fj, f.Data)})
-		rep.Figures = append(rep.Figures, FigureInfo{Num: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin,
-			Files: []string{f.Base() + ".csv", f.Base() + ".json"}})
-	}
+	data := rep.dataFiles(d)
 	rep.Files = append(rep.Files, File{HTMLFile, page}, File{PDFFile, pdf})
 	names := []string{HTMLFile, PDFFile, ManifestFile, PNGFile}
 	for _, f := range data {
@@ -118,6 +88,63 @@ func Render(in Input) (*Report, error) {
 	rep.Files = append(rep.Files, File{ManifestFile, indentJSON(manifest(&in, d, rep, names))}, File{PNGFile, png})
 	rep.Files = append(rep.Files, data...)
 	return rep, nil
+}
+
+// resolveVariants chooses the what-if scenarios (Variants) when none are
+// given, and fills in the scenarios of those given, on a copy.
+func (in *Input) resolveVariants() error {
+	if in.Variants == nil {
+		vs, err := Variants(in.Scenario)
+		in.Variants = vs
+		return err
+	}
+	in.Variants = append([]Variant(nil), in.Variants...)
+	for i := range in.Variants {
+		if err := in.Variants[i].resolve(in.Scenario); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pageOf is the HTML page of d with every figure inline as SVG.
+func pageOf(d *doc, version string) ([]byte, error) {
+	svgs := map[int]string{}
+	for _, f := range d.Figures {
+		s, err := inlineSVG(f.Draw, f.W, f.H, fmt.Sprintf("Figure %d. %s", f.Num, f.Title), f.Anchor())
+		if err != nil {
+			return nil, err
+		}
+		svgs[f.Num] = s
+	}
+	return renderHTML(d, version, svgs)
+}
+
+// mainPNG is the latency figure as PNG (nil when the report has none).
+func mainPNG(d *doc) ([]byte, error) {
+	var png []byte
+	for _, f := range d.Figures {
+		if f.ID == "latency" {
+			var err error
+			if png, err = plots.PNG(f.Draw, f.W, f.H, 144); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return png, nil
+}
+
+// dataFiles are every figure's CSV and JSON; it lists the figures in
+// rep.Figures.
+func (rep *Report) dataFiles(d *doc) []File {
+	var data []File
+	for _, f := range d.Figures {
+		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Names()}
+		data = append(data, File{f.Base() + ".csv", csvOf(f.Data)}, File{f.Base() + ".json", figureFile(fj, f.Data)})
+		rep.Figures = append(rep.Figures, FigureInfo{Num: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin,
+			Files: []string{f.Base() + ".csv", f.Base() + ".json"}})
+	}
+	return data
 }
 
 // manifestJSON is report.json: what the report is made of, for programs.
