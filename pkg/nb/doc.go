@@ -3,10 +3,12 @@
 // here: figures as SVG strings sized for a notebook cell, tables as HTML,
 // conclusions as Markdown computed from the model's numbers (a notebook never
 // types a number by hand), the what-if tables (crossover sizes, CPU cores at
-// line rate), the sensitivity of each path to its main parameters,
-// charts of values against message size (SizeChart: model lines, measured
-// points, reference lines), and finding the repository and its measured
-// runs from inside a notebook.
+// line rate), the sensitivity of each path to its main parameters, and
+// finding the repository and its measured runs from inside a notebook.
+// Figures and charts are pkg/plots' (Chart, SizeChart, SizePanel, Curve and
+// RefLine are kept here as names of plots' for pkg/nb/measured); the fastest
+// paths and crossovers of the what-if tables are pkg/model's (Fastest). The
+// package draws no plot and searches no crossover of its own.
 //
 // Sub-package measured holds what the notebooks that show measured runs
 // need (reading runs, the host, the copies, the calibration). It imports

@@ -1,35 +1,60 @@
-// Package plots draws gpupath's figures with gonum/plot: latency,
-// bandwidth and CPU cost against message size, a per-stage latency
-// breakdown, the copies / DDR traffic / PCIe crossings of each path, the
-// model-versus-measurement residuals, and the two-node data-path diagram
-// with each path's route lettered A–G as the seed tells it.
+// Package plots makes every gonum/plot figure of gpupath: the report's and
+// the notebooks' alike. No other package builds a plot, a ticker or a
+// panel; they pass plain data in and get a drawing back.
 //
-// Each figure function takes plain data (an Input: a model.Scenario, path
-// names, message sizes and Measured series) and returns a *Figure: the
-// gonum panels, a title, a provenance line that says what is modeled (from
-// which scenario) and what is measured (where and when), a legend, notes
-// (for example the infeasible paths, which are listed, never drawn), a
-// caption for the report and the data behind the figure as a Table.
+// Three kinds of drawing:
+//
+//   - Figure: a finished figure with its title, a provenance line that says
+//     what is modeled (from which scenario) and what is measured (where and
+//     when), a legend, notes (for example the infeasible paths, which are
+//     listed, never drawn), a caption for the report and the data behind
+//     it. Latency, Bandwidth, CPUTime, Cores and CPUCost draw values
+//     against message size; Breakdown the per-stage latency; Costs the
+//     copies, DDR traffic and PCIe crossings of each path; Residuals the
+//     model's error against measurement; Diagram the two-node data-path
+//     diagram with each path's route lettered A–G as the seed tells it.
+//     Each takes an Input (a model.Scenario, path names, message sizes and
+//     Measured series).
+//   - Drawing: a drawing that the document around it frames (the report
+//     prints its number, title and caption), with its data: OperationCosts
+//     (measured costs of single operations), ModelComparison (a measured
+//     curve against the preset and the calibrated model, and their errors)
+//     and StageMap (the stages of each path by node, where Diagram cannot
+//     draw the scenario).
+//   - Chart: panels stacked in a column under a title, for the notebooks:
+//     SizeChart (model lines, measured points and reference lines against
+//     message size) and Sensitivity (how far one step of each parameter
+//     moves each path).
+//
 // Input is checked once, up front: NaN, infinities, empty lists, sizes
 // below one byte and unknown path names are errors wrapping ErrInput, so
 // drawing cannot fail afterwards.
 //
-// Saving is separate: WriteSVG, SVG, WritePNG and PNG write a figure;
-// Figure.Draw (or DrawTo) draws it onto any vg.Canvas, such as the
-// report's PDF page. Figures use only strokes, fills and text in
-// Liberation Sans (regular and bold), and every figure uses the same
-// colour, dash and glyph for a path (PathStyles, from the colour-blind-safe
-// Okabe–Ito palette).
+// The data behind a figure is a Table of typed columns (Column: a name,
+// the base unit of its numbers, and its values: Text, Number, Integer or
+// Bool) in base units (bytes, seconds, bytes per second). WriteCSV and
+// JSONRows format them; the report writes them next to each figure. The
+// size sweeps (Latency, Bandwidth, CPUTime, Cores, CPUCost) use the long
+// form kind, series, path, bytes, quantity, value; Breakdown has path,
+// bytes, stage, letter, side, latency_s; Costs has path, copies,
+// ddr_bytes_per_byte, pcie_crossings; Residuals has series, path, bytes,
+// quantity, measured, model, error_percent; Diagram has path, letter,
+// stage, side, route; the Drawings say their own.
 //
-// Figure.Data holds the numbers behind a figure in base units (bytes,
-// seconds, bytes per second). The size sweeps (Latency, Bandwidth,
-// CPUTime, Cores, CPUCost) use the long form kind, series, path, bytes,
-// quantity, value; Breakdown has path, bytes, stage, letter, side,
-// latency_s; Costs has path, copies, ddr_bytes_per_byte, pcie_crossings;
-// Residuals has series, path, bytes, quantity, measured, model,
-// error_percent; Diagram has path, letter, stage, side, route.
+// One ticker per kind of axis (ticks.go: message sizes, decades, linear,
+// time, percent), one error panel (errorAxes and addErrorCurve, shared by
+// Residuals and ModelComparison), one style per path (PathStyles, from the
+// colour-blind-safe Okabe–Ito palette) and one glossary of the seed's
+// letters. Figures draw in Liberation Sans (regular and bold) with strokes,
+// fills and text only; Drawings and Charts use the same font at their own
+// sizes.
+//
+// Saving is separate: WriteSVG, SVG, WritePNG and PNG write any Drawer;
+// Figure.Draw (or DrawTo) draws it onto any vg.Canvas, such as the
+// report's PDF page.
 //
 // The package does no I/O of its own beyond the io.Writer it is given,
 // reads no files, keeps no state between calls, and never prints. It does
-// not read measurement files: the report maps its records onto Measured.
+// not read measurement files or calibrations: the report and the notebooks
+// map their records onto Measured, CostSeries and Comparison.
 package plots

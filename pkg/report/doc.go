@@ -21,8 +21,11 @@
 // data paths section draws the paths on it too.
 //
 // Render is a pure function of Input: the time, host, tool version and run
-// id are passed in, never read, so that golden files stay byte-exact. The
-// figures come from pkg/plots; the PDF is laid out here on
+// id are passed in, never read, so that golden files stay byte-exact. Every
+// figure and its data (CSV, JSON) come from pkg/plots: the report maps its
+// Measured series and the calibration's comparisons onto plots' inputs and
+// draws no plot of its own. The summary's fastest paths and crossovers
+// come from pkg/model (Fastest, Crossovers). The PDF is laid out here on
 // codeberg.org/go-pdf/fpdf with a vg.Canvas that draws them as vectors and
 // writes text in embedded UTF-8 Liberation fonts (µ, ≥ and → come out as
 // such). No external program is run. Report.WriteDir writes the directory
