@@ -334,29 +334,25 @@ type stagePlan struct {
 	control bool
 }
 
-func (sp stagePlan) describe() string {
-	if sp.ids == nil {
-		return "not drawn"
-	}
-	names := make([]string, len(sp.ids))
-	for i, id := range sp.ids {
-		names[i] = boxWords(id)
-	}
-	s := strings.Join(names, " → ")
-	if sp.control {
-		s += " (control only)"
-	}
-	return s
-}
+// describe is the stage's route in words: "sender DDR → sender CPU → sender DDR".
+func (sp stagePlan) describe() string { return sp.words(boxWords) }
 
 // route is the stage's route in short words, without the side: "DDR → CPU → DDR".
 func (sp stagePlan) route() string {
+	return sp.words(func(id string) string {
+		_, w, _ := strings.Cut(boxWords(id), " ")
+		return w
+	})
+}
+
+// words names the boxes the stage passes, by word, joined by arrows.
+func (sp stagePlan) words(word func(id string) string) string {
 	if sp.ids == nil {
 		return "not drawn"
 	}
 	names := make([]string, len(sp.ids))
 	for i, id := range sp.ids {
-		_, names[i], _ = strings.Cut(boxWords(id), " ")
+		names[i] = word(id)
 	}
 	s := strings.Join(names, " → ")
 	if sp.control {
