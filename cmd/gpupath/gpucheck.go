@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() {
@@ -99,7 +100,7 @@ func runGPUCheck(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 	var (
 		report  []gpucheckProbe
-		results []measure.Result
+		results []record.Result
 		failed  []string
 	)
 	for _, name := range names {
@@ -121,7 +122,7 @@ func runGPUCheck(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		rec := gpucheckProbe{Name: name}
 		t0 := time.Now()
 		logf("%s: start", name)
-		err := p.Run(ctx, plan, func(r measure.Result) error {
+		err := p.Run(ctx, plan, func(r record.Result) error {
 			b, err := json.Marshal(r)
 			if err != nil {
 				return err
@@ -153,13 +154,13 @@ func runGPUCheck(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	facts := measure.GPUHostFacts{Results: results}
 	for _, r := range report {
 		switch inv := r.Inventory.(type) {
-		case *measure.GPUInventory:
+		case *record.GPUInventory:
 			facts.NVML = inv
-		case measure.CUDAInventory:
+		case record.CUDAInventory:
 			if len(inv.Devices) > 0 {
 				facts.CUDA = &inv
 			}
-		case *measure.TopoInventory:
+		case *record.TopoInventory:
 			facts.Topo = inv
 		}
 	}
@@ -236,7 +237,7 @@ func writeYAMLFragment(w io.Writer, host string, t time.Time, os []measure.GPUOv
 }
 
 // gpucheckSummary is the human summary printed at the end.
-func gpucheckSummary(report []gpucheckProbe, results []measure.Result, overrides []measure.GPUOverride) string {
+func gpucheckSummary(report []gpucheckProbe, results []record.Result, overrides []measure.GPUOverride) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, "probes:")
 	for _, r := range report {
@@ -245,7 +246,7 @@ func gpucheckSummary(report []gpucheckProbe, results []measure.Result, overrides
 	type key struct {
 		variant, target, timer string
 	}
-	table := map[key]map[int64]measure.Result{}
+	table := map[key]map[int64]record.Result{}
 	var sizes []int64
 	seen := map[int64]bool{}
 	for _, r := range results {
@@ -254,7 +255,7 @@ func gpucheckSummary(report []gpucheckProbe, results []measure.Result, overrides
 		}
 		k := key{r.Variant, r.Target, r.Timer}
 		if table[k] == nil {
-			table[k] = map[int64]measure.Result{}
+			table[k] = map[int64]record.Result{}
 		}
 		table[k][r.Bytes] = r
 		if !seen[r.Bytes] {

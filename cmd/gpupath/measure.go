@@ -14,9 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
-	"golang.org/x/sys/unix"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() {
@@ -145,9 +147,9 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	host := measure.ReadHost("/")
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("reports", "runs", measure.RunDirName(host.Hostname, time.Now()))
+		dir = filepath.Join("reports", "runs", record.RunDirName(host.Hostname, time.Now()))
 	}
-	if _, err := os.Stat(filepath.Join(dir, measure.ManifestFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile)); err == nil {
 		return usagef("--out %s already holds a run", dir)
 	}
 	cfg.Dir, cfg.Host = dir, &host
@@ -162,7 +164,7 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var failed []string
 	for _, p := range m.Probes {
 		results += p.Results
-		if p.Status == measure.StatusFailed {
+		if p.Status == record.StatusFailed {
 			failed = append(failed, p.Name+": "+p.Reason)
 		}
 	}
@@ -189,11 +191,11 @@ func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // scenario file that `gpupath model --scenario` reads (keys it does not set
 // come from the default preset). It checks that the model accepts it.
 func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
-	rd, err := measure.ReadRun(dir)
+	rd, err := record.ReadRun(dir)
 	if err != nil {
 		return err
 	}
-	ovs, notes, err := rd.ThisHost()
+	ovs, notes, err := measure.ThisHost(rd)
 	if err != nil {
 		return err
 	}
@@ -224,7 +226,7 @@ func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
 
 // hostScenarioYAML writes the scenario file of a run: a title comment,
 // name and description, then the measured keys with their sources.
-func hostScenarioYAML(rd *measure.RunData, ovs []measure.Override, notes []string) ([]byte, error) {
+func hostScenarioYAML(rd *record.RunData, ovs []measure.Override, notes []string) ([]byte, error) {
 	var b strings.Builder
 	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s. Keys not listed come from the default preset.",
 		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))

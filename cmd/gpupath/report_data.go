@@ -14,6 +14,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
 )
 
@@ -41,10 +42,10 @@ var quickProbes = func(ctx context.Context, dir string, stderr io.Writer) error 
 	return nil
 }
 
-func readMeasureRun(dir string) (report.Measured, *measure.RunData, error) {
-	rd, err := measure.ReadRun(dir)
+func readMeasureRun(dir string) (report.Measured, *record.RunData, error) {
+	rd, err := record.ReadRun(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return report.Measured{}, nil, fmt.Errorf("no %s: not a run directory of gpupath measure", measure.ManifestFile)
+		return report.Measured{}, nil, fmt.Errorf("no %s: not a run directory of gpupath measure", record.ManifestFile)
 	}
 	if err != nil {
 		// The message names the file inside dir; the caller names dir.
@@ -54,15 +55,15 @@ func readMeasureRun(dir string) (report.Measured, *measure.RunData, error) {
 	m := report.Measured{Source: dir, Start: man.Start, Tool: man.Version, Status: string(man.Status), Host: hostLine(man.Host)}
 	for _, p := range man.Probes {
 		switch p.Status {
-		case measure.StatusUnavailable:
+		case record.StatusUnavailable:
 			m.NotMeasured = append(m.NotMeasured, report.NotMeasured{Probe: p.Name, Reason: strings.TrimPrefix(p.Reason, "not measured: ")})
-		case measure.StatusFailed:
+		case record.StatusFailed:
 			m.NotMeasured = append(m.NotMeasured, report.NotMeasured{Probe: p.Name, Reason: "failed: " + p.Reason})
 		}
 	}
 	name := man.Results
 	if name == "" || filepath.Base(name) != name {
-		name = measure.ResultsFile
+		name = record.ResultsFile
 	}
 	for _, s := range rd.Skipped {
 		m.Skipped = append(m.Skipped, fmt.Sprintf("%s:%d: %s", name, s.Line, s.Reason))
@@ -79,7 +80,7 @@ func readMeasureRun(dir string) (report.Measured, *measure.RunData, error) {
 // calibrate fits the model to the runs (as gpupath fit does, with its
 // default seed) for the report's section "Model against measurement". A
 // calibration that cannot be made is no error: the report says why.
-func calibrate(runs []*measure.RunData, base *model.Scenario) (*calib.Calibration, string) {
+func calibrate(runs []*record.RunData, base *model.Scenario) (*calib.Calibration, string) {
 	if len(runs) == 0 {
 		return nil, ""
 	}
@@ -94,7 +95,7 @@ func calibrate(runs []*measure.RunData, base *model.Scenario) (*calib.Calibratio
 }
 
 // hostLine describes the measuring host in one line.
-func hostLine(h measure.Host) string {
+func hostLine(h record.Host) string {
 	parts := []string{h.Hostname}
 	if h.Hostname == "" {
 		parts[0] = "unknown host"
@@ -115,7 +116,7 @@ func hostLine(h measure.Host) string {
 // memcpy and syscall probes are costs of single operations; the rest
 // (ping-pong, copies, RDMA latency) are latencies. Records without the
 // value their series draws, or with values that are not finite, are left out.
-func measuredOf(recs []measure.Result) []report.Series {
+func measuredOf(recs []record.Result) []report.Series {
 	type key struct{ probe, variant, path, stage, target string }
 	idx := map[key]int{}
 	var out []report.Series
@@ -163,7 +164,7 @@ func finite(vs ...float64) bool {
 	return true
 }
 
-func seriesLabel(r measure.Result) string {
+func seriesLabel(r record.Result) string {
 	l := r.Probe
 	if r.Variant != "" {
 		l += " " + r.Variant

@@ -12,6 +12,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Large is the median absolute percentage error above which a comparison
@@ -188,7 +189,7 @@ var ErrNothing = errors.New("no records to calibrate from (need cuda copies, tcp
 
 // Calibrate fits the runs and builds the calibrated scenario on top of
 // base (nil: the default preset) with the runs' "this host" values.
-func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (*Calibration, error) {
+func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*Calibration, error) {
 	if len(runs) == 0 {
 		return nil, ErrNothing
 	}
@@ -196,7 +197,7 @@ func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (
 		base = model.Default()
 	}
 	c := &Calibration{Base: base.Clone()}
-	var all []measure.Result
+	var all []record.Result
 	for _, r := range runs {
 		c.Runs = append(c.Runs, RunInfo{Dir: r.Dir, Host: r.Manifest.Host.Hostname, Start: r.Manifest.Start})
 		all = append(all, r.Results...)
@@ -208,7 +209,7 @@ func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (
 	s := base.Clone()
 	// This host's measured facts first (links, topology, memcpy, stack costs).
 	for _, r := range runs {
-		ovs, _, err := r.ThisHost()
+		ovs, _, err := measure.ThisHost(r)
 		if err != nil {
 			c.Warnings = append(c.Warnings, err.Error())
 		}
@@ -459,7 +460,7 @@ func peerRate(s *model.Scenario) model.Rate {
 
 // streamPoints returns the tcp stream goodput per write size on a target,
 // ascending (the median over runs).
-func streamPoints(runs []*measure.RunData, target string) ([]float64, []float64) {
+func streamPoints(runs []*record.RunData, target string) ([]float64, []float64) {
 	by := map[float64][]float64{}
 	for _, run := range runs {
 		for _, r := range run.Results {
@@ -481,7 +482,7 @@ func streamPoints(runs []*measure.RunData, target string) ([]float64, []float64)
 }
 
 // collect groups the runs' timing records into series.
-func collect(runs []*measure.RunData) map[string]*Series {
+func collect(runs []*record.RunData) map[string]*Series {
 	out := map[string]*Series{}
 	type acc struct {
 		samples map[float64][]float64

@@ -2,6 +2,7 @@ package calib
 
 import (
 	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -12,8 +13,8 @@ import (
 // manifest; the manifest keeps the GPUs, NICs, RDMA and network devices
 // of the topo probe's inventory, which is all the classification reads, so
 // the same overrides are derived from them.
-func inventoryTopology(r *measure.RunData, ovs []measure.Override) []measure.Override {
-	facts, err := r.GPUFacts()
+func inventoryTopology(r *record.RunData, ovs []measure.Override) []measure.Override {
+	facts, err := measure.GPUFacts(r)
 	if err != nil || facts.Topo == nil || facts.Topo.System != nil || len(facts.Topo.GPUs) == 0 || len(facts.Topo.NICs) == 0 {
 		return nil
 	}

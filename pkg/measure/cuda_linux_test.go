@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // buildCUDAStub compiles testdata/cudastub/cuda_stub.c, a stand-in for
@@ -170,7 +172,7 @@ func TestCUDAProbeAgainstStub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := p.Inventory().(CUDAInventory)
+	inv := p.Inventory().(record.CUDAInventory)
 	if len(inv.Devices) != 2 || inv.Devices[1].PCIBusID != "0000:19:00.0" || len(inv.Peers) != 2 || !inv.Peers[0].Enabled || !inv.Peers[1].Enabled {
 		t.Errorf("inventory %+v", inv)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() { Register("cuda", func() Probe { return &CUDACopy{} }) }
@@ -58,38 +60,7 @@ type CUDACopy struct {
 
 	// allocPageable allocates pageable host memory; nil means mmap.
 	allocPageable func(n int64) (uintptr, func() error, error)
-	inv           CUDAInventory
-}
-
-// CUDAInventory is what the CUDA copy probe found and did, for the
-// manifest.
-type CUDAInventory struct {
-	DriverVersion int          `json:"driver_version,omitempty"` // 13000 is CUDA 13.0
-	Devices       []CUDADevice `json:"devices,omitempty"`
-	Peers         []CUDAPeer   `json:"peers,omitempty"`
-	// Capacity is the largest buffer allocated per kind ("device",
-	// "pinned", "pageable", "peer"), in bytes.
-	Capacity map[string]int64 `json:"capacity,omitempty"`
-	// Notes lists skipped sizes and variants and anything that went wrong
-	// without stopping the probe.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// CUDADevice is a GPU as the CUDA driver sees it.
-type CUDADevice struct {
-	Ordinal  int    `json:"ordinal"`
-	Name     string `json:"name"`
-	PCIBusID string `json:"pci_bus_id"`
-	MemBytes int64  `json:"mem_bytes"`
-}
-
-// CUDAPeer says whether one GPU can and did get access to another's memory.
-type CUDAPeer struct {
-	From      int    `json:"from"`
-	To        int    `json:"to"`
-	CanAccess bool   `json:"can_access"`
-	Enabled   bool   `json:"enabled"`
-	Err       string `json:"error,omitempty"`
+	inv           record.CUDAInventory
 }
 
 // Name returns "cuda".
@@ -145,8 +116,8 @@ func streamBatch(n int64) int {
 
 // Run measures; see the type's documentation. All CUDA calls happen on one
 // goroutine locked to its OS thread.
-func (p *CUDACopy) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
-	p.inv = CUDAInventory{Capacity: map[string]int64{}}
+func (p *CUDACopy) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
+	p.inv = record.CUDAInventory{Capacity: map[string]int64{}}
 	errc := make(chan error, 1)
 	go func() {
 		// The thread stays locked until the goroutine ends, so the CUDA
@@ -174,8 +145,8 @@ type cudaSession struct {
 	start   CUevent
 	stop    CUevent
 	chunk   [2]CUevent  // the sustained loop's chunk markers
-	dA, dB  CUdeviceptr // device buffers on the first GPU
-	d1      CUdeviceptr // device buffer on the peer GPU
+	dA, dB  CUdeviceptr // device buffers on the first record.GPU
+	d1      CUdeviceptr // device buffer on the peer record.GPU
 	pinned  uintptr
 	page    uintptr
 	cap     map[string]int64
@@ -186,7 +157,7 @@ type cudaSession struct {
 	bestStream map[string]float64
 }
 
-func (p *CUDACopy) run(ctx context.Context, plan Plan, emit func(Result) error) (err error) {
+func (p *CUDACopy) run(ctx context.Context, plan Plan, emit func(record.Result) error) (err error) {
 	drv, err := p.open()
 	if err != nil {
 		return err
@@ -214,7 +185,7 @@ func (p *CUDACopy) run(ctx context.Context, plan Plan, emit func(Result) error) 
 		if err != nil {
 			return err
 		}
-		cd := CUDADevice{Ordinal: i}
+		cd := record.CUDADevice{Ordinal: i}
 		if cd.Name, err = drv.DeviceName(d); err != nil {
 			return err
 		}
@@ -408,7 +379,7 @@ func (s *cudaSession) setup(plan Plan, ords []int) error {
 // staged through the host. The first GPU's context is current afterwards.
 func (s *cudaSession) enablePeer(from, to int) error {
 	drv := s.drv
-	pr := CUDAPeer{From: s.ord[from], To: s.ord[to]}
+	pr := record.CUDAPeer{From: s.ord[from], To: s.ord[to]}
 	if err := drv.CtxSetCurrent(s.ctx[from]); err != nil {
 		return err
 	}
@@ -575,7 +546,7 @@ func (s *cudaSession) fits(v copyVariant, n int64) (bool, string) {
 	return true, ""
 }
 
-func (s *cudaSession) measure(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (s *cudaSession) measure(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	sizes := copySizes(plan)
 	vs := s.variants(plan)
 	combos := len(vs) * len(sizes)
@@ -616,7 +587,7 @@ func (s *cudaSession) measure(ctx context.Context, plan Plan, emit func(Result) 
 	return s.sustained(ctx, plan, emit)
 }
 
-func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, n int64, per time.Duration, emit func(Result) error) error {
+func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, n int64, per time.Duration, emit func(record.Result) error) error {
 	drv := s.drv
 	var wall, event []float64
 	k := 1
@@ -738,8 +709,8 @@ func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, 
 	return nil
 }
 
-func (s *cudaSession) result(v copyVariant, n int64, timer string, st Stats) Result {
-	r := Result{
+func (s *cudaSession) result(v copyVariant, n int64, timer string, st Stats) record.Result {
+	r := record.Result{
 		Probe: "cuda", Variant: v.name, Stage: v.stage, Path: v.path, Target: v.target, Timer: timer, Bytes: n,
 		Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 		Spread: st.Spread, Stable: st.Stable, Time: time.Now(), Extra: map[string]float64{},
@@ -775,7 +746,7 @@ func boolFloat(b bool) float64 {
 // sustained runs the NVML cross-check: a stream of pinned copies lasting
 // about nvml_check seconds in each direction while the PCIe counters are
 // sampled, the copy rate and NVML's reading in one record.
-func (s *cudaSession) sustained(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (s *cudaSession) sustained(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	if s.mon == nil {
 		return nil
 	}
@@ -864,7 +835,7 @@ func (s *cudaSession) sustained(ctx context.Context, plan Plan, emit func(Result
 		tx, rx := PCIeMedian(samples, 20*time.Millisecond, t0.Add(50*time.Millisecond), t1)
 		txm, rxm, ntx, nrx := PCIeMean(samples, 20*time.Millisecond, t0.Add(50*time.Millisecond), t1)
 		name := strings.TrimSuffix(v.name, "-stream") + "-sustained"
-		r := Result{
+		r := record.Result{
 			Probe: "cuda", Variant: name, Stage: v.stage, Target: g0, Timer: "cuda-event", Bytes: n,
 			Iterations: count, MinS: per, MedianS: per, P99S: per, MeanS: per, ThroughputBps: copyRate,
 			Time: time.Now(), Extra: map[string]float64{

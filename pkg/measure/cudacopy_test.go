@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // fakeCUDA simulates the driver: a GPU that runs copies one after another
@@ -26,7 +28,7 @@ type fakeCUDA struct {
 	calls       map[string]int
 
 	initErr   error
-	devices   []CUDADevice
+	devices   []record.CUDADevice
 	canPeer   bool
 	hostLimit int64 // MemAllocHost above this fails with CUDA_ERROR_OUT_OF_MEMORY
 	devLimit  int64
@@ -37,7 +39,7 @@ type fakeCUDA struct {
 	lat, bw, pageBW, d2dBW, peerBW float64 // seconds, bytes/s
 
 	base     time.Time
-	clock    float64 // virtual seconds since base when the GPU is free
+	clock    float64 // virtual seconds since base when the record.GPU is free
 	events   map[CUevent]float64
 	next     uintptr
 	current  CUcontext
@@ -59,7 +61,7 @@ func newFakeCUDA(ngpu int) *fakeCUDA {
 		evLive: map[CUevent]bool{}, peerOn: map[[2]CUcontext]bool{},
 	}
 	for i := 0; i < ngpu; i++ {
-		f.devices = append(f.devices, CUDADevice{Ordinal: i, Name: "NVIDIA H200", PCIBusID: fmt.Sprintf("0000:%02X:00.0", 0x18+i), MemBytes: 150 << 30})
+		f.devices = append(f.devices, record.CUDADevice{Ordinal: i, Name: "NVIDIA H200", PCIBusID: fmt.Sprintf("0000:%02X:00.0", 0x18+i), MemBytes: 150 << 30})
 	}
 	return f
 }
@@ -433,10 +435,10 @@ func newFakeProbe(f *fakeCUDA, mon *fakeMonitor, pg *fakePageable) *CUDACopy {
 	return p
 }
 
-func runCollect(t *testing.T, p Probe, plan Plan) ([]Result, error) {
+func runCollect(t *testing.T, p Probe, plan Plan) ([]record.Result, error) {
 	t.Helper()
-	var out []Result
-	err := p.Run(context.Background(), plan, func(r Result) error { out = append(out, r); return nil })
+	var out []record.Result
+	err := p.Run(context.Background(), plan, func(r record.Result) error { out = append(out, r); return nil })
 	return out, err
 }
 
@@ -463,7 +465,7 @@ func TestCUDACopyTwoGPUs(t *testing.T) {
 	if want := 14*len(sizes)*2 + 2; len(res) != want {
 		t.Fatalf("%d records, want %d", len(res), want)
 	}
-	by := map[string]Result{}
+	by := map[string]record.Result{}
 	for _, r := range res {
 		by[fmt.Sprintf("%s %s %s %d", r.Variant, r.Target, r.Timer, r.Bytes)] = r
 		if r.Probe != "cuda" || r.Iterations < 1 || r.MedianS <= 0 || r.ThroughputBps <= 0 {
@@ -512,7 +514,7 @@ func TestCUDACopyTwoGPUs(t *testing.T) {
 	if sus.Extra["duration_s"] < 0.1 {
 		t.Errorf("sustained loop lasted %v s, want about 0.15", sus.Extra["duration_s"])
 	}
-	inv := p.Inventory().(CUDAInventory)
+	inv := p.Inventory().(record.CUDAInventory)
 	if len(inv.Devices) != 2 || inv.DriverVersion != 13000 || len(inv.Peers) != 2 || !inv.Peers[0].Enabled || !inv.Peers[1].Enabled {
 		t.Errorf("inventory %+v", inv)
 	}
@@ -530,7 +532,7 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := p.Inventory().(CUDAInventory)
+	inv := p.Inventory().(record.CUDAInventory)
 	if inv.Capacity["pinned"] != 1<<20 || inv.Capacity["pageable"] != 1<<20 || inv.Capacity["device"] != 4<<20 {
 		t.Errorf("capacities %v", inv.Capacity)
 	}
@@ -562,7 +564,7 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 	if err != nil || len(res) != 2 || res[0].Variant != "d2d" {
 		t.Errorf("no pinned memory: err %v, %d records", err, len(res))
 	}
-	if notes := strings.Join(p2.Inventory().(CUDAInventory).Notes, "\n"); !strings.Contains(notes, "h2d-pinned gpu0 skipped: no pinned buffer") {
+	if notes := strings.Join(p2.Inventory().(record.CUDAInventory).Notes, "\n"); !strings.Contains(notes, "h2d-pinned gpu0 skipped: no pinned buffer") {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
@@ -622,7 +624,7 @@ func TestCUDACopyCancellation(t *testing.T) {
 	p := newFakeProbe(f, nil, &fakePageable{limit: 1 << 30})
 	ctx, cancel := context.WithCancel(context.Background())
 	var n int
-	err := p.Run(ctx, Plan{Sizes: []int64{4, 4096}, Budget: time.Minute}, func(r Result) error {
+	err := p.Run(ctx, Plan{Sizes: []int64{4, 4096}, Budget: time.Minute}, func(r record.Result) error {
 		n++
 		if n == 3 {
 			cancel()
@@ -641,7 +643,7 @@ func TestCUDACopyCancellation(t *testing.T) {
 	// An emit error stops the probe too.
 	boom := errors.New("disk full")
 	f2 := newFakeCUDA(1)
-	err = newFakeProbe(f2, nil, &fakePageable{limit: 1 << 30}).Run(context.Background(), Plan{Sizes: []int64{4}}, func(Result) error { return boom })
+	err = newFakeProbe(f2, nil, &fakePageable{limit: 1 << 30}).Run(context.Background(), Plan{Sizes: []int64{4}}, func(record.Result) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Errorf("emit error: %v", err)
 	}

@@ -16,9 +16,7 @@
 //     appended with one write as it is measured. QuickConfig and RunQuick
 //     are the short run of `gpupath report`. Progress (Bar, Lines, or a
 //     notebook's own) is told about each probe and record.
-//   - ReadRun reads a run directory back; it skips, and lists with line
-//     numbers, results.jsonl lines that are not whole records (a run killed
-//     mid-write) and fails with file, line and column on a bad manifest.
+//   - The run directory format and its reader are pkg/record's.
 //   - Probes: "tcp" (tcp.go: ping-pong and streaming over loopback, a veth
 //     pair between two network namespaces, optionally shaped with tbf, or a
 //     `gpupath serve` peer; Server and Client are the two ends), "memcpy"

@@ -1,51 +1,26 @@
 package measure
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // GPUFacts gathers, from a run read back from disk, what the GPU-side
 // probes found (their inventories in the manifest) and the run's records,
 // for GPUHostOverrides.
-func (d *RunData) GPUFacts() (GPUHostFacts, error) {
-	f := GPUHostFacts{Results: d.Results}
-	for _, p := range d.Manifest.Probes {
-		if len(p.Inventory) == 0 {
-			continue
-		}
-		var err error
-		switch p.Name {
-		case "nvml":
-			var inv GPUInventory
-			if err = json.Unmarshal(p.Inventory, &inv); err == nil {
-				f.NVML = &inv
-			}
-		case "cuda":
-			var inv CUDAInventory
-			if err = json.Unmarshal(p.Inventory, &inv); err == nil && len(inv.Devices) > 0 {
-				f.CUDA = &inv
-			}
-		case "topo":
-			var inv TopoInventory
-			if err = json.Unmarshal(p.Inventory, &inv); err == nil {
-				f.Topo = &inv
-			}
-		}
-		if err != nil {
-			return f, fmt.Errorf("manifest: inventory of probe %s: %w", p.Name, err)
-		}
-	}
-	return f, nil
+func GPUFacts(d *record.RunData) (GPUHostFacts, error) {
+	inv, err := d.Inventories()
+	return GPUHostFacts{NVML: inv.NVML, CUDA: inv.CUDA, Topo: inv.Topo, Results: d.Results}, err
 }
 
 // ThisHost returns every "this host" scenario value a run supports: the
 // host-side ones (memcpy, syscall, TCP stack costs: HostOverrides) and the
 // GPU-side ones (PCIe links, copy latency and rate, NVLink, topology, NIC:
 // GPUHostOverrides), with the notes of what could not be derived.
-func (d *RunData) ThisHost() ([]Override, []string, error) {
+func ThisHost(d *record.RunData) ([]Override, []string, error) {
 	ovs, notes := HostOverrides(d.Results)
-	facts, err := d.GPUFacts()
+	facts, err := GPUFacts(d)
 	if err != nil {
 		return ovs, notes, err
 	}

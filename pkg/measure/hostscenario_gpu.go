@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -18,11 +19,11 @@ type GPUOverride = Override
 // GPUHostFacts gathers what the GPU-side probes found on this host. Any
 // part may be nil or empty; the overrides are the ones the facts support.
 type GPUHostFacts struct {
-	NVML *GPUInventory  // from the nvml probe
-	CUDA *CUDAInventory // from the cuda probe
-	Topo *TopoInventory // from the topo probe (sysfs)
+	NVML *record.GPUInventory  // from the nvml probe
+	CUDA *record.CUDAInventory // from the cuda probe
+	Topo *record.TopoInventory // from the topo probe (sysfs)
 	// Results are the run's records; the cuda probe's are used.
-	Results []Result
+	Results []record.Result
 }
 
 // GPUHostOverrides turns the facts into scenario overrides:
@@ -55,7 +56,7 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 	if f.CUDA != nil && ord < len(f.CUDA.Devices) {
 		bus, _ = topo.ParseAddress(f.CUDA.Devices[ord].PCIBusID)
 	}
-	var nv *GPUDevice
+	var nv *record.GPUDevice
 	if f.NVML != nil {
 		for i := range f.NVML.Devices {
 			d := &f.NVML.Devices[i]
@@ -217,7 +218,7 @@ func nicPort(sys *topo.System, nic topo.PCIDevice) (topo.RDMAPort, string, bool)
 
 // measuredOrdinal returns the CUDA ordinal of the GPU the cuda probe
 // measured ("gpu1" in its records' Target), 0 by default.
-func measuredOrdinal(rs []Result) int {
+func measuredOrdinal(rs []record.Result) int {
 	for _, r := range rs {
 		if r.Probe == "cuda" && !strings.Contains(r.Target, "->") {
 			if n, err := strconv.Atoi(strings.TrimPrefix(r.Target, "gpu")); err == nil {
@@ -228,10 +229,10 @@ func measuredOrdinal(rs []Result) int {
 	return 0
 }
 
-func onGPU(r Result, ord int) bool { return r.Target == fmt.Sprintf("gpu%d", ord) }
+func onGPU(r record.Result, ord int) bool { return r.Target == fmt.Sprintf("gpu%d", ord) }
 
-func cudaSmallest(rs []Result, variant, timer string, ord int) (Result, bool) {
-	var best Result
+func cudaSmallest(rs []record.Result, variant, timer string, ord int) (record.Result, bool) {
+	var best record.Result
 	ok := false
 	for _, r := range rs {
 		if r.Probe == "cuda" && r.Variant == variant && r.Timer == timer && onGPU(r, ord) && r.Iterations > 0 {
@@ -243,8 +244,8 @@ func cudaSmallest(rs []Result, variant, timer string, ord int) (Result, bool) {
 	return best, ok
 }
 
-func cudaLargest(rs []Result, variant, timer string, ord int) (Result, bool) {
-	var best Result
+func cudaLargest(rs []record.Result, variant, timer string, ord int) (record.Result, bool) {
+	var best record.Result
 	ok := false
 	for _, r := range rs {
 		if r.Probe == "cuda" && r.Variant == variant && r.Timer == timer && onGPU(r, ord) && r.Iterations > 0 {
@@ -258,8 +259,8 @@ func cudaLargest(rs []Result, variant, timer string, ord int) (Result, bool) {
 
 // largestPeer returns, per direction, the streaming peer-copy record at the
 // largest size, among copies made with peer access enabled.
-func largestPeer(rs []Result) []Result {
-	best := map[string]Result{}
+func largestPeer(rs []record.Result) []record.Result {
+	best := map[string]record.Result{}
 	for _, r := range rs {
 		if r.Probe != "cuda" || r.Variant != "peer-stream" || r.Timer != "cuda-event" || r.Extra["peer_access"] != 1 || r.ThroughputBps <= 0 {
 			continue
@@ -268,7 +269,7 @@ func largestPeer(rs []Result) []Result {
 			best[r.Target] = r
 		}
 	}
-	var out []Result
+	var out []record.Result
 	for _, r := range best {
 		out = append(out, r)
 	}
@@ -277,7 +278,7 @@ func largestPeer(rs []Result) []Result {
 }
 
 // pinnedSummary quotes the measured streaming pinned bandwidth for a source.
-func pinnedSummary(rs []Result) string {
+func pinnedSummary(rs []record.Result) string {
 	ord := measuredOrdinal(rs)
 	var parts []string
 	var n int64
@@ -294,7 +295,7 @@ func pinnedSummary(rs []Result) string {
 }
 
 // sustainedLink returns the link NVML read during the sustained copy.
-func sustainedLink(rs []Result) string {
+func sustainedLink(rs []record.Result) string {
 	for _, r := range rs {
 		if r.Probe == "cuda" && strings.HasSuffix(r.Variant, "-sustained") && r.Extra["pcie_gen_load"] > 0 {
 			return topo.LinkName(int(r.Extra["pcie_gen_load"]), int(r.Extra["pcie_width_load"]))

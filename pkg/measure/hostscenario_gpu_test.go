@@ -3,6 +3,8 @@ package measure
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func TestFormatUnits(t *testing.T) {
@@ -44,10 +46,10 @@ func TestGPUHostOverrides(t *testing.T) {
 	}
 	facts := GPUHostFacts{
 		Topo: tp,
-		CUDA: &CUDAInventory{Devices: []CUDADevice{{Ordinal: 0, Name: "NVIDIA H200", PCIBusID: "0000:03:00.0"}}},
-		NVML: &GPUInventory{Devices: []GPUDevice{{Index: 0, Name: "NVIDIA H200", PCIBusID: "0000:03:00.0", PCIeGenMax: 5, PCIeWidthMax: 16}},
+		CUDA: &record.CUDAInventory{Devices: []record.CUDADevice{{Ordinal: 0, Name: "NVIDIA H200", PCIBusID: "0000:03:00.0"}}},
+		NVML: &record.GPUInventory{Devices: []record.GPUDevice{{Index: 0, Name: "NVIDIA H200", PCIBusID: "0000:03:00.0", PCIeGenMax: 5, PCIeWidthMax: 16}},
 			Matrix: [][]string{{"X", "NV18"}, {"NV18", "X"}}},
-		Results: []Result{
+		Results: []record.Result{
 			{Probe: "cuda", Variant: "h2d-pinned", Target: "gpu0", Timer: "wall", Bytes: 4, Iterations: 100, MedianS: 9.0e-6},
 			{Probe: "cuda", Variant: "h2d-pinned", Target: "gpu0", Timer: "wall", Bytes: 4096, Iterations: 100, MedianS: 10e-6},
 			{Probe: "cuda", Variant: "d2h-pinned", Target: "gpu0", Timer: "wall", Bytes: 4, Iterations: 100, MedianS: 9.2e-6},
@@ -93,7 +95,7 @@ func TestGPUHostOverrides(t *testing.T) {
 
 	// Under load, the sustained record's link wins; without peer access no
 	// NVLink rate; an Ethernet NIC without RDMA, link speed from the interface.
-	facts.Results = append(facts.Results, Result{Probe: "cuda", Variant: "h2d-pinned-sustained", Target: "gpu0", Timer: "cuda-event",
+	facts.Results = append(facts.Results, record.Result{Probe: "cuda", Variant: "h2d-pinned-sustained", Target: "gpu0", Timer: "cuda-event",
 		Bytes: 256 << 20, Iterations: 400, Extra: map[string]float64{"pcie_gen_load": 4, "pcie_width_load": 16}})
 	for i := range facts.Results {
 		if facts.Results[i].Variant == "peer-stream" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -43,7 +44,7 @@ type NVMLProbe struct {
 	Lib nvml.Interface
 	// Log receives diagnostics; nil discards them.
 	Log func(format string, args ...any)
-	inv *GPUInventory
+	inv *record.GPUInventory
 }
 
 // Name returns "nvml".
@@ -116,7 +117,7 @@ func nvmlName(r nvml.Return) string {
 
 // ReadGPUInventory initialises NVML, reads the inventory and shuts NVML
 // down. An Init failure is ErrUnavailable, and nothing else is called.
-func ReadGPUInventory(lib nvml.Interface) (*GPUInventory, error) {
+func ReadGPUInventory(lib nvml.Interface) (*record.GPUInventory, error) {
 	if err := nvmlInit(lib); err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func ReadGPUInventory(lib nvml.Interface) (*GPUInventory, error) {
 
 // Run reads the inventory, samples the PCIe counters at rest and emits the
 // records described on the type.
-func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	lib := p.lib()
 	if err := nvmlInit(lib); err != nil {
 		return err
@@ -178,7 +179,7 @@ func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 	for i, d := range inv.Devices {
 		p.logf("gpu%d %s %s PCIe gen%d x%d now, gen%d x%d max, BAR1 %d MiB, %d NVLinks active",
 			i, d.Name, d.PCIBusID, d.PCIeGenCurrent, d.PCIeWidthCurrent, d.PCIeGenMax, d.PCIeWidthMax, d.BAR1TotalBytes>>20, d.ActiveNVLinks())
-		r := Result{Probe: "nvml", Variant: "device", Target: fmt.Sprintf("gpu%d", i), Iterations: counts[i], Time: now,
+		r := record.Result{Probe: "nvml", Variant: "device", Target: fmt.Sprintf("gpu%d", i), Iterations: counts[i], Time: now,
 			Note: fmt.Sprintf("%s %s %s", d.Name, d.UUID, d.PCIBusID),
 			Extra: map[string]float64{
 				"pcie_gen_current": float64(d.PCIeGenCurrent), "pcie_width_current": float64(d.PCIeWidthCurrent),
@@ -194,7 +195,7 @@ func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 	for _, pp := range inv.P2P {
 		cls := inv.Matrix[pp.From][pp.To]
 		nv, _ := topo.Class(cls).NVLinks()
-		r := Result{Probe: "nvml", Variant: "pair", Target: fmt.Sprintf("gpu%d->gpu%d", pp.From, pp.To), Time: now,
+		r := record.Result{Probe: "nvml", Variant: "pair", Target: fmt.Sprintf("gpu%d->gpu%d", pp.From, pp.To), Time: now,
 			Note: cls,
 			Extra: map[string]float64{"nvlinks": float64(nv),
 				"p2p_read_ok": boolFloat(pp.Read == "OK"), "p2p_write_ok": boolFloat(pp.Write == "OK"),
@@ -211,8 +212,8 @@ func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 
 // collectGPUInventory reads everything NVML says about the GPUs; NVML must
 // be initialised. Queries a GPU does not support become warnings.
-func collectGPUInventory(lib nvml.Interface) (*GPUInventory, []nvml.Device, error) {
-	inv := &GPUInventory{MatrixBasis: map[string]string{}}
+func collectGPUInventory(lib nvml.Interface) (*record.GPUInventory, []nvml.Device, error) {
+	inv := &record.GPUInventory{MatrixBasis: map[string]string{}}
 	warn := func(format string, args ...any) { inv.Warnings = append(inv.Warnings, fmt.Sprintf(format, args...)) }
 	if v, ret := lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
 		inv.DriverVersion = v
@@ -253,7 +254,7 @@ func collectGPUInventory(lib nvml.Interface) (*GPUInventory, []nvml.Device, erro
 			if basis != "" {
 				inv.MatrixBasis[fmt.Sprintf("%d-%d", i, j)] = basis
 			}
-			inv.P2P = append(inv.P2P, GPUP2P{From: i, To: j,
+			inv.P2P = append(inv.P2P, record.GPUP2P{From: i, To: j,
 				Read: p2pStatus(devs[i], devs[j], nvml.P2P_CAPS_INDEX_READ), Write: p2pStatus(devs[i], devs[j], nvml.P2P_CAPS_INDEX_WRITE),
 				NVLink: p2pStatus(devs[i], devs[j], nvml.P2P_CAPS_INDEX_NVLINK), Atomics: p2pStatus(devs[i], devs[j], nvml.P2P_CAPS_INDEX_ATOMICS),
 				PCI: p2pStatus(devs[i], devs[j], nvml.P2P_CAPS_INDEX_PCI)})
@@ -280,8 +281,8 @@ func busID(p nvml.PciInfo) string {
 	return string(b)
 }
 
-func readGPUDevice(i int, d nvml.Device, warn func(string, ...any)) GPUDevice {
-	g := GPUDevice{Index: i}
+func readGPUDevice(i int, d nvml.Device, warn func(string, ...any)) record.GPUDevice {
+	g := record.GPUDevice{Index: i}
 	str := func(what string, f func() (string, nvml.Return)) string {
 		v, ret := f()
 		if ret != nvml.SUCCESS {
@@ -329,7 +330,7 @@ func readGPUDevice(i int, d nvml.Device, warn func(string, ...any)) GPUDevice {
 			warn("gpu%d: GetNvLinkState(%d): %s", i, l, nvmlName(ret))
 			continue
 		}
-		link := GPUNVLink{Link: l, Active: st == nvml.FEATURE_ENABLED}
+		link := record.GPUNVLink{Link: l, Active: st == nvml.FEATURE_ENABLED}
 		if link.Active {
 			if v, ret := d.GetNvLinkVersion(l); ret == nvml.SUCCESS {
 				link.Version = v
@@ -361,7 +362,7 @@ func readGPUDevice(i int, d nvml.Device, warn func(string, ...any)) GPUDevice {
 // the same NVSwitch fabric shows the smaller link count, as NV18 on HGX
 // H100/H200: "nvswitch"), or, when the far ends are unknown, from the
 // active link counts if NVML reports NVLink P2P as OK ("p2p").
-func classifyGPUPair(inv *GPUInventory, devs []nvml.Device, i, j int, warn func(string, ...any)) (topo.Class, string) {
+func classifyGPUPair(inv *record.GPUInventory, devs []nvml.Device, i, j int, warn func(string, ...any)) (topo.Class, string) {
 	a, b := inv.Devices[i], inv.Devices[j]
 	direct, swA, swB, unknownA := 0, 0, 0, 0
 	for _, l := range a.NVLinks {

@@ -2,7 +2,11 @@
 
 package measure
 
-import "context"
+import (
+	"context"
+
+	"github.com/gpupath/gpupath/pkg/record"
+)
 
 func init() { Register("nvml", func() Probe { return &NVMLProbe{} }) }
 
@@ -23,7 +27,7 @@ func (p *NVMLProbe) Name() string { return "nvml" }
 func (p *NVMLProbe) Available() error { return errNoCgo() }
 
 // Run reports that NVML is not built in.
-func (p *NVMLProbe) Run(context.Context, Plan, func(Result) error) error { return errNoCgo() }
+func (p *NVMLProbe) Run(context.Context, Plan, func(record.Result) error) error { return errNoCgo() }
 
 // SetLog sets the diagnostics sink.
 func (p *NVMLProbe) SetLog(f func(format string, args ...any)) { p.Log = f }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/ebitengine/purego"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // buildNVMLStub compiles testdata/nvmlstub/nvml_stub.c, a stand-in for
@@ -55,7 +57,7 @@ func TestNVMLAgainstStub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := p.Inventory().(*GPUInventory)
+	inv := p.Inventory().(*record.GPUInventory)
 	if len(inv.Devices) != 2 || inv.Matrix[0][1] != "NV18" || inv.MatrixBasis["0-1"] != "direct" || inv.DriverVersion != "580.159.04" {
 		t.Fatalf("inventory %+v", inv)
 	}
@@ -103,7 +105,7 @@ func TestCUDAProbeWithNVMLStub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sus []Result
+	var sus []record.Result
 	for _, r := range res {
 		if strings.HasSuffix(r.Variant, "-sustained") {
 			sus = append(sus, r)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 type mockLink struct {
@@ -149,7 +151,7 @@ func TestNVMLTwoH200NV18(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv := p.Inventory().(*GPUInventory)
+		inv := p.Inventory().(*record.GPUInventory)
 		if inv.Matrix[0][1] != "NV18" || inv.Matrix[1][0] != "NV18" || inv.Matrix[0][0] != "X" {
 			t.Errorf("switch %v: matrix %v", viaSwitch, inv.Matrix)
 		}
@@ -249,7 +251,7 @@ func TestNVMLInitFailure(t *testing.T) {
 		if n := len(lib.InitCalls()); n != 4 {
 			t.Errorf("Init called %d times", n)
 		}
-		if p.Inventory() != (*GPUInventory)(nil) {
+		if p.Inventory() != (*record.GPUInventory)(nil) {
 			t.Errorf("inventory after failed Init: %v", p.Inventory())
 		}
 	}
@@ -305,8 +307,8 @@ func TestNVMLHardware(t *testing.T) {
 	if err := p.Available(); err != nil {
 		t.Skipf("no GPU: %v", err)
 	}
-	var res []Result
-	err := p.Run(context.Background(), Plan{}, func(r Result) error { res = append(res, r); return nil })
+	var res []record.Result
+	err := p.Run(context.Background(), Plan{}, func(r record.Result) error { res = append(res, r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Override is one scenario value of the model, measured on this host: Key
@@ -33,7 +35,7 @@ type LatencyFit struct {
 
 // FitLatency fits latency ≈ α + n/β to the records with Bytes ≤ maxBytes by
 // ordinary least squares on the medians. It needs two distinct sizes.
-func FitLatency(rs []Result, maxBytes int64) (LatencyFit, bool) {
+func FitLatency(rs []record.Result, maxBytes int64) (LatencyFit, bool) {
 	var xs, ys []float64
 	for _, r := range rs {
 		if r.Bytes <= maxBytes && r.MedianS > 0 {
@@ -68,8 +70,8 @@ func FitLatency(rs []Result, maxBytes int64) (LatencyFit, bool) {
 }
 
 // pick returns the records of a probe and variant.
-func pick(rs []Result, probe, variant string) []Result {
-	var out []Result
+func pick(rs []record.Result, probe, variant string) []record.Result {
+	var out []record.Result
 	for _, r := range rs {
 		if r.Probe == probe && r.Variant == variant {
 			out = append(out, r)
@@ -85,7 +87,7 @@ func medianOf(v []float64) float64 {
 }
 
 // atSmallest returns the records at the smallest size among rs, and that size.
-func atSmallest(rs []Result) ([]Result, int64) {
+func atSmallest(rs []record.Result) ([]record.Result, int64) {
 	if len(rs) == 0 {
 		return nil, 0
 	}
@@ -93,7 +95,7 @@ func atSmallest(rs []Result) ([]Result, int64) {
 	for _, r := range rs {
 		small = min(small, r.Bytes)
 	}
-	var out []Result
+	var out []record.Result
 	for _, r := range rs {
 		if r.Bytes == small {
 			out = append(out, r)
@@ -102,7 +104,7 @@ func atSmallest(rs []Result) ([]Result, int64) {
 	return out, small
 }
 
-func medians(rs []Result) []float64 {
+func medians(rs []record.Result) []float64 {
 	v := make([]float64, len(rs))
 	for i, r := range rs {
 		v[i] = r.MedianS
@@ -123,14 +125,14 @@ func medians(rs []Result) []float64 {
 //	                       out when not positive
 //
 // notes says, for every key it left out, why.
-func HostOverrides(rs []Result) (ovs []Override, notes []string) {
+func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	// cpu.memcpy_rate: the best per-size median at 16 MiB or more. Each
 	// median is already robust within its size; across sizes, interference
 	// (other work on the machine, a VM's neighbours) only ever slows a copy,
 	// so the best large-copy median is the rate one core sustains.
 	memDone := false
 	for _, variant := range []string{"cold", "warm"} {
-		var best Result
+		var best record.Result
 		n := 0
 		for _, r := range pick(rs, "memcpy", variant) {
 			if r.Bytes >= 16<<20 && r.ThroughputBps > 0 {
@@ -235,10 +237,10 @@ func HostOverrides(rs []Result) (ovs []Override, notes []string) {
 // pingPongForHost returns the ping-pong records that measure this host's
 // stack alone: loopback, else an unshaped veth pair (a remote peer's
 // records include a wire and another host).
-func pingPongForHost(rs []Result) []Result {
+func pingPongForHost(rs []record.Result) []record.Result {
 	all := pick(rs, "tcp", "pingpong")
 	for _, want := range []string{"loopback", "veth"} {
-		var out []Result
+		var out []record.Result
 		for _, r := range all {
 			if r.Target == want {
 				out = append(out, r)

@@ -9,15 +9,17 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 var regen = flag.Bool("regen", false, "rewrite golden files")
 
 func TestFitLatency(t *testing.T) {
 	// latency = 5us + n / 1GB/s, exactly.
-	var rs []Result
+	var rs []record.Result
 	for _, n := range []int64{1, 64, 1024, 16384, 65536, 1 << 20} {
-		rs = append(rs, Result{Bytes: n, MedianS: 5e-6 + float64(n)/1e9})
+		rs = append(rs, record.Result{Bytes: n, MedianS: 5e-6 + float64(n)/1e9})
 	}
 	f, ok := FitLatency(rs, 64<<10)
 	if !ok || f.Points != 5 {
@@ -27,18 +29,18 @@ func TestFitLatency(t *testing.T) {
 		t.Errorf("alpha %v beta %v, want 5e-6 and 1e9", f.Alpha, f.Beta)
 	}
 	// A flat line has an infinite β; one size is not enough.
-	f, ok = FitLatency([]Result{{Bytes: 1, MedianS: 2e-6}, {Bytes: 64, MedianS: 2e-6}}, 1<<20)
+	f, ok = FitLatency([]record.Result{{Bytes: 1, MedianS: 2e-6}, {Bytes: 64, MedianS: 2e-6}}, 1<<20)
 	if !ok || !math.IsInf(f.Beta, 1) || f.Alpha != 2e-6 {
 		t.Errorf("flat fit %+v", f)
 	}
-	if _, ok := FitLatency([]Result{{Bytes: 8, MedianS: 1e-6}, {Bytes: 8, MedianS: 2e-6}}, 1<<20); ok {
+	if _, ok := FitLatency([]record.Result{{Bytes: 8, MedianS: 1e-6}, {Bytes: 8, MedianS: 2e-6}}, 1<<20); ok {
 		t.Error("fit from one size")
 	}
 }
 
 // hostRecords is a run as the three probes write it, with round numbers.
-func hostRecords() []Result {
-	rs := []Result{
+func hostRecords() []record.Result {
+	rs := []record.Result{
 		{Probe: "memcpy", Variant: "warm", Bytes: 64 << 20, Iterations: 20, MedianS: 4e-3, ThroughputBps: 16.777e9},
 		{Probe: "memcpy", Variant: "cold", Bytes: 16 << 20, Iterations: 30, ThroughputBps: 12e9},
 		{Probe: "memcpy", Variant: "cold", Bytes: 64 << 20, Iterations: 12, ThroughputBps: 11.83e9},
@@ -50,9 +52,9 @@ func hostRecords() []Result {
 	}
 	// Ping-pong on loopback: 6.5us + n / 2GB/s. A remote peer's records must be ignored.
 	for _, n := range []int64{1, 64, 1024, 16384, 65536, 4 << 20} {
-		rs = append(rs, Result{Probe: "tcp", Variant: "pingpong", Target: "loopback", Bytes: n,
+		rs = append(rs, record.Result{Probe: "tcp", Variant: "pingpong", Target: "loopback", Bytes: n,
 			MedianS: 6.5e-6 + float64(n)/2e9, CPUUserS: 1e-6, CPUSysS: 7e-6})
-		rs = append(rs, Result{Probe: "tcp", Variant: "pingpong", Target: "10.0.0.2:7470", Bytes: n, MedianS: 30e-6})
+		rs = append(rs, record.Result{Probe: "tcp", Variant: "pingpong", Target: "10.0.0.2:7470", Bytes: n, MedianS: 30e-6})
 	}
 	return rs
 }
@@ -89,7 +91,7 @@ func TestHostOverrides(t *testing.T) {
 func TestHostOverridesFallbacks(t *testing.T) {
 	// No syscall tcp records: tx and rx split the ping-pong CPU per message
 	// (1us + 7us at the smallest size), and wakeup is left out with a note.
-	var rs []Result
+	var rs []record.Result
 	for _, r := range hostRecords() {
 		if r.Probe == "tcp" {
 			rs = append(rs, r)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/importers/perftest"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -150,7 +151,7 @@ func pickPort(devs []topo.RDMADevice, name string, port int) (topo.RDMADevice, t
 }
 
 // Run runs the tools; see the type's documentation.
-func (p *PerftestProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *PerftestProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	paths, missing := p.found()
 	if len(paths) == 0 {
 		return Unavailable("perftest not installed (%s not on PATH)", strings.Join(missing, ", "))
@@ -441,7 +442,7 @@ func (s *perftestServer) stop() {
 	<-s.done
 }
 
-func (p *PerftestProbe) emitReport(tool, mem, dev, target string, rep *perftest.Report, emit func(Result) error) error {
+func (p *PerftestProbe) emitReport(tool, mem, dev, target string, rep *perftest.Report, emit func(record.Result) error) error {
 	path := "rdma"
 	if mem != "host" {
 		path = "gdr"
@@ -451,7 +452,7 @@ func (p *PerftestProbe) emitReport(tool, mem, dev, target string, rep *perftest.
 		tgt = target + " " + dev
 	}
 	now := time.Now()
-	base := Result{Probe: "perftest", Variant: tool, Path: path, Target: tgt, Timer: "perftest", Time: now}
+	base := record.Result{Probe: "perftest", Variant: tool, Path: path, Target: tgt, Timer: "perftest", Time: now}
 	for _, row := range rep.Bandwidth {
 		r := base
 		r.Bytes, r.Iterations = row.Bytes, int(row.Iterations)

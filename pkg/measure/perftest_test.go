@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // fakePerftest writes a fake perftest tool into dir: run without a host
@@ -101,7 +103,7 @@ func TestPerftestRunner(t *testing.T) {
 		t.Errorf("latency record %+v", lat)
 	}
 	// Last host bandwidth row: 8 MiB at 232.02 Gb/s average.
-	var bw Result
+	var bw record.Result
 	for _, r := range res {
 		if r.Variant == "ib_write_bw" && r.Path == "rdma" && r.Bytes == 8388608 {
 			bw = r
@@ -203,7 +205,7 @@ func TestPerftestUnavailable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err = p.Run(ctx, Plan{}, func(Result) error { return nil })
+	err = p.Run(ctx, Plan{}, func(record.Result) error { return nil })
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("hung server: %v after %v", err, time.Since(start))
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func runProbe(t *testing.T, name string, plan Plan) []Result {
+func runProbe(t *testing.T, name string, plan Plan) []record.Result {
 	t.Helper()
 	p, err := New(name)
 	if err != nil {
@@ -15,9 +17,9 @@ func runProbe(t *testing.T, name string, plan Plan) []Result {
 	if err := p.Available(); err != nil {
 		t.Fatalf("%s unavailable: %v", name, err)
 	}
-	var rs []Result
+	var rs []record.Result
 	start := time.Now()
-	if err := p.Run(context.Background(), plan, func(r Result) error { rs = append(rs, r); return nil }); err != nil {
+	if err := p.Run(context.Background(), plan, func(r record.Result) error { rs = append(rs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	// A probe keeps to its budget, give or take the minimum repetitions and

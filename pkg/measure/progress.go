@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Progress is told how a run goes: a probe starts (with the number of
@@ -15,13 +17,13 @@ import (
 // (Bar), write plain lines (Lines), or update a notebook cell.
 type Progress interface {
 	Start(probe string, steps int, budget time.Duration)
-	Step(r Result)
-	Done(st ProbeStatus)
+	Step(r record.Result)
+	Done(st record.ProbeStatus)
 }
 
 // Describe is a one-line summary of a record, for progress output and logs:
 // "tcp pingpong 64B loopback: 17.1us median, p99 75.3us (n=36304)".
-func Describe(r Result) string {
+func Describe(r record.Result) string {
 	var b strings.Builder
 	b.WriteString(r.Probe)
 	if r.Variant != "" {
@@ -51,12 +53,12 @@ func Describe(r Result) string {
 }
 
 // describeStatus is a one-line summary of a probe's outcome.
-func describeStatus(st ProbeStatus) string {
+func describeStatus(st record.ProbeStatus) string {
 	s := fmt.Sprintf("%s: %s", st.Name, st.Status)
-	if !st.Start.IsZero() && !st.End.IsZero() && st.Status != StatusUnavailable {
+	if !st.Start.IsZero() && !st.End.IsZero() && st.Status != record.StatusUnavailable {
 		s += fmt.Sprintf(" in %.1fs", st.End.Sub(st.Start).Seconds())
 	}
-	if st.Status != StatusUnavailable {
+	if st.Status != record.StatusUnavailable {
 		s += fmt.Sprintf(", %d results", st.Results)
 	}
 	if st.Reason != "" {
@@ -79,10 +81,10 @@ func (l Lines) Start(probe string, steps int, budget time.Duration) {
 }
 
 // Step writes the result.
-func (l Lines) Step(r Result) { fmt.Fprintln(l.W, "  "+Describe(r)) }
+func (l Lines) Step(r record.Result) { fmt.Fprintln(l.W, "  "+Describe(r)) }
 
 // Done writes the outcome.
-func (l Lines) Done(st ProbeStatus) { fmt.Fprintln(l.W, describeStatus(st)) }
+func (l Lines) Done(st record.ProbeStatus) { fmt.Fprintln(l.W, describeStatus(st)) }
 
 // Bar is a Progress for a terminal: one line per probe, redrawn in place
 // with a bar of results done and the last result, ended by the outcome.
@@ -115,7 +117,7 @@ func (b *Bar) Start(probe string, steps int, budget time.Duration) {
 }
 
 // Step advances the bar and shows the result.
-func (b *Bar) Step(r Result) {
+func (b *Bar) Step(r record.Result) {
 	b.done++
 	d := Describe(r)
 	if i := strings.Index(d, ": "); i >= 0 && strings.HasPrefix(d, r.Probe+" ") {
@@ -125,7 +127,7 @@ func (b *Bar) Step(r Result) {
 }
 
 // Done ends the probe's line with its outcome.
-func (b *Bar) Done(st ProbeStatus) {
+func (b *Bar) Done(st record.ProbeStatus) {
 	line := describeStatus(st)
 	pad := ""
 	if b.last > len(line) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -67,7 +68,7 @@ func rdmaPresent(root string) error {
 }
 
 // Run reads the devices and emits one record per port.
-func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	if err := rdmaPresent(p.SysRoot); err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 			if p.Log != nil {
 				p.Log("rdma: %s port %d: %s, %d GIDs, netdevs %v", d.Name, port.Port, note, len(port.GIDs), d.NetDevs)
 			}
-			res := Result{Probe: "rdma", Variant: "port", Target: fmt.Sprintf("%s/%d", d.Name, port.Port), Time: now, Note: note,
+			res := record.Result{Probe: "rdma", Variant: "port", Target: fmt.Sprintf("%s/%d", d.Name, port.Port), Time: now, Note: note,
 				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": boolFloat(port.Active()),
 					"gids": float64(len(port.GIDs)), "infiniband": boolFloat(topo.LinkKind(port.LinkLayer) == "ib")}}
 			if err := emit(res); err != nil {

@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 type sysfsOpts struct {
-	gpu      bool   // an H200 next to the NIC, under one PCIe switch
-	ib       bool   // the NIC has an RDMA device
+	gpu      bool   // an H200 next to the record.NIC, under one PCIe switch
+	ib       bool   // the record.NIC has an RDMA device
 	state    string // its port state ("4: ACTIVE")
 	layer    string // "InfiniBand" or "Ethernet"
 	rate     string // "400 Gb/sec (4X NDR)"
@@ -145,7 +147,7 @@ func TestTopoProbe(t *testing.T) {
 	if res[2].Note != "PIX" || res[2].Target != "gpu@0000:03:00.0->nic@0000:04:00.0" || res[0].Extra["pcie_gen_max"] != 5 {
 		t.Errorf("records %+v", res)
 	}
-	inv := p.Inventory().(*TopoInventory)
+	inv := p.Inventory().(*record.TopoInventory)
 	if len(inv.GPUs) != 1 || len(inv.Pairs) != 1 || inv.System == nil {
 		t.Errorf("inventory %+v", inv)
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() { Register("staged", func() Probe { return &Staged{} }) }
@@ -171,7 +173,7 @@ func hostBytes(p uintptr, n int64) []byte {
 	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&p))), n)
 }
 
-func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	open := p.Open
 	if open == nil {
 		open = OpenCUDA
@@ -413,7 +415,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(Result) error) er
 				if variant == "store-and-forward" {
 					k = 1
 				}
-				r := Result{Probe: "staged", Variant: variant, Path: "tcp", Target: target, Timer: "wall", Bytes: n,
+				r := record.Result{Probe: "staged", Variant: variant, Path: "tcp", Target: target, Timer: "wall", Bytes: n,
 					Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 					Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
 					CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),

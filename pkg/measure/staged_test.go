@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // memCUDA is a fake driver that really moves bytes: device memory is Go
@@ -227,11 +229,11 @@ func (f *memCUDA) EventSynchronize(e CUevent) error {
 }
 func (f *memCUDA) EventElapsed(start, end CUevent) (float64, error) { return 0, nil }
 
-func runStaged(t *testing.T, f *memCUDA, plan Plan) ([]Result, error) {
+func runStaged(t *testing.T, f *memCUDA, plan Plan) ([]record.Result, error) {
 	t.Helper()
 	p := &Staged{Open: func() (CUDADriver, error) { return f, nil }}
-	var out []Result
-	err := p.Run(context.Background(), plan, func(r Result) error { out = append(out, r); return nil })
+	var out []record.Result
+	err := p.Run(context.Background(), plan, func(r record.Result) error { out = append(out, r); return nil })
 	return out, err
 }
 
@@ -291,7 +293,7 @@ func TestStagedCancel(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		sizes = append(sizes, 16<<20+int64(i))
 	}
-	err := p.Run(ctx, Plan{Sizes: sizes, PerSize: time.Hour, Tolerance: 1e-300}, func(r Result) error {
+	err := p.Run(ctx, Plan{Sizes: sizes, PerSize: time.Hour, Tolerance: 1e-300}, func(r record.Result) error {
 		n++
 		return nil
 	})

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() { Register("syscall", func() Probe { return &syscallProbe{} }) }
@@ -45,7 +47,7 @@ func syscallSizes(plan Plan) []int64 {
 // enough that the batch fits the default socket buffers many times over.
 const tcpBatch = 32
 
-func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	sizes := syscallSizes(plan)
 	for _, s := range sizes {
 		if s < 1 || s > 64<<10 {
@@ -66,7 +68,7 @@ func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(Result) err
 	cfg := func() RepeatConfig { return RepeatConfig{Budget: budget(), Tolerance: plan.Tolerance} }
 	record := func(variant, stage string, size int64, st Stats, batch int, note string) error {
 		done++
-		return emit(Result{
+		return emit(record.Result{
 			Probe: "syscall", Variant: variant, Stage: stage, Path: "host-tcp", Target: "host", Timer: "wall",
 			Bytes: size, Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99,
 			MeanS: st.Mean, Spread: st.Spread, Stable: st.Stable,

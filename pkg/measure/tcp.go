@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // TCP probe defaults.
@@ -170,7 +172,7 @@ func CheckPeer(ctx context.Context, addr string, timeout time.Duration) error {
 	return err
 }
 
-func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	o, err := parseTCPOptions(plan)
 	if err != nil {
 		return err
@@ -267,12 +269,12 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) 
 	return nil
 }
 
-func pingPongResult(ex *Exchange, target, scope string) Result {
+func pingPongResult(ex *Exchange, target, scope string) record.Result {
 	st := ex.Stats
 	msgs := float64(2 * ex.Messages) // one-way messages
 	both := perMessage(CPUTime{ex.Client.User + ex.Server.User, ex.Client.Sys + ex.Server.Sys}, msgs)
 	cl, sv := perMessage(ex.Client, msgs), perMessage(ex.Server, msgs)
-	r := Result{
+	r := record.Result{
 		Probe: "tcp", Variant: "pingpong", Path: "host-tcp", Target: target, Timer: "wall", Bytes: ex.Size,
 		Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 		Spread: st.Spread, Stable: st.Stable,
@@ -294,11 +296,11 @@ func pingPongResult(ex *Exchange, target, scope string) Result {
 	return r
 }
 
-func streamResult(ex *Exchange, target, scope string, shaped float64) Result {
+func streamResult(ex *Exchange, target, scope string, shaped float64) record.Result {
 	st := ex.Stats
 	// Samples are seconds per chunk; the record's times are per write.
 	perWrite := float64(ex.Size) / float64(ex.Chunk)
-	r := Result{
+	r := record.Result{
 		Probe: "tcp", Variant: "stream", Path: "host-tcp", Target: target, Timer: "wall", Bytes: ex.Size,
 		Iterations: st.Iterations, MinS: st.Min * perWrite, MedianS: st.Median * perWrite, P99S: st.P99 * perWrite,
 		MeanS: st.Mean * perWrite, Spread: st.Spread, Stable: st.Stable, CPUScope: scope,

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // startServer runs a loopback Server for the test.
@@ -64,12 +66,12 @@ func TestTCPPingPongAndStream(t *testing.T) {
 
 func TestTCPProbeLoopback(t *testing.T) {
 	p, _ := New("tcp")
-	var rs []Result
+	var rs []record.Result
 	plan := Plan{Budget: 2 * time.Second, Sizes: []int64{1, 64 << 10}, Target: "loopback"}
 	if n := p.(Stepper).Steps(plan); n != 4 {
 		t.Errorf("steps %d, want 4", n)
 	}
-	err := p.Run(context.Background(), plan, func(r Result) error { rs = append(rs, r); return nil })
+	err := p.Run(context.Background(), plan, func(r record.Result) error { rs = append(rs, r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +256,10 @@ func TestTCPStreamShapedVeth(t *testing.T) {
 	for _, rate := range []string{"1Gbit/s", "300Mbit/s"} {
 		t.Run(strings.ReplaceAll(rate, "/", "_"), func(t *testing.T) {
 			p, _ := New("tcp")
-			var rs []Result
+			var rs []record.Result
 			plan := Plan{Budget: 3 * time.Second, Target: "veth", Sizes: []int64{128 << 10},
 				Options: map[string]string{"rate": rate, "variants": "stream"}}
-			if err := p.Run(context.Background(), plan, func(r Result) error { rs = append(rs, r); return nil }); err != nil {
+			if err := p.Run(context.Background(), plan, func(r record.Result) error { rs = append(rs, r); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if len(rs) != 1 {

@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
-	"gonum.org/v1/plot/vg"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Seed is the bootstrap seed of the notebooks' fits (as `gpupath fit`'s
@@ -25,11 +26,11 @@ const Seed = 1
 // out: their loopback and copies were measured on another machine, and a
 // fit merges the series of all the runs it is given.
 func Calibrate(root string, base *model.Scenario) (*calib.Calibration, error) {
-	rd, err := measure.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
+	rd, err := record.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
 	if err != nil {
 		return nil, err
 	}
-	return calib.Calibrate([]*measure.RunData{rd}, base, fit.Options{Seed: Seed})
+	return calib.Calibrate([]*record.RunData{rd}, base, fit.Options{Seed: Seed})
 }
 
 // CalibrationNote says in Markdown what was calibrated from what: the runs,
@@ -152,7 +153,7 @@ func ResidualsInput(c *calib.Calibration, root string, preset bool) (plots.Input
 		}
 		s.Name = c.Base.Name + " on loopback"
 	}
-	rd, err := measure.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
+	rd, err := record.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
 	if err != nil {
 		return plots.Input{}, err
 	}

@@ -1,4 +1,4 @@
-package measure
+package record
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func sampleResults(n int) []Result {
 func encode(t testing.TB, rs []Result) ([]byte, []int) {
 	var buf bytes.Buffer
 	for _, r := range rs {
-		if err := appendResult(&buf, r); err != nil {
+		if err := AppendResult(&buf, r); err != nil {
 			t.Fatal(err)
 		}
 	}

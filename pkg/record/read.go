@@ -1,4 +1,4 @@
-package measure
+package record
 
 import (
 	"bufio"
@@ -64,64 +64,6 @@ func ReadRun(dir string) (*RunData, error) {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
 	return rd, nil
-}
-
-// ParseManifest decodes manifest.json. It fails on invalid JSON (with line
-// and column), on trailing data, on a format newer than this reader, and on
-// a manifest without a start time or status.
-func ParseManifest(b []byte) (*Manifest, error) {
-	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&m); err != nil {
-		return nil, describeJSONError(b, err)
-	}
-	if dec.More() {
-		return nil, errors.New("malformed manifest: data after the JSON object")
-	}
-	switch {
-	case m.Format < 1:
-		return nil, errors.New("malformed manifest: no format version")
-	case m.Format > ManifestFormat:
-		return nil, fmt.Errorf("manifest format %d is newer than this reader (%d)", m.Format, ManifestFormat)
-	case m.Status == "":
-		return nil, errors.New("malformed manifest: no status")
-	case m.Start.IsZero():
-		return nil, errors.New("malformed manifest: no start time")
-	}
-	return &m, nil
-}
-
-func describeJSONError(b []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line, col := lineCol(b, se.Offset)
-		return fmt.Errorf("malformed manifest: line %d, column %d: %v", line, col, err)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		line, col := lineCol(b, te.Offset)
-		return fmt.Errorf("malformed manifest: line %d, column %d: field %q: %v", line, col, te.Field, err)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("malformed manifest: empty or cut off")
-	}
-	return fmt.Errorf("malformed manifest: %v", err)
-}
-
-func lineCol(b []byte, off int64) (line, col int) {
-	if off > int64(len(b)) {
-		off = int64(len(b))
-	}
-	line, col = 1, 1
-	for _, c := range b[:off] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
 
 // ReadResults reads JSON Lines records. It keeps going past bad lines and
