@@ -24,6 +24,10 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	// The GPU probes (cuda, nvml, staged) register themselves with the
+	// runner; the rest of the command needs nothing else from them.
+	_ "github.com/gpupath/gpupath/pkg/measure/gpu"
 )
 
 // command is one subcommand: it parses its own flags and does its work.

@@ -36,6 +36,10 @@ type TopoProbe struct {
 // Name returns "topo".
 func (p *TopoProbe) Name() string { return "topo" }
 
+// Weight is the probe's share of a run's budget (Weighted): an inventory
+// takes almost none.
+func (p *TopoProbe) Weight() float64 { return 0.05 }
+
 // SetLog sets the diagnostics sink.
 func (p *TopoProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 

@@ -80,6 +80,9 @@ type PerftestRun struct {
 // Name returns "perftest".
 func (p *PerftestProbe) Name() string { return "perftest" }
 
+// Weight is the probe's share of a run's budget (Weighted).
+func (p *PerftestProbe) Weight() float64 { return 2 }
+
 // SetLog sets the diagnostics sink.
 func (p *PerftestProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 

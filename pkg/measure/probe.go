@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/gpupath/gpupath/internal/rawsock"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -65,4 +66,27 @@ func New(name string) (Probe, error) {
 		return nil, fmt.Errorf("unknown probe %q (probes: %v)", name, Names())
 	}
 	return f(), nil
+}
+
+// SocketOptions are the settings applied to every socket of the network
+// probes (buffer sizes; TCP_NODELAY is always on).
+type SocketOptions = rawsock.Options
+
+// ErrTimeout is returned (wrapped) when a peer does not answer within the
+// configured timeout.
+var ErrTimeout = rawsock.ErrTimeout
+
+// InventoryReporter is implemented by probes that also find out what
+// hardware is there (devices, links, topology). After Run, Inventory
+// returns a JSON-able value for the manifest, next to the probe's status.
+// The runner may ignore it; nothing in the results depends on it.
+type InventoryReporter interface {
+	Inventory() any
+}
+
+// Verboser is implemented by probes that can report diagnostics while they
+// run (what was loaded, allocated, skipped). The command line sets it for
+// its diagnostic mode; libraries never print by themselves.
+type Verboser interface {
+	SetLog(func(format string, args ...any))
 }

@@ -85,3 +85,11 @@ func TestQuickConfig(t *testing.T) {
 		}
 	}
 }
+
+// runCollect runs one probe and returns what it emitted.
+func runCollect(t *testing.T, p Probe, plan Plan) ([]record.Result, error) {
+	t.Helper()
+	var out []record.Result
+	err := p.Run(context.Background(), plan, func(r record.Result) error { out = append(out, r); return nil })
+	return out, err
+}

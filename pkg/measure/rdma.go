@@ -41,6 +41,10 @@ type RDMAInventory struct {
 // Name returns "rdma".
 func (p *RDMAProbe) Name() string { return "rdma" }
 
+// Weight is the probe's share of a run's budget (Weighted): an inventory
+// takes almost none.
+func (p *RDMAProbe) Weight() float64 { return 0.05 }
+
 // SetLog sets the diagnostics sink.
 func (p *RDMAProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 
@@ -99,8 +103,8 @@ func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(record.Result)
 				p.Log("rdma: %s port %d: %s, %d GIDs, netdevs %v", d.Name, port.Port, note, len(port.GIDs), d.NetDevs)
 			}
 			res := record.Result{Probe: "rdma", Variant: "port", Target: fmt.Sprintf("%s/%d", d.Name, port.Port), Time: now, Note: note,
-				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": boolFloat(port.Active()),
-					"gids": float64(len(port.GIDs)), "infiniband": boolFloat(topo.LinkKind(port.LinkLayer) == "ib")}}
+				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": record.Bool(port.Active()),
+					"gids": float64(len(port.GIDs)), "infiniband": record.Bool(topo.LinkKind(port.LinkLayer) == "ib")}}
 			if err := emit(res); err != nil {
 				return err
 			}

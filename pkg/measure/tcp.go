@@ -167,7 +167,7 @@ func CheckPeer(ctx context.Context, addr string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	defer conn.close()
+	defer conn.Close()
 	_, _, err = c.finish(conn)
 	return err
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gpupath/gpupath/internal/rawsock"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -160,16 +161,16 @@ func TestTCPConnectTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	sa, _ := unix.Getsockname(fd)
-	addr := addrPortOf(sa).String()
+	addr := rawsock.AddrPortOf(sa).String()
 	// Fill the accept queue (backlog 0 holds one) with connections that stay.
-	var fill []*rawConn
+	var fill []*rawsock.Conn
 	defer func() {
 		for _, c := range fill {
-			c.close()
+			c.Close()
 		}
 	}()
 	for i := 0; i < 4; i++ {
-		c, err := dialRaw(context.Background(), addr, "", 200*time.Millisecond, SocketOptions{})
+		c, err := rawsock.Dial(context.Background(), addr, "", 200*time.Millisecond, SocketOptions{})
 		if err != nil {
 			break
 		}

@@ -37,7 +37,7 @@ const NetnsPrefix = "gpupath-"
 
 // Veth is a live pair of namespaces; Close removes them.
 type Veth struct {
-	// ServerNs and ClientNs are the namespace names (for ip netns, inNetns).
+	// ServerNs and ClientNs are the namespace names (for ip netns, rawsock.InNetns).
 	ServerNs, ClientNs string
 	// ServerDev and ClientDev are the interface names inside them.
 	ServerDev, ClientDev string

@@ -87,3 +87,11 @@ func (r *Result) Sanitize() error {
 	}
 	return nil
 }
+
+// Bool is a yes/no as a value of Result.Extra, which holds numbers: 1 or 0.
+func Bool(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,22 +1,24 @@
 //go:build cgo
 
-package measure
+package gpu
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
 func init() {
-	Register("nvml", func() Probe { return &NVMLProbe{} })
+	measure.Register("nvml", func() measure.Probe { return &NVMLProbe{} })
 	defaultPCIeMonitor = OpenNVMLMonitor
 }
 
@@ -40,7 +42,8 @@ func init() {
 // Plan.Options: nvml_idle=200ms (how long to sample the counters at rest;
 // 0 turns it off).
 type NVMLProbe struct {
-	// Lib is the NVML library; nil means nvml.New().
+	// Lib is the NVML library; nil means go-nvml's libnvidia-ml.so.1 (or
+	// the library $GPUPATH_LIBNVML names).
 	Lib nvml.Interface
 	// Log receives diagnostics; nil discards them.
 	Log func(format string, args ...any)
@@ -50,6 +53,10 @@ type NVMLProbe struct {
 // Name returns "nvml".
 func (p *NVMLProbe) Name() string { return "nvml" }
 
+// Weight is the probe's share of a run's budget (measure.Weighted): an
+// inventory takes almost none.
+func (p *NVMLProbe) Weight() float64 { return 0.2 }
+
 // SetLog sets the diagnostics sink.
 func (p *NVMLProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 
@@ -58,7 +65,7 @@ func (p *NVMLProbe) Inventory() any { return p.inv }
 
 func (p *NVMLProbe) lib() nvml.Interface {
 	if p.Lib == nil {
-		p.Lib = nvml.New()
+		p.Lib = newNVML()
 	}
 	return p.Lib
 }
@@ -83,7 +90,7 @@ func (p *NVMLProbe) Available() error {
 // failed Init the caller must not call anything else on lib.
 func nvmlInit(lib nvml.Interface) error {
 	if ret := lib.Init(); ret != nvml.SUCCESS {
-		return Unavailable("NVML: Init: %s", nvmlName(ret))
+		return measure.Unavailable("NVML: Init: %s", nvmlName(ret))
 	}
 	return nil
 }
@@ -128,7 +135,7 @@ func ReadGPUInventory(lib nvml.Interface) (*record.GPUInventory, error) {
 
 // Run reads the inventory, samples the PCIe counters at rest and emits the
 // records described on the type.
-func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
+func (p *NVMLProbe) Run(ctx context.Context, plan measure.Plan, emit func(record.Result) error) error {
 	lib := p.lib()
 	if err := nvmlInit(lib); err != nil {
 		return err
@@ -198,8 +205,8 @@ func (p *NVMLProbe) Run(ctx context.Context, plan Plan, emit func(record.Result)
 		r := record.Result{Probe: "nvml", Variant: "pair", Target: fmt.Sprintf("gpu%d->gpu%d", pp.From, pp.To), Time: now,
 			Note: cls,
 			Extra: map[string]float64{"nvlinks": float64(nv),
-				"p2p_read_ok": boolFloat(pp.Read == "OK"), "p2p_write_ok": boolFloat(pp.Write == "OK"),
-				"p2p_nvlink_ok": boolFloat(pp.NVLink == "OK"), "p2p_atomics_ok": boolFloat(pp.Atomics == "OK"), "p2p_pci_ok": boolFloat(pp.PCI == "OK")}}
+				"p2p_read_ok": record.Bool(pp.Read == "OK"), "p2p_write_ok": record.Bool(pp.Write == "OK"),
+				"p2p_nvlink_ok": record.Bool(pp.NVLink == "OK"), "p2p_atomics_ok": record.Bool(pp.Atomics == "OK"), "p2p_pci_ok": record.Bool(pp.PCI == "OK")}}
 		if err := emit(r); err != nil {
 			return err
 		}
@@ -229,7 +236,7 @@ func collectGPUInventory(lib nvml.Interface) (*record.GPUInventory, []nvml.Devic
 		return inv, nil, fmt.Errorf("nvml: DeviceGetCount: %s", nvmlName(ret))
 	}
 	if n == 0 {
-		return inv, nil, Unavailable("NVML sees no GPU")
+		return inv, nil, measure.Unavailable("NVML sees no GPU")
 	}
 	devs := make([]nvml.Device, n)
 	for i := 0; i < n; i++ {
@@ -453,6 +460,15 @@ type nvmlMonitor struct {
 	every time.Duration
 }
 
+// newNVML is go-nvml's library: libnvidia-ml.so.1, or the one
+// $GPUPATH_LIBNVML names.
+func newNVML() nvml.Interface {
+	if lib := os.Getenv(LibNVMLEnv); lib != "" {
+		return nvml.New(nvml.WithLibraryPath(lib))
+	}
+	return nvml.New()
+}
+
 func newNVMLMonitor(d nvml.Device) *nvmlMonitor {
 	return &nvmlMonitor{dev: d, every: 20 * time.Millisecond}
 }
@@ -461,7 +477,7 @@ func newNVMLMonitor(d nvml.Device) *nvmlMonitor {
 // the GPU at pciBusID ("0000:8F:00.0" as CUDA prints it). The counters are
 // read once to check that the GPU supports them.
 func OpenNVMLMonitor(pciBusID string) (PCIeMonitor, error) {
-	return openNVMLMonitor(nvml.New(), pciBusID)
+	return openNVMLMonitor(newNVML(), pciBusID)
 }
 
 func openNVMLMonitor(lib nvml.Interface, pciBusID string) (*nvmlMonitor, error) {

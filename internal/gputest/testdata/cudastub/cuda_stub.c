@@ -1,6 +1,6 @@
 /*
  * A stand-in for libcuda.so.1 for the tests of the purego binding
- * (cuda_linux.go): the driver API functions the copy probe uses, with the
+ * (internal/cuda): the driver API functions the GPU probes use, with the
  * real signatures and ABI names, done on the host. Device memory is host
  * memory; copies are memcpy; events read CLOCK_MONOTONIC. Like the real
  * driver, the current context belongs to the calling thread: a call that

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package measure
+package gpu
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -147,7 +148,7 @@ func TestNVMLTwoH200NV18(t *testing.T) {
 	for _, viaSwitch := range []bool{false, true} {
 		lib := mockNVML(h200Pair(viaSwitch))
 		p := &NVMLProbe{Lib: lib}
-		res, err := runCollect(t, p, Plan{Options: map[string]string{"nvml_idle": "60ms"}})
+		res, err := runCollect(t, p, measure.Plan{Options: map[string]string{"nvml_idle": "60ms"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,17 +236,17 @@ func TestNVMLInitFailure(t *testing.T) {
 	for _, ret := range []nvml.Return{nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED} {
 		lib := &mock.Interface{InitFunc: func() nvml.Return { return ret }}
 		p := &NVMLProbe{Lib: lib}
-		if err := p.Available(); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), nvmlName(ret)) {
+		if err := p.Available(); !errors.Is(err, measure.ErrUnavailable) || !strings.Contains(err.Error(), nvmlName(ret)) {
 			t.Errorf("Available = %v", err)
 		}
-		_, err := runCollect(t, p, Plan{})
-		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "NVML: Init: "+nvmlName(ret)) {
+		_, err := runCollect(t, p, measure.Plan{})
+		if !errors.Is(err, measure.ErrUnavailable) || !strings.Contains(err.Error(), "NVML: Init: "+nvmlName(ret)) {
 			t.Errorf("Run = %v", err)
 		}
-		if _, err := ReadGPUInventory(lib); !errors.Is(err, ErrUnavailable) {
+		if _, err := ReadGPUInventory(lib); !errors.Is(err, measure.ErrUnavailable) {
 			t.Errorf("ReadGPUInventory = %v", err)
 		}
-		if _, err := openNVMLMonitor(lib, "0000:00:05.0"); !errors.Is(err, ErrUnavailable) {
+		if _, err := openNVMLMonitor(lib, "0000:00:05.0"); !errors.Is(err, measure.ErrUnavailable) {
 			t.Errorf("openNVMLMonitor = %v", err)
 		}
 		if n := len(lib.InitCalls()); n != 4 {
@@ -308,7 +309,7 @@ func TestNVMLHardware(t *testing.T) {
 		t.Skipf("no GPU: %v", err)
 	}
 	var res []record.Result
-	err := p.Run(context.Background(), Plan{}, func(r record.Result) error { res = append(res, r); return nil })
+	err := p.Run(context.Background(), measure.Plan{}, func(r record.Result) error { res = append(res, r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

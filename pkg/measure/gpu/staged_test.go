@@ -1,4 +1,4 @@
-package measure
+package gpu
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gpupath/gpupath/internal/cuda"
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -24,12 +26,12 @@ import (
 type memCUDA struct {
 	mu      sync.Mutex
 	ndev    int
-	current map[int]CUcontext // by thread id
-	dev     map[CUdeviceptr][]byte
+	current map[int]cuda.Context // by thread id
+	dev     map[cuda.DevicePtr][]byte
 	host    map[uintptr][]byte
-	queues  map[CUstream][]func()
-	marks   map[CUevent]struct {
-		s CUstream
+	queues  map[cuda.Stream][]func()
+	marks   map[cuda.Event]struct {
+		s cuda.Stream
 		n int
 	}
 	next    uintptr
@@ -39,9 +41,9 @@ type memCUDA struct {
 }
 
 func newMemCUDA(ndev int) *memCUDA {
-	return &memCUDA{ndev: ndev, current: map[int]CUcontext{}, dev: map[CUdeviceptr][]byte{}, host: map[uintptr][]byte{},
-		queues: map[CUstream][]func(){}, marks: map[CUevent]struct {
-			s CUstream
+	return &memCUDA{ndev: ndev, current: map[int]cuda.Context{}, dev: map[cuda.DevicePtr][]byte{}, host: map[uintptr][]byte{},
+		queues: map[cuda.Stream][]func(){}, marks: map[cuda.Event]struct {
+			s cuda.Stream
 			n int
 		}{}, next: 0x10000, threads: map[int]bool{}}
 }
@@ -53,14 +55,14 @@ func (f *memCUDA) lock() func() {
 }
 func (f *memCUDA) ctxOK() error {
 	if f.current[syscall.Gettid()] == 0 {
-		return &CUDAError{Func: "call", Result: CUDAErrorInvalidContext}
+		return &cuda.Error{Func: "call", Result: cuda.ErrorInvalidContext}
 	}
 	return nil
 }
 func (f *memCUDA) handle() uintptr { f.next += 0x1000; return f.next }
 
 // devSlice finds the allocation holding p.
-func (f *memCUDA) devSlice(p CUdeviceptr, n int64) []byte {
+func (f *memCUDA) devSlice(p cuda.DevicePtr, n int64) []byte {
 	for base, b := range f.dev {
 		if p >= base && int64(p-base)+n <= int64(len(b)) {
 			return b[p-base : int64(p-base)+n]
@@ -76,7 +78,7 @@ func (f *memCUDA) hostSlice(p uintptr, n int64) []byte {
 	}
 	panic(fmt.Sprintf("fake: host range %#x+%d not allocated", p, n))
 }
-func (f *memCUDA) drain(s CUstream, upTo int) {
+func (f *memCUDA) drain(s cuda.Stream, upTo int) {
 	q := f.queues[s]
 	for _, op := range q[:upTo] {
 		op()
@@ -96,36 +98,38 @@ func (f *memCUDA) drain(s CUstream, upTo int) {
 func (f *memCUDA) Init() error                 { return nil }
 func (f *memCUDA) DriverVersion() (int, error) { return 13000, nil }
 func (f *memCUDA) DeviceCount() (int, error)   { return f.ndev, nil }
-func (f *memCUDA) Device(o int) (CUdevice, error) {
+func (f *memCUDA) Device(o int) (cuda.Device, error) {
 	if o >= f.ndev {
-		return 0, &CUDAError{Func: "cuDeviceGet", Result: 101}
+		return 0, &cuda.Error{Func: "cuDeviceGet", Result: 101}
 	}
-	return CUdevice(o), nil
+	return cuda.Device(o), nil
 }
-func (f *memCUDA) DeviceName(CUdevice) (string, error)            { return "fake", nil }
-func (f *memCUDA) DevicePCIBusID(CUdevice) (string, error)        { return "0000:00:00.0", nil }
-func (f *memCUDA) DeviceTotalMem(CUdevice) (int64, error)         { return 1 << 30, nil }
-func (f *memCUDA) PrimaryCtxRetain(d CUdevice) (CUcontext, error) { return CUcontext(100 + d), nil }
-func (f *memCUDA) PrimaryCtxRelease(CUdevice) error               { return nil }
-func (f *memCUDA) CtxSetCurrent(c CUcontext) error {
+func (f *memCUDA) DeviceName(cuda.Device) (string, error)     { return "fake", nil }
+func (f *memCUDA) DevicePCIBusID(cuda.Device) (string, error) { return "0000:00:00.0", nil }
+func (f *memCUDA) DeviceTotalMem(cuda.Device) (int64, error)  { return 1 << 30, nil }
+func (f *memCUDA) PrimaryCtxRetain(d cuda.Device) (cuda.Context, error) {
+	return cuda.Context(100 + d), nil
+}
+func (f *memCUDA) PrimaryCtxRelease(cuda.Device) error { return nil }
+func (f *memCUDA) CtxSetCurrent(c cuda.Context) error {
 	defer f.lock()()
 	f.current[syscall.Gettid()] = c
 	return nil
 }
-func (f *memCUDA) CtxSynchronize() error                        { return nil }
-func (f *memCUDA) CanAccessPeer(d, peer CUdevice) (bool, error) { return true, nil }
-func (f *memCUDA) CtxEnablePeerAccess(CUcontext) error          { return nil }
-func (f *memCUDA) MemAlloc(n int64) (CUdeviceptr, error) {
+func (f *memCUDA) CtxSynchronize() error                           { return nil }
+func (f *memCUDA) CanAccessPeer(d, peer cuda.Device) (bool, error) { return true, nil }
+func (f *memCUDA) CtxEnablePeerAccess(cuda.Context) error          { return nil }
+func (f *memCUDA) MemAlloc(n int64) (cuda.DevicePtr, error) {
 	defer f.lock()()
 	if err := f.ctxOK(); err != nil {
 		return 0, err
 	}
-	p := CUdeviceptr(f.handle())
+	p := cuda.DevicePtr(f.handle())
 	f.next += uintptr(n)
 	f.dev[p] = make([]byte, n)
 	return p, nil
 }
-func (f *memCUDA) MemFree(p CUdeviceptr) error { defer f.lock()(); delete(f.dev, p); return nil }
+func (f *memCUDA) MemFree(p cuda.DevicePtr) error { defer f.lock()(); delete(f.dev, p); return nil }
 func (f *memCUDA) MemAllocHost(n int64) (uintptr, error) {
 	defer f.lock()()
 	if err := f.ctxOK(); err != nil {
@@ -145,7 +149,7 @@ func (f *memCUDA) MemFreeHost(p uintptr) error {
 	delete(f.host, p)
 	return syscall.Munmap(b)
 }
-func (f *memCUDA) MemsetD8(p CUdeviceptr, v byte, n int64) error {
+func (f *memCUDA) MemsetD8(p cuda.DevicePtr, v byte, n int64) error {
 	defer f.lock()()
 	b := f.devSlice(p, n)
 	for i := range b {
@@ -153,7 +157,7 @@ func (f *memCUDA) MemsetD8(p CUdeviceptr, v byte, n int64) error {
 	}
 	return nil
 }
-func (f *memCUDA) MemcpyHtoD(dst CUdeviceptr, src uintptr, n int64) error {
+func (f *memCUDA) MemcpyHtoD(dst cuda.DevicePtr, src uintptr, n int64) error {
 	defer f.lock()()
 	if err := f.ctxOK(); err != nil {
 		return err
@@ -163,7 +167,7 @@ func (f *memCUDA) MemcpyHtoD(dst CUdeviceptr, src uintptr, n int64) error {
 	}
 	return nil
 }
-func (f *memCUDA) MemcpyDtoH(dst uintptr, src CUdeviceptr, n int64) error {
+func (f *memCUDA) MemcpyDtoH(dst uintptr, src cuda.DevicePtr, n int64) error {
 	defer f.lock()()
 	if err := f.ctxOK(); err != nil {
 		return err
@@ -171,11 +175,11 @@ func (f *memCUDA) MemcpyDtoH(dst uintptr, src CUdeviceptr, n int64) error {
 	copy(f.hostSlice(dst, n), f.devSlice(src, n))
 	return nil
 }
-func (f *memCUDA) MemcpyDtoD(dst, src CUdeviceptr, n int64) error { return nil }
-func (f *memCUDA) MemcpyPeer(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, int64) error {
+func (f *memCUDA) MemcpyDtoD(dst, src cuda.DevicePtr, n int64) error { return nil }
+func (f *memCUDA) MemcpyPeer(cuda.DevicePtr, cuda.Context, cuda.DevicePtr, cuda.Context, int64) error {
 	return nil
 }
-func (f *memCUDA) MemcpyHtoDAsync(dst CUdeviceptr, src uintptr, n int64, s CUstream) error {
+func (f *memCUDA) MemcpyHtoDAsync(dst cuda.DevicePtr, src uintptr, n int64, s cuda.Stream) error {
 	defer f.lock()()
 	if err := f.ctxOK(); err != nil {
 		return err
@@ -188,7 +192,7 @@ func (f *memCUDA) MemcpyHtoDAsync(dst CUdeviceptr, src uintptr, n int64, s CUstr
 	})
 	return nil
 }
-func (f *memCUDA) MemcpyDtoHAsync(dst uintptr, src CUdeviceptr, n int64, s CUstream) error {
+func (f *memCUDA) MemcpyDtoHAsync(dst uintptr, src cuda.DevicePtr, n int64, s cuda.Stream) error {
 	defer f.lock()()
 	if err := f.ctxOK(); err != nil {
 		return err
@@ -197,41 +201,44 @@ func (f *memCUDA) MemcpyDtoHAsync(dst uintptr, src CUdeviceptr, n int64, s CUstr
 	f.queues[s] = append(f.queues[s], func() { copy(h, d) })
 	return nil
 }
-func (f *memCUDA) MemcpyDtoDAsync(dst, src CUdeviceptr, n int64, s CUstream) error { return nil }
-func (f *memCUDA) MemcpyPeerAsync(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, int64, CUstream) error {
+func (f *memCUDA) MemcpyDtoDAsync(dst, src cuda.DevicePtr, n int64, s cuda.Stream) error { return nil }
+func (f *memCUDA) MemcpyPeerAsync(cuda.DevicePtr, cuda.Context, cuda.DevicePtr, cuda.Context, int64, cuda.Stream) error {
 	return nil
 }
-func (f *memCUDA) StreamCreate() (CUstream, error) {
+func (f *memCUDA) StreamCreate() (cuda.Stream, error) {
 	defer f.lock()()
-	return CUstream(f.handle()), nil
+	return cuda.Stream(f.handle()), nil
 }
-func (f *memCUDA) StreamDestroy(CUstream) error { return nil }
-func (f *memCUDA) StreamSynchronize(s CUstream) error {
+func (f *memCUDA) StreamDestroy(cuda.Stream) error { return nil }
+func (f *memCUDA) StreamSynchronize(s cuda.Stream) error {
 	defer f.lock()()
 	f.drain(s, len(f.queues[s]))
 	return nil
 }
-func (f *memCUDA) EventCreate() (CUevent, error) { defer f.lock()(); return CUevent(f.handle()), nil }
-func (f *memCUDA) EventDestroy(CUevent) error    { return nil }
-func (f *memCUDA) EventRecord(e CUevent, s CUstream) error {
+func (f *memCUDA) EventCreate() (cuda.Event, error) {
+	defer f.lock()()
+	return cuda.Event(f.handle()), nil
+}
+func (f *memCUDA) EventDestroy(cuda.Event) error { return nil }
+func (f *memCUDA) EventRecord(e cuda.Event, s cuda.Stream) error {
 	defer f.lock()()
 	f.marks[e] = struct {
-		s CUstream
+		s cuda.Stream
 		n int
 	}{s, len(f.queues[s])}
 	return nil
 }
-func (f *memCUDA) EventSynchronize(e CUevent) error {
+func (f *memCUDA) EventSynchronize(e cuda.Event) error {
 	defer f.lock()()
 	m := f.marks[e]
 	f.drain(m.s, m.n)
 	return nil
 }
-func (f *memCUDA) EventElapsed(start, end CUevent) (float64, error) { return 0, nil }
+func (f *memCUDA) EventElapsed(start, end cuda.Event) (float64, error) { return 0, nil }
 
-func runStaged(t *testing.T, f *memCUDA, plan Plan) ([]record.Result, error) {
+func runStaged(t *testing.T, f *memCUDA, plan measure.Plan) ([]record.Result, error) {
 	t.Helper()
-	p := &Staged{Open: func() (CUDADriver, error) { return f, nil }}
+	p := &Staged{Open: func() (cuda.Driver, error) { return f, nil }}
 	var out []record.Result
 	err := p.Run(context.Background(), plan, func(r record.Result) error { out = append(out, r); return nil })
 	return out, err
@@ -240,7 +247,7 @@ func runStaged(t *testing.T, f *memCUDA, plan Plan) ([]record.Result, error) {
 func TestStagedMovesTheBytes(t *testing.T) {
 	f := newMemCUDA(2)
 	// Sizes that end mid-chunk, below one chunk, and span many slots.
-	plan := Plan{Sizes: []int64{4, 5000, 3*8192 + 17, 10 * 8192}, PerSize: 20 * time.Millisecond,
+	plan := measure.Plan{Sizes: []int64{4, 5000, 3*8192 + 17, 10 * 8192}, PerSize: 20 * time.Millisecond,
 		Options: map[string]string{"chunk": "8KiB", "slots": "2"}}
 	res, err := runStaged(t, f, plan)
 	if err != nil {
@@ -265,7 +272,7 @@ func TestStagedMovesTheBytes(t *testing.T) {
 func TestStagedDetectsCorruption(t *testing.T) {
 	f := newMemCUDA(1)
 	f.corrupt = true
-	_, err := runStaged(t, f, Plan{Sizes: []int64{4096}, PerSize: 10 * time.Millisecond, Options: map[string]string{"chunk": "4KiB"}})
+	_, err := runStaged(t, f, measure.Plan{Sizes: []int64{4096}, PerSize: 10 * time.Millisecond, Options: map[string]string{"chunk": "4KiB"}})
 	if err == nil || !strings.Contains(err.Error(), "arrived as 0") {
 		t.Fatalf("err = %v, want a verification failure", err)
 	}
@@ -273,7 +280,7 @@ func TestStagedDetectsCorruption(t *testing.T) {
 
 func TestStagedBadOptions(t *testing.T) {
 	for _, opt := range []map[string]string{{"chunk": "1KiB"}, {"slots": "1"}, {"variants": "teleport"}, {"chunk": "lots"}} {
-		if _, err := runStaged(t, newMemCUDA(1), Plan{Sizes: []int64{8}, Options: opt}); err == nil {
+		if _, err := runStaged(t, newMemCUDA(1), measure.Plan{Sizes: []int64{8}, Options: opt}); err == nil {
 			t.Errorf("options %v accepted", opt)
 		}
 	}
@@ -281,19 +288,21 @@ func TestStagedBadOptions(t *testing.T) {
 
 func TestStagedCancel(t *testing.T) {
 	f := newMemCUDA(1)
-	p := &Staged{Open: func() (CUDADriver, error) { return f, nil }}
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	p := &Staged{Open: func() (cuda.Driver, error) { return f, nil }}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	n := 0
 	start := time.Now()
-	// A budget of an hour per size and more work than fits in 200 ms (each
-	// size moves 16 MiB at least seven times, twenty sizes): the
-	// cancellation ends the run, promptly, and what was measured is kept.
+	// A budget of an hour per size and a tolerance no median meets: the
+	// first size repeats until the deadline, which ends the run promptly,
+	// and what was measured is kept. (The deadline leaves the setup, two
+	// 16 MiB buffers per side, time to finish on a loaded machine: a
+	// cancellation during the setup would keep nothing.)
 	sizes := []int64{8}
 	for i := 0; i < 20; i++ {
 		sizes = append(sizes, 16<<20+int64(i))
 	}
-	err := p.Run(ctx, Plan{Sizes: sizes, PerSize: time.Hour, Tolerance: 1e-300}, func(r record.Result) error {
+	err := p.Run(ctx, measure.Plan{Sizes: sizes, PerSize: time.Hour, Tolerance: 1e-300}, func(r record.Result) error {
 		n++
 		return nil
 	})

@@ -1,10 +1,8 @@
 //go:build cgo && linux
 
-package measure
+package gpu
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,25 +10,10 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/ebitengine/purego"
 
+	"github.com/gpupath/gpupath/internal/gputest"
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
-
-// buildNVMLStub compiles testdata/nvmlstub/nvml_stub.c, a stand-in for
-// libnvidia-ml.so.1, so that the probe runs through go-nvml's real cgo path
-// (library loading, versioned symbols, struct layouts) without a GPU.
-func buildNVMLStub(t *testing.T) string {
-	t.Helper()
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skipf("no C compiler to build the NVML stub: %v", err)
-	}
-	lib := filepath.Join(t.TempDir(), "libnvidia-ml.so.1")
-	out, err := exec.Command(cc, "-shared", "-fPIC", "-Wall", "-o", lib, filepath.Join("testdata", "nvmlstub", "nvml_stub.c")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the stub: %v\n%s", err, out)
-	}
-	return lib
-}
 
 // stubCounters reads the stub's count of calls made while NVML was not
 // initialised, and its init refcount.
@@ -47,13 +30,13 @@ func stubCounters(t *testing.T, path string) (bad, refs uintptr) {
 }
 
 func TestNVMLAgainstStub(t *testing.T) {
-	path := buildNVMLStub(t)
+	path := gputest.NVMLStub(t)
 	t.Setenv("NVMLSTUB_KBPS", "27000000")
 	p := &NVMLProbe{Lib: nvml.New(nvml.WithLibraryPath(path))}
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := runCollect(t, p, Plan{Options: map[string]string{"nvml_idle": "100ms"}})
+	res, err := runCollect(t, p, measure.Plan{Options: map[string]string{"nvml_idle": "100ms"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +77,13 @@ func TestNVMLAgainstStub(t *testing.T) {
 // purego binding on the CUDA stub and the NVML monitor through go-nvml on
 // the NVML stub, including the sustained check.
 func TestCUDAProbeWithNVMLStub(t *testing.T) {
-	cuda, nv := buildCUDAStub(t), buildNVMLStub(t)
+	cu, nv := gputest.CUDAStub(t), gputest.NVMLStub(t)
 	t.Setenv("NVMLSTUB_KBPS", "50000000")
 	p := &CUDACopy{
-		Open: func() (CUDADriver, error) { return openCUDAAt(cuda) },
+		Open: stubOpen(cu),
 		PCIe: func(bus string) (PCIeMonitor, error) { return openNVMLMonitor(nvml.New(nvml.WithLibraryPath(nv)), bus) },
 	}
-	res, err := runCollect(t, p, Plan{Sizes: []int64{4, 16 << 20}, Budget: 2 * time.Second,
+	res, err := runCollect(t, p, measure.Plan{Sizes: []int64{4, 16 << 20}, Budget: 2 * time.Second,
 		Options: map[string]string{"nvml_check": "300ms", "gpus": "0", "variants": "h2d-pinned-stream,d2h-pinned-stream"}})
 	if err != nil {
 		t.Fatal(err)

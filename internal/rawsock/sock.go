@@ -1,11 +1,21 @@
-package measure
+// Package rawsock is the raw TCP sockets that gpupath's network probes
+// measure through: plain blocking file descriptors driven by direct system
+// calls from a goroutine locked to its OS thread, with no netpoller hand-off
+// between a packet's arrival and the reader (as in a C benchmark: sockperf,
+// iperf3). Every blocking call has a deadline: SO_RCVTIMEO and SO_SNDTIMEO
+// on the socket, poll(2) with a timeout for connect, and a bounded wait for
+// accept. Sockets can be made inside a network namespace.
+//
+// It is shared by pkg/measure's tcp and syscall probes and by the staged
+// GPU transfer of pkg/measure/gpu. It measures nothing itself and knows no
+// protocol above TCP. Linux only.
+package rawsock
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -16,27 +26,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// This file holds the raw TCP sockets of the network probes. They are plain
-// blocking file descriptors driven by direct system calls from a goroutine
-// locked to its OS thread: no netpoller hand-off sits between a packet's
-// arrival and the reader, as in a C benchmark (sockperf, iperf3). Every
-// blocking call has a deadline: SO_RCVTIMEO and SO_SNDTIMEO on the socket,
-// poll(2) with a timeout for connect and accept.
-
 // ErrTimeout is returned (wrapped) when a peer does not answer within the
 // configured timeout.
 var ErrTimeout = errors.New("timed out")
 
-// rawConn is a connected, blocking TCP socket.
-type rawConn struct {
+// Conn is a connected, blocking TCP socket.
+type Conn struct {
 	fd      int
 	timeout time.Duration
 	peer    string
 }
 
-// resolve turns host:port into a socket address. Names are looked up with
+// Resolve turns host:port into a socket address. Names are looked up with
 // the deadline of ctx.
-func resolve(ctx context.Context, addr string, timeout time.Duration) (netip.AddrPort, error) {
+func Resolve(ctx context.Context, addr string, timeout time.Duration) (netip.AddrPort, error) {
 	if ap, err := netip.ParseAddrPort(addr); err == nil {
 		return ap, nil
 	}
@@ -55,10 +58,10 @@ func resolve(ctx context.Context, addr string, timeout time.Duration) (netip.Add
 	defer cancel()
 	ips, err := net.DefaultResolver.LookupNetIP(lctx, "ip", host)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("resolve %s: %w", host, err)
+		return netip.AddrPort{}, fmt.Errorf("Resolve %s: %w", host, err)
 	}
 	if len(ips) == 0 {
-		return netip.AddrPort{}, fmt.Errorf("resolve %s: no address", host)
+		return netip.AddrPort{}, fmt.Errorf("Resolve %s: no address", host)
 	}
 	for _, ip := range ips { // prefer IPv4
 		if ip.Unmap().Is4() {
@@ -76,7 +79,9 @@ func sockaddr(ap netip.AddrPort) (unix.Sockaddr, int) {
 	return &unix.SockaddrInet6{Port: int(ap.Port()), Addr: a.As16()}, unix.AF_INET6
 }
 
-func addrPortOf(sa unix.Sockaddr) netip.AddrPort {
+// AddrPortOf is the address of an IPv4 or IPv6 socket address (the zero
+// value for another kind).
+func AddrPortOf(sa unix.Sockaddr) netip.AddrPort {
 	switch v := sa.(type) {
 	case *unix.SockaddrInet4:
 		return netip.AddrPortFrom(netip.AddrFrom4(v.Addr), uint16(v.Port))
@@ -124,14 +129,14 @@ func setTimeouts(fd int, d time.Duration) error {
 	return nil
 }
 
-// SocketOptions are the settings applied to every probe socket.
-type SocketOptions struct {
+// Options are the settings applied to every probe socket.
+type Options struct {
 	// SendBuffer and RecvBuffer set SO_SNDBUF/SO_RCVBUF in bytes; zero keeps
 	// the kernel's autotuning (as iperf3 and sockperf do by default).
 	SendBuffer, RecvBuffer int
 }
 
-func (o SocketOptions) apply(fd int) error {
+func (o Options) apply(fd int) error {
 	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
 		return os.NewSyscallError("setsockopt TCP_NODELAY", err)
 	}
@@ -148,21 +153,21 @@ func (o SocketOptions) apply(fd int) error {
 	return nil
 }
 
-// dialRaw connects to addr within timeout, from network namespace netns when
+// Dial connects to addr within timeout, from network namespace netns when
 // it is not empty. The socket is left blocking with TCP_NODELAY and the I/O
 // timeout set.
-func dialRaw(ctx context.Context, addr, netns string, timeout time.Duration, opt SocketOptions) (*rawConn, error) {
+func Dial(ctx context.Context, addr, netns string, timeout time.Duration, opt Options) (*Conn, error) {
 	deadline := time.Now().Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	ap, err := resolve(ctx, addr, timeout)
+	ap, err := Resolve(ctx, addr, timeout)
 	if err != nil {
 		return nil, err
 	}
 	sa, family := sockaddr(ap)
 	var fd int
-	err = inNetns(netns, func() error {
+	err = InNetns(netns, func() error {
 		var err error
 		fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 		return os.NewSyscallError("socket", err)
@@ -205,12 +210,12 @@ func dialRaw(ctx context.Context, addr, netns string, timeout time.Duration, opt
 		return nil, err
 	}
 	ok = true
-	return &rawConn{fd: fd, timeout: timeout, peer: addr}, nil
+	return &Conn{fd: fd, timeout: timeout, peer: addr}, nil
 }
 
-// readFull reads exactly len(b) bytes. A clean end of stream before the
+// ReadFull reads exactly len(b) bytes. A clean end of stream before the
 // first byte is io.EOF, inside the buffer io.ErrUnexpectedEOF.
-func (c *rawConn) readFull(b []byte) error {
+func (c *Conn) ReadFull(b []byte) error {
 	got := 0
 	var lim opLimit
 	for got < len(b) {
@@ -252,8 +257,8 @@ func (l *opLimit) over(timeout time.Duration, n int) bool {
 	return time.Since(l.start) > timeout*time.Duration(1+n>>20)
 }
 
-// readSome reads what is there (at least one byte); 0 with io.EOF at the end.
-func (c *rawConn) readSome(b []byte) (int, error) {
+// ReadSome reads what is there (at least one byte); 0 with io.EOF at the end.
+func (c *Conn) ReadSome(b []byte) (int, error) {
 	for {
 		n, err := unix.Read(c.fd, b)
 		if err != nil {
@@ -269,8 +274,8 @@ func (c *rawConn) readSome(b []byte) (int, error) {
 	}
 }
 
-// writeAll writes all of b.
-func (c *rawConn) writeAll(b []byte) error {
+// WriteAll writes all of b.
+func (c *Conn) WriteAll(b []byte) error {
 	total := len(b)
 	var lim opLimit
 	for len(b) > 0 {
@@ -292,19 +297,36 @@ func (c *rawConn) writeAll(b []byte) error {
 	return nil
 }
 
-func (c *rawConn) ioErr(op string, err error) error {
+// FD is the socket's file descriptor (-1 once closed).
+func (c *Conn) FD() int { return c.fd }
+
+// NewConn wraps a connected stream socket fd (a socketpair end, say) as a
+// Conn with the I/O timeout set on it; peer names it in errors.
+func NewConn(fd int, peer string, timeout time.Duration) (*Conn, error) {
+	c := &Conn{fd: fd, timeout: timeout, peer: peer}
+	if err := setTimeouts(fd, timeout); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Addr is the address the listener is bound to.
+func (l *Listener) Addr() netip.AddrPort { return l.addr }
+
+func (c *Conn) ioErr(op string, err error) error {
 	if errors.Is(err, unix.EAGAIN) {
 		return fmt.Errorf("%s %s: no answer within %v: %w", op, c.peer, c.timeout, ErrTimeout)
 	}
 	return fmt.Errorf("%s %s: %w", op, c.peer, err)
 }
 
-// closeWrite sends FIN: the peer reads end of stream.
-func (c *rawConn) closeWrite() error {
+// CloseWrite sends FIN: the peer reads end of stream.
+func (c *Conn) CloseWrite() error {
 	return os.NewSyscallError("shutdown", unix.Shutdown(c.fd, unix.SHUT_WR))
 }
 
-func (c *rawConn) close() error {
+// Close closes the socket; closing it again does nothing.
+func (c *Conn) Close() error {
 	if c.fd < 0 {
 		return nil
 	}
@@ -313,27 +335,27 @@ func (c *rawConn) close() error {
 	return err
 }
 
-// tcpInfo returns the kernel's TCP_INFO for the socket.
-func (c *rawConn) tcpInfo() (*unix.TCPInfo, error) {
+// TCPInfo returns the kernel's TCP_INFO for the socket.
+func (c *Conn) TCPInfo() (*unix.TCPInfo, error) {
 	return unix.GetsockoptTCPInfo(c.fd, unix.IPPROTO_TCP, unix.TCP_INFO)
 }
 
-// rawListener is a listening TCP socket.
-type rawListener struct {
+// Listener is a listening TCP socket.
+type Listener struct {
 	fd   int
 	addr netip.AddrPort
 }
 
-// listenRaw binds and listens on addr, in network namespace netns when it is
+// Listen binds and listens on addr, in network namespace netns when it is
 // not empty.
-func listenRaw(ctx context.Context, addr, netns string, timeout time.Duration) (*rawListener, error) {
-	ap, err := resolve(ctx, addr, timeout)
+func Listen(ctx context.Context, addr, netns string, timeout time.Duration) (*Listener, error) {
+	ap, err := Resolve(ctx, addr, timeout)
 	if err != nil {
 		return nil, err
 	}
 	sa, family := sockaddr(ap)
 	var fd int
-	err = inNetns(netns, func() error {
+	err = InNetns(netns, func() error {
 		var err error
 		fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 		return os.NewSyscallError("socket", err)
@@ -361,15 +383,15 @@ func listenRaw(ctx context.Context, addr, netns string, timeout time.Duration) (
 		unix.Close(fd)
 		return nil, os.NewSyscallError("getsockname", err)
 	}
-	return &rawListener{fd: fd, addr: addrPortOf(got)}, nil
+	return &Listener{fd: fd, addr: AddrPortOf(got)}, nil
 }
 
-// accept waits up to wait for a connection; ErrTimeout when none came. It
+// Accept waits up to wait for a connection; ErrTimeout when none came. It
 // polls the non-blocking socket and sleeps between tries (parking the
 // goroutine), rather than blocking a thread in poll(2): a thread blocked in
 // a system call holds one of the runtime's Ps, which the measuring threads
 // of this process need.
-func (l *rawListener) accept(wait, ioTimeout time.Duration, opt SocketOptions) (*rawConn, error) {
+func (l *Listener) Accept(wait, ioTimeout time.Duration, opt Options) (*Conn, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		nfd, sa, err := unix.Accept4(l.fd, unix.SOCK_CLOEXEC)
@@ -387,20 +409,21 @@ func (l *rawListener) accept(wait, ioTimeout time.Duration, opt SocketOptions) (
 		if err != nil {
 			return nil, os.NewSyscallError("accept", err)
 		}
-		c := &rawConn{fd: nfd, timeout: ioTimeout, peer: addrPortOf(sa).String()}
+		c := &Conn{fd: nfd, timeout: ioTimeout, peer: AddrPortOf(sa).String()}
 		if err := opt.apply(nfd); err != nil {
-			c.close()
+			c.Close()
 			return nil, err
 		}
 		if err := setTimeouts(nfd, ioTimeout); err != nil {
-			c.close()
+			c.Close()
 			return nil, err
 		}
 		return c, nil
 	}
 }
 
-func (l *rawListener) close() error {
+// Close closes the listening socket; closing it again does nothing.
+func (l *Listener) Close() error {
 	if l.fd < 0 {
 		return nil
 	}
@@ -409,11 +432,11 @@ func (l *rawListener) close() error {
 	return err
 }
 
-// inNetns runs f on an OS thread that has entered the named network
+// InNetns runs f on an OS thread that has entered the named network
 // namespace (/var/run/netns/NAME, as `ip netns add` makes it, or an absolute
 // path), then restores the thread. Sockets created by f stay in that
 // namespace for their whole life. With an empty name f runs as is.
-func inNetns(name string, f func() error) error {
+func InNetns(name string, f func() error) error {
 	if name == "" {
 		return f()
 	}
@@ -454,18 +477,4 @@ func inNetns(name string, f func() error) error {
 		done <- ferr
 	}()
 	return <-done
-}
-
-// threadCPU returns the user and system CPU seconds of the calling OS thread
-// (RUSAGE_THREAD); the caller must be locked to its thread.
-func threadCPU() (user, sys float64) {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
-		return math.NaN(), math.NaN()
-	}
-	return tvSeconds(ru.Utime), tvSeconds(ru.Stime)
-}
-
-func tvSeconds(tv unix.Timeval) float64 {
-	return float64(tv.Sec) + float64(tv.Usec)*1e-6
 }

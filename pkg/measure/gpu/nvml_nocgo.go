@@ -1,14 +1,15 @@
 //go:build !cgo
 
-package measure
+package gpu
 
 import (
 	"context"
 
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func init() { Register("nvml", func() Probe { return &NVMLProbe{} }) }
+func init() { measure.Register("nvml", func() measure.Probe { return &NVMLProbe{} }) }
 
 // NVMLProbe is the NVML probe; this build has no cgo, which go-nvml needs,
 // so it always reports ErrUnavailable.
@@ -17,17 +18,23 @@ type NVMLProbe struct {
 }
 
 func errNoCgo() error {
-	return Unavailable("NVML needs cgo (go-nvml); this binary was built with CGO_ENABLED=0")
+	return measure.Unavailable("NVML needs cgo (go-nvml); this binary was built with CGO_ENABLED=0")
 }
 
 // Name returns "nvml".
 func (p *NVMLProbe) Name() string { return "nvml" }
 
+// Weight is the probe's share of a run's budget (measure.Weighted): an
+// inventory takes almost none.
+func (p *NVMLProbe) Weight() float64 { return 0.2 }
+
 // Available reports that NVML is not built in.
 func (p *NVMLProbe) Available() error { return errNoCgo() }
 
 // Run reports that NVML is not built in.
-func (p *NVMLProbe) Run(context.Context, Plan, func(record.Result) error) error { return errNoCgo() }
+func (p *NVMLProbe) Run(context.Context, measure.Plan, func(record.Result) error) error {
+	return errNoCgo()
+}
 
 // SetLog sets the diagnostics sink.
 func (p *NVMLProbe) SetLog(f func(format string, args ...any)) { p.Log = f }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package measure
+package cuda
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 	"github.com/ebitengine/purego"
 )
 
-// cudaLibName is the driver library; the unversioned libcuda.so exists only
+// LibName is the driver library; the unversioned libcuda.so exists only
 // where the development package is installed.
-const cudaLibName = "libcuda.so.1"
+const LibName = "libcuda.so.1"
 
 // cudaLib calls the CUDA driver API through purego: libcuda.so.1 is opened
 // at run time, so neither the CUDA toolkit nor cgo is needed to build.
@@ -87,23 +87,26 @@ func (s *cudaSyms) table() []cudaSymbol {
 	}
 }
 
-// OpenCUDA opens libcuda.so.1 and looks up every function the copy probe
-// needs. Each symbol is looked up with Dlsym first (purego's RegisterLibFunc
-// would panic on a missing one). A missing library or symbol is returned as
-// ErrUnavailable with the reason. OpenCUDA does not call cuInit.
-func OpenCUDA() (CUDADriver, error) {
-	l, err := openCUDAAt(cudaLibName)
+// Open opens libcuda.so.1 (see OpenAt).
+func Open() (Driver, error) { return OpenAt(LibName) }
+
+// OpenAt opens the driver library at path (LibName, or a stub in tests) and
+// looks up every function the probes need. Each symbol is looked up with
+// Dlsym first (purego's RegisterLibFunc would panic on a missing one). An
+// error means the library or a symbol is missing, and says which; OpenAt
+// does not call cuInit.
+func OpenAt(path string) (Driver, error) {
+	l, err := openLib(path)
 	if err != nil {
 		return nil, err // not a nil *cudaLib in a non-nil interface
 	}
 	return l, nil
 }
 
-// openCUDAAt opens the driver library at path (a test points it at a stub).
-func openCUDAAt(path string) (*cudaLib, error) {
+func openLib(path string) (*cudaLib, error) {
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {
-		return nil, Unavailable("no CUDA driver: cannot load %s: %v", path, err)
+		return nil, fmt.Errorf("no CUDA driver: cannot load %s: %v", path, err)
 	}
 	l := &cudaLib{handle: h}
 	var missing []string
@@ -120,18 +123,18 @@ func openCUDAAt(path string) (*cudaLib, error) {
 	}
 	if len(missing) > 0 {
 		purego.Dlclose(h)
-		return nil, Unavailable("%s lacks %s (driver too old?)", path, strings.Join(missing, ", "))
+		return nil, fmt.Errorf("%s lacks %s (driver too old?)", path, strings.Join(missing, ", "))
 	}
 	return l, nil
 }
 
-// check turns a CUresult into an error naming the function and the status.
+// check turns a Result into an error naming the function and the status.
 func (l *cudaLib) check(fn string, r uintptr) error {
-	res := CUresult(int32(r))
-	if res == CUDASuccess {
+	res := Result(int32(r))
+	if res == Success {
 		return nil
 	}
-	e := &CUDAError{Func: fn, Result: res}
+	e := &Error{Func: fn, Result: res}
 	if l.sym.cuGetErrorString != 0 {
 		var p *byte
 		if rr, _, _ := purego.SyscallN(l.sym.cuGetErrorString, uintptr(res), uintptr(unsafe.Pointer(&p))); rr == 0 {
@@ -174,13 +177,13 @@ func (l *cudaLib) DeviceCount() (int, error) {
 	return int(n), l.check("cuDeviceGetCount", r)
 }
 
-func (l *cudaLib) Device(ordinal int) (CUdevice, error) {
+func (l *cudaLib) Device(ordinal int) (Device, error) {
 	var d int32
 	r, _, _ := purego.SyscallN(l.sym.cuDeviceGet, uintptr(unsafe.Pointer(&d)), uintptr(ordinal))
-	return CUdevice(d), l.check("cuDeviceGet", r)
+	return Device(d), l.check("cuDeviceGet", r)
 }
 
-func (l *cudaLib) DeviceName(d CUdevice) (string, error) {
+func (l *cudaLib) DeviceName(d Device) (string, error) {
 	buf := make([]byte, 256)
 	r, _, _ := purego.SyscallN(l.sym.cuDeviceGetName, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(d))
 	if err := l.check("cuDeviceGetName", r); err != nil {
@@ -189,7 +192,7 @@ func (l *cudaLib) DeviceName(d CUdevice) (string, error) {
 	return cString(&buf[0]), nil
 }
 
-func (l *cudaLib) DevicePCIBusID(d CUdevice) (string, error) {
+func (l *cudaLib) DevicePCIBusID(d Device) (string, error) {
 	buf := make([]byte, 64)
 	r, _, _ := purego.SyscallN(l.sym.cuDeviceGetPCIBusId, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(d))
 	if err := l.check("cuDeviceGetPCIBusId", r); err != nil {
@@ -198,24 +201,24 @@ func (l *cudaLib) DevicePCIBusID(d CUdevice) (string, error) {
 	return cString(&buf[0]), nil
 }
 
-func (l *cudaLib) DeviceTotalMem(d CUdevice) (int64, error) {
+func (l *cudaLib) DeviceTotalMem(d Device) (int64, error) {
 	var n uint64
 	r, _, _ := purego.SyscallN(l.sym.cuDeviceTotalMem, uintptr(unsafe.Pointer(&n)), uintptr(d))
 	return int64(n), l.check("cuDeviceTotalMem_v2", r)
 }
 
-func (l *cudaLib) PrimaryCtxRetain(d CUdevice) (CUcontext, error) {
+func (l *cudaLib) PrimaryCtxRetain(d Device) (Context, error) {
 	var c uintptr
 	r, _, _ := purego.SyscallN(l.sym.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&c)), uintptr(d))
-	return CUcontext(c), l.check("cuDevicePrimaryCtxRetain", r)
+	return Context(c), l.check("cuDevicePrimaryCtxRetain", r)
 }
 
-func (l *cudaLib) PrimaryCtxRelease(d CUdevice) error {
+func (l *cudaLib) PrimaryCtxRelease(d Device) error {
 	r, _, _ := purego.SyscallN(l.sym.cuDevicePrimaryCtxRelease, uintptr(d))
 	return l.check("cuDevicePrimaryCtxRelease_v2", r)
 }
 
-func (l *cudaLib) CtxSetCurrent(c CUcontext) error {
+func (l *cudaLib) CtxSetCurrent(c Context) error {
 	r, _, _ := purego.SyscallN(l.sym.cuCtxSetCurrent, uintptr(c))
 	return l.check("cuCtxSetCurrent", r)
 }
@@ -225,24 +228,24 @@ func (l *cudaLib) CtxSynchronize() error {
 	return l.check("cuCtxSynchronize", r)
 }
 
-func (l *cudaLib) CanAccessPeer(d, peer CUdevice) (bool, error) {
+func (l *cudaLib) CanAccessPeer(d, peer Device) (bool, error) {
 	var ok int32
 	r, _, _ := purego.SyscallN(l.sym.cuDeviceCanAccessPeer, uintptr(unsafe.Pointer(&ok)), uintptr(d), uintptr(peer))
 	return ok != 0, l.check("cuDeviceCanAccessPeer", r)
 }
 
-func (l *cudaLib) CtxEnablePeerAccess(peer CUcontext) error {
+func (l *cudaLib) CtxEnablePeerAccess(peer Context) error {
 	r, _, _ := purego.SyscallN(l.sym.cuCtxEnablePeerAccess, uintptr(peer), 0)
 	return l.check("cuCtxEnablePeerAccess", r)
 }
 
-func (l *cudaLib) MemAlloc(n int64) (CUdeviceptr, error) {
+func (l *cudaLib) MemAlloc(n int64) (DevicePtr, error) {
 	var p uint64
 	r, _, _ := purego.SyscallN(l.sym.cuMemAlloc, uintptr(unsafe.Pointer(&p)), uintptr(n))
-	return CUdeviceptr(p), l.check("cuMemAlloc_v2", r)
+	return DevicePtr(p), l.check("cuMemAlloc_v2", r)
 }
 
-func (l *cudaLib) MemFree(p CUdeviceptr) error {
+func (l *cudaLib) MemFree(p DevicePtr) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemFree, uintptr(p))
 	return l.check("cuMemFree_v2", r)
 }
@@ -258,47 +261,47 @@ func (l *cudaLib) MemFreeHost(p uintptr) error {
 	return l.check("cuMemFreeHost", r)
 }
 
-func (l *cudaLib) MemsetD8(p CUdeviceptr, v byte, n int64) error {
+func (l *cudaLib) MemsetD8(p DevicePtr, v byte, n int64) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemsetD8, uintptr(p), uintptr(v), uintptr(n))
 	return l.check("cuMemsetD8_v2", r)
 }
 
-func (l *cudaLib) MemcpyHtoD(dst CUdeviceptr, src uintptr, n int64) error {
+func (l *cudaLib) MemcpyHtoD(dst DevicePtr, src uintptr, n int64) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyHtoD, uintptr(dst), src, uintptr(n))
 	return l.check("cuMemcpyHtoD_v2", r)
 }
 
-func (l *cudaLib) MemcpyDtoH(dst uintptr, src CUdeviceptr, n int64) error {
+func (l *cudaLib) MemcpyDtoH(dst uintptr, src DevicePtr, n int64) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyDtoH, dst, uintptr(src), uintptr(n))
 	return l.check("cuMemcpyDtoH_v2", r)
 }
 
-func (l *cudaLib) MemcpyDtoD(dst, src CUdeviceptr, n int64) error {
+func (l *cudaLib) MemcpyDtoD(dst, src DevicePtr, n int64) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyDtoD, uintptr(dst), uintptr(src), uintptr(n))
 	return l.check("cuMemcpyDtoD_v2", r)
 }
 
-func (l *cudaLib) MemcpyPeer(dst CUdeviceptr, dstCtx CUcontext, src CUdeviceptr, srcCtx CUcontext, n int64) error {
+func (l *cudaLib) MemcpyPeer(dst DevicePtr, dstCtx Context, src DevicePtr, srcCtx Context, n int64) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyPeer, uintptr(dst), uintptr(dstCtx), uintptr(src), uintptr(srcCtx), uintptr(n))
 	return l.check("cuMemcpyPeer", r)
 }
 
-func (l *cudaLib) MemcpyHtoDAsync(dst CUdeviceptr, src uintptr, n int64, s CUstream) error {
+func (l *cudaLib) MemcpyHtoDAsync(dst DevicePtr, src uintptr, n int64, s Stream) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyHtoDAsync, uintptr(dst), src, uintptr(n), uintptr(s))
 	return l.check("cuMemcpyHtoDAsync_v2", r)
 }
 
-func (l *cudaLib) MemcpyDtoHAsync(dst uintptr, src CUdeviceptr, n int64, s CUstream) error {
+func (l *cudaLib) MemcpyDtoHAsync(dst uintptr, src DevicePtr, n int64, s Stream) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyDtoHAsync, dst, uintptr(src), uintptr(n), uintptr(s))
 	return l.check("cuMemcpyDtoHAsync_v2", r)
 }
 
-func (l *cudaLib) MemcpyDtoDAsync(dst, src CUdeviceptr, n int64, s CUstream) error {
+func (l *cudaLib) MemcpyDtoDAsync(dst, src DevicePtr, n int64, s Stream) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyDtoDAsync, uintptr(dst), uintptr(src), uintptr(n), uintptr(s))
 	return l.check("cuMemcpyDtoDAsync_v2", r)
 }
 
-func (l *cudaLib) MemcpyPeerAsync(dst CUdeviceptr, dstCtx CUcontext, src CUdeviceptr, srcCtx CUcontext, n int64, s CUstream) error {
+func (l *cudaLib) MemcpyPeerAsync(dst DevicePtr, dstCtx Context, src DevicePtr, srcCtx Context, n int64, s Stream) error {
 	r, _, _ := purego.SyscallN(l.sym.cuMemcpyPeerAsync, uintptr(dst), uintptr(dstCtx), uintptr(src), uintptr(srcCtx), uintptr(n), uintptr(s))
 	return l.check("cuMemcpyPeerAsync", r)
 }
@@ -306,44 +309,44 @@ func (l *cudaLib) MemcpyPeerAsync(dst CUdeviceptr, dstCtx CUcontext, src CUdevic
 // cuStreamNonBlocking is CU_STREAM_NON_BLOCKING (cuda.h).
 const cuStreamNonBlocking = 0x1
 
-func (l *cudaLib) StreamCreate() (CUstream, error) {
+func (l *cudaLib) StreamCreate() (Stream, error) {
 	var s uintptr
 	r, _, _ := purego.SyscallN(l.sym.cuStreamCreate, uintptr(unsafe.Pointer(&s)), cuStreamNonBlocking)
-	return CUstream(s), l.check("cuStreamCreate", r)
+	return Stream(s), l.check("cuStreamCreate", r)
 }
 
-func (l *cudaLib) StreamDestroy(s CUstream) error {
+func (l *cudaLib) StreamDestroy(s Stream) error {
 	r, _, _ := purego.SyscallN(l.sym.cuStreamDestroy, uintptr(s))
 	return l.check("cuStreamDestroy_v2", r)
 }
 
-func (l *cudaLib) StreamSynchronize(s CUstream) error {
+func (l *cudaLib) StreamSynchronize(s Stream) error {
 	r, _, _ := purego.SyscallN(l.sym.cuStreamSynchronize, uintptr(s))
 	return l.check("cuStreamSynchronize", r)
 }
 
-func (l *cudaLib) EventCreate() (CUevent, error) {
+func (l *cudaLib) EventCreate() (Event, error) {
 	var e uintptr
 	r, _, _ := purego.SyscallN(l.sym.cuEventCreate, uintptr(unsafe.Pointer(&e)), 0) // CU_EVENT_DEFAULT
-	return CUevent(e), l.check("cuEventCreate", r)
+	return Event(e), l.check("cuEventCreate", r)
 }
 
-func (l *cudaLib) EventDestroy(e CUevent) error {
+func (l *cudaLib) EventDestroy(e Event) error {
 	r, _, _ := purego.SyscallN(l.sym.cuEventDestroy, uintptr(e))
 	return l.check("cuEventDestroy_v2", r)
 }
 
-func (l *cudaLib) EventRecord(e CUevent, s CUstream) error {
+func (l *cudaLib) EventRecord(e Event, s Stream) error {
 	r, _, _ := purego.SyscallN(l.sym.cuEventRecord, uintptr(e), uintptr(s))
 	return l.check("cuEventRecord", r)
 }
 
-func (l *cudaLib) EventSynchronize(e CUevent) error {
+func (l *cudaLib) EventSynchronize(e Event) error {
 	r, _, _ := purego.SyscallN(l.sym.cuEventSynchronize, uintptr(e))
 	return l.check("cuEventSynchronize", r)
 }
 
-func (l *cudaLib) EventElapsed(start, end CUevent) (float64, error) {
+func (l *cudaLib) EventElapsed(start, end Event) (float64, error) {
 	var ms float32
 	r, _, _ := purego.SyscallN(l.sym.cuEventElapsedTime, uintptr(unsafe.Pointer(&ms)), uintptr(start), uintptr(end))
 	if err := l.check("cuEventElapsedTime", r); err != nil {
@@ -358,7 +361,9 @@ func (l *cudaLib) EventElapsed(start, end CUevent) (float64, error) {
 // the first copy does not pay for page faults.
 type pageableBuffer struct{ b []byte }
 
-func allocPageable(n int64) (uintptr, func() error, error) {
+// AllocPageable maps n bytes of pageable host memory (see pageableBuffer)
+// and returns its address and the function that unmaps it.
+func AllocPageable(n int64) (uintptr, func() error, error) {
 	b, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
 	if err != nil {
 		return 0, nil, fmt.Errorf("mmap %d bytes of pageable memory: %w", n, err)

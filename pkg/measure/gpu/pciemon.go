@@ -1,8 +1,10 @@
-package measure
+package gpu
 
 import (
 	"sort"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/measure"
 )
 
 // PCIeSample is one reading of a GPU's PCIe throughput counter: the bytes
@@ -81,7 +83,7 @@ func PCIeMedian(samples []PCIeSample, window time.Duration, from, to time.Time) 
 			return 0
 		}
 		sort.Float64s(v)
-		return Quantile(v, 0.5)
+		return measure.Quantile(v, 0.5)
 	}
 	return med(t), med(r)
 }

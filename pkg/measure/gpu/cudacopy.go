@@ -1,20 +1,21 @@
-package measure
+package gpu
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/cuda"
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func init() { Register("cuda", func() Probe { return &CUDACopy{} }) }
+func init() { measure.Register("cuda", func() measure.Probe { return &CUDACopy{} }) }
 
 // CUDACopy measures GPU memory copies through the CUDA driver API:
 // host→device and device→host from pinned and from pageable memory,
@@ -49,8 +50,9 @@ func init() { Register("cuda", func() Probe { return &CUDACopy{} }) }
 // is the peer), variants=h2d-pinned,... (a filter), peer=off, pageable=off,
 // nvml_check=2s (0 turns the sustained check off).
 type CUDACopy struct {
-	// Open loads the driver; nil means OpenCUDA (libcuda.so.1 via purego).
-	Open func() (CUDADriver, error)
+	// Open loads the driver; nil means libcuda.so.1 (or $GPUPATH_LIBCUDA)
+	// through purego.
+	Open func() (cuda.Driver, error)
 	// PCIe opens a PCIe throughput monitor for a GPU; nil means NVML when
 	// the package is built with cgo, and no monitor otherwise.
 	PCIe PCIeMonitorOpener
@@ -66,6 +68,13 @@ type CUDACopy struct {
 // Name returns "cuda".
 func (p *CUDACopy) Name() string { return "cuda" }
 
+// Weight is the probe's share of a run's budget (measure.Weighted): the copy
+// sweep takes the largest.
+func (p *CUDACopy) Weight() float64 { return 4 }
+
+// SetLog sets the diagnostics sink (nil discards).
+func (p *CUDACopy) SetLog(f func(format string, args ...any)) { p.Log = f }
+
 // Available loads the driver library (without initialising it).
 func (p *CUDACopy) Available() error {
 	_, err := p.open()
@@ -75,12 +84,7 @@ func (p *CUDACopy) Available() error {
 // Inventory returns the devices, peer access and notes of the last Run.
 func (p *CUDACopy) Inventory() any { return p.inv }
 
-func (p *CUDACopy) open() (CUDADriver, error) {
-	if p.Open != nil {
-		return p.Open()
-	}
-	return OpenCUDA()
-}
+func (p *CUDACopy) open() (cuda.Driver, error) { return openDriver(p.Open) }
 
 func (p *CUDACopy) logf(format string, args ...any) {
 	if p.Log != nil {
@@ -116,37 +120,31 @@ func streamBatch(n int64) int {
 
 // Run measures; see the type's documentation. All CUDA calls happen on one
 // goroutine locked to its OS thread.
-func (p *CUDACopy) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
+func (p *CUDACopy) Run(ctx context.Context, plan measure.Plan, emit func(record.Result) error) error {
 	p.inv = record.CUDAInventory{Capacity: map[string]int64{}}
-	errc := make(chan error, 1)
-	go func() {
-		// The thread stays locked until the goroutine ends, so the CUDA
-		// state bound to it (the current context) dies with it.
-		runtime.LockOSThread()
-		defer func() {
-			if r := recover(); r != nil {
-				errc <- fmt.Errorf("cuda: panic: %v", r)
-			}
-		}()
-		errc <- p.run(ctx, plan, emit)
-	}()
-	return <-errc
+	t, err := cuda.StartThread(func() error { return nil })
+	if err != nil {
+		return err
+	}
+	// The thread ends with the probe, and the CUDA state bound to it with it.
+	defer t.Stop()
+	return t.Do(func() error { return p.run(ctx, plan, emit) })
 }
 
 // cudaSession holds what one Run set up.
 type cudaSession struct {
 	p       *CUDACopy
-	drv     CUDADriver
-	ctx     [2]CUcontext
-	dev     [2]CUdevice
+	drv     cuda.Driver
+	ctx     [2]cuda.Context
+	dev     [2]cuda.Device
 	ndev    int
 	ord     [2]int // the CUDA ordinals measured (the second is the peer)
-	stream  CUstream
-	start   CUevent
-	stop    CUevent
-	chunk   [2]CUevent  // the sustained loop's chunk markers
-	dA, dB  CUdeviceptr // device buffers on the first record.GPU
-	d1      CUdeviceptr // device buffer on the peer record.GPU
+	stream  cuda.Stream
+	start   cuda.Event
+	stop    cuda.Event
+	chunk   [2]cuda.Event  // the sustained loop's chunk markers
+	dA, dB  cuda.DevicePtr // device buffers on the first record.GPU
+	d1      cuda.DevicePtr // device buffer on the peer record.GPU
 	pinned  uintptr
 	page    uintptr
 	cap     map[string]int64
@@ -157,28 +155,19 @@ type cudaSession struct {
 	bestStream map[string]float64
 }
 
-func (p *CUDACopy) run(ctx context.Context, plan Plan, emit func(record.Result) error) (err error) {
+func (p *CUDACopy) run(ctx context.Context, plan measure.Plan, emit func(record.Result) error) (err error) {
 	drv, err := p.open()
 	if err != nil {
 		return err
 	}
 	p.logf("driver library loaded")
-	if err := drv.Init(); err != nil {
-		if errors.Is(err, CUDAErrorNoDevice) {
-			return Unavailable("no CUDA device: %v", err)
-		}
-		return Unavailable("CUDA driver does not initialise: %v", err)
+	n, err := initDriver(drv)
+	if err != nil {
+		return err
 	}
 	if v, err := drv.DriverVersion(); err == nil {
 		p.inv.DriverVersion = v
 		p.logf("driver supports CUDA %d.%d", v/1000, v%1000/10)
-	}
-	n, err := drv.DeviceCount()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return Unavailable("no CUDA device (cuDeviceGetCount = 0)")
 	}
 	for i := 0; i < n; i++ {
 		d, err := drv.Device(i)
@@ -239,7 +228,7 @@ func chooseGPUs(opt string, n int) ([]int, error) {
 	return out, nil
 }
 
-func (s *cudaSession) setup(plan Plan, ords []int) error {
+func (s *cudaSession) setup(plan measure.Plan, ords []int) error {
 	p, drv := s.p, s.drv
 	sizes := copySizes(plan)
 	for i, o := range ords {
@@ -283,7 +272,7 @@ func (s *cudaSession) setup(plan Plan, ords []int) error {
 		s.cleanup = append(s.cleanup, func() error { return drv.EventDestroy(e) })
 	}
 
-	devAlloc := func(kind string) (CUdeviceptr, error) {
+	devAlloc := func(kind string) (cuda.DevicePtr, error) {
 		ptr, c, err := allocDown(sizes, drv.MemAlloc)
 		if err != nil {
 			p.note("%s buffer: no size of the sweep could be allocated: %v", kind, err)
@@ -313,7 +302,7 @@ func (s *cudaSession) setup(plan Plan, ords []int) error {
 	if plan.Options["pageable"] != "off" {
 		alloc := s.p.allocPageable
 		if alloc == nil {
-			alloc = allocPageable
+			alloc = cuda.AllocPageable
 		}
 		var free func() error
 		ptr, c, err := allocDown(sizes, func(n int64) (uintptr, error) {
@@ -391,7 +380,7 @@ func (s *cudaSession) enablePeer(from, to int) error {
 	if can {
 		err := drv.CtxEnablePeerAccess(s.ctx[to])
 		switch {
-		case err == nil, errors.Is(err, CUDAErrorPeerAccessAlreadyEnabled):
+		case err == nil, errors.Is(err, cuda.ErrorPeerAccessAlreadyEnabled):
 			pr.Enabled = true
 		default:
 			pr.Err = err.Error()
@@ -428,7 +417,7 @@ func allocDown[T any](sizes []int64, alloc func(int64) (T, error)) (T, int64, er
 	return zero, 0, last
 }
 
-func copySizes(plan Plan) []int64 {
+func copySizes(plan measure.Plan) []int64 {
 	if len(plan.Sizes) > 0 {
 		return plan.Sizes
 	}
@@ -444,7 +433,7 @@ type copyVariant struct {
 	buf                            []string // the buffers (capacity kinds) it needs
 	stream                         bool
 	sync                           func(n int64) error
-	async                          func(n int64, st CUstream) error
+	async                          func(n int64, st cuda.Stream) error
 	// prepare runs before each timed iteration, untimed (the CPU touching
 	// the host buffer, as a socket copy would).
 	prepare func(n int64)
@@ -452,7 +441,7 @@ type copyVariant struct {
 	maxBytes int64
 }
 
-func (s *cudaSession) variants(plan Plan) []copyVariant {
+func (s *cudaSession) variants(plan measure.Plan) []copyVariant {
 	drv := s.drv
 	g0 := fmt.Sprintf("gpu%d", s.ord[0])
 	var vs []copyVariant
@@ -467,19 +456,19 @@ func (s *cudaSession) variants(plan Plan) []copyVariant {
 	}
 	add(copyVariant{name: "h2d-pinned", stage: "G", target: g0, dir: "h2d", buf: []string{"device", "pinned"},
 		sync:  func(n int64) error { return drv.MemcpyHtoD(s.dA, s.pinned, n) },
-		async: func(n int64, st CUstream) error { return drv.MemcpyHtoDAsync(s.dA, s.pinned, n, st) }})
+		async: func(n int64, st cuda.Stream) error { return drv.MemcpyHtoDAsync(s.dA, s.pinned, n, st) }})
 	add(copyVariant{name: "d2h-pinned", stage: "A", target: g0, dir: "d2h", buf: []string{"device", "pinned"},
 		sync:  func(n int64) error { return drv.MemcpyDtoH(s.pinned, s.dA, n) },
-		async: func(n int64, st CUstream) error { return drv.MemcpyDtoHAsync(s.pinned, s.dA, n, st) }})
+		async: func(n int64, st cuda.Stream) error { return drv.MemcpyDtoHAsync(s.pinned, s.dA, n, st) }})
 	// The bounce buffer of the TCP path is also read (send) or written
 	// (recv) by the CPU, so its cache lines sit in the CPU's caches when the
 	// GPU's DMA reaches them: these variants touch every cache line first
 	// (untimed), and time the copy that then has to snoop them.
 	add(copyVariant{name: "d2h-pinned-cpuread", stage: "A", path: "tcp", target: g0, dir: "d2h", buf: []string{"device", "pinned"}, maxBytes: 256 << 20,
-		prepare: func(n int64) { touchLines(hostBytes(s.pinned, n), false) },
+		prepare: func(n int64) { touchLines(cuda.HostBytes(s.pinned, n), false) },
 		sync:    func(n int64) error { return drv.MemcpyDtoH(s.pinned, s.dA, n) }})
 	add(copyVariant{name: "h2d-pinned-cpuwrite", stage: "G", path: "tcp", target: g0, dir: "h2d", buf: []string{"device", "pinned"}, maxBytes: 256 << 20,
-		prepare: func(n int64) { touchLines(hostBytes(s.pinned, n), true) },
+		prepare: func(n int64) { touchLines(cuda.HostBytes(s.pinned, n), true) },
 		sync:    func(n int64) error { return drv.MemcpyHtoD(s.dA, s.pinned, n) }})
 	add(copyVariant{name: "h2d-pageable", stage: "G", target: g0, dir: "h2d", buf: []string{"device", "pageable"},
 		sync: func(n int64) error { return drv.MemcpyHtoD(s.dA, s.page, n) }})
@@ -487,15 +476,15 @@ func (s *cudaSession) variants(plan Plan) []copyVariant {
 		sync: func(n int64) error { return drv.MemcpyDtoH(s.page, s.dA, n) }})
 	add(copyVariant{name: "d2d", target: g0, dir: "d2d", buf: []string{"device", "device2"},
 		sync:  syncCtx(func(n int64) error { return drv.MemcpyDtoD(s.dB, s.dA, n) }),
-		async: func(n int64, st CUstream) error { return drv.MemcpyDtoDAsync(s.dB, s.dA, n, st) }})
+		async: func(n int64, st cuda.Stream) error { return drv.MemcpyDtoDAsync(s.dB, s.dA, n, st) }})
 	if s.ndev == 2 && plan.Options["peer"] != "off" {
 		g1 := fmt.Sprintf("gpu%d", s.ord[1])
 		add(copyVariant{name: "peer", path: "gpu-peer", target: g0 + "->" + g1, dir: "peer", buf: []string{"device", "peer"},
 			sync:  syncCtx(func(n int64) error { return drv.MemcpyPeer(s.d1, s.ctx[1], s.dA, s.ctx[0], n) }),
-			async: func(n int64, st CUstream) error { return drv.MemcpyPeerAsync(s.d1, s.ctx[1], s.dA, s.ctx[0], n, st) }})
+			async: func(n int64, st cuda.Stream) error { return drv.MemcpyPeerAsync(s.d1, s.ctx[1], s.dA, s.ctx[0], n, st) }})
 		add(copyVariant{name: "peer", path: "gpu-peer", target: g1 + "->" + g0, dir: "peer", buf: []string{"device", "peer"},
 			sync:  syncCtx(func(n int64) error { return drv.MemcpyPeer(s.dA, s.ctx[0], s.d1, s.ctx[1], n) }),
-			async: func(n int64, st CUstream) error { return drv.MemcpyPeerAsync(s.dA, s.ctx[0], s.d1, s.ctx[1], n, st) }})
+			async: func(n int64, st cuda.Stream) error { return drv.MemcpyPeerAsync(s.dA, s.ctx[0], s.d1, s.ctx[1], n, st) }})
 	}
 	// Each copy both ways: synchronous, then streaming.
 	var out []copyVariant
@@ -546,7 +535,7 @@ func (s *cudaSession) fits(v copyVariant, n int64) (bool, string) {
 	return true, ""
 }
 
-func (s *cudaSession) measure(ctx context.Context, plan Plan, emit func(record.Result) error) error {
+func (s *cudaSession) measure(ctx context.Context, plan measure.Plan, emit func(record.Result) error) error {
 	sizes := copySizes(plan)
 	vs := s.variants(plan)
 	combos := len(vs) * len(sizes)
@@ -587,7 +576,7 @@ func (s *cudaSession) measure(ctx context.Context, plan Plan, emit func(record.R
 	return s.sustained(ctx, plan, emit)
 }
 
-func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, n int64, per time.Duration, emit func(record.Result) error) error {
+func (s *cudaSession) measureOne(ctx context.Context, plan measure.Plan, v copyVariant, n int64, per time.Duration, emit func(record.Result) error) error {
 	drv := s.drv
 	var wall, event []float64
 	k := 1
@@ -652,11 +641,11 @@ func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, 
 		mon = s.mon
 		mon.Start()
 	}
-	u0, s0 := threadCPU()
+	u0, s0 := measure.ThreadCPU()
 	t0 := time.Now()
-	st, samples, err := Repeat(ctx, RepeatConfig{Budget: per, Tolerance: plan.Tolerance}, op)
+	st, samples, err := measure.Repeat(ctx, measure.RepeatConfig{Budget: per, Tolerance: plan.Tolerance}, op)
 	t1 := time.Now()
-	u1, s1 := threadCPU()
+	u1, s1 := measure.ThreadCPU()
 	var pcie []PCIeSample
 	if mon != nil {
 		pcie = mon.Stop()
@@ -676,11 +665,11 @@ func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, 
 		if timer == "wall" {
 			xs = wall
 		}
-		ts := Summarize(xs)
+		ts := measure.Summarize(xs)
 		ts.Stable = st.Stable
 		r := s.result(v, n, timer, ts)
 		r.CPUUserS, r.CPUSysS = cpuU, cpuS
-		r.Samples = KeepSamples(xs, 1)
+		r.Samples = measure.KeepSamples(xs, 1)
 		if v.stream {
 			r.Extra["batch"] = float64(k)
 		}
@@ -697,19 +686,19 @@ func (s *cudaSession) measureOne(ctx context.Context, plan Plan, v copyVariant, 
 			return err
 		}
 	}
-	ev := Summarize(event)
+	ev := measure.Summarize(event)
 	if v.stream && ev.Median > 0 {
 		s.bestStream[v.dir] = float64(n) / ev.Median
 	}
 	s.p.logf("%-18s %-11s %10d B  %4d it  event %9.3g s  wall %9.3g s  %8.3g GB/s", v.name, v.target, n, len(samples),
-		ev.Median, Summarize(wall).Median, float64(n)/ev.Median/1e9)
+		ev.Median, measure.Summarize(wall).Median, float64(n)/ev.Median/1e9)
 	if err != nil {
 		return fmt.Errorf("cuda: %s %s %d B: %w", v.name, v.target, n, err)
 	}
 	return nil
 }
 
-func (s *cudaSession) result(v copyVariant, n int64, timer string, st Stats) record.Result {
+func (s *cudaSession) result(v copyVariant, n int64, timer string, st measure.Stats) record.Result {
 	r := record.Result{
 		Probe: "cuda", Variant: v.name, Stage: v.stage, Path: v.path, Target: v.target, Timer: timer, Bytes: n,
 		Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
@@ -729,24 +718,17 @@ func (s *cudaSession) result(v copyVariant, n int64, timer string, st Stats) rec
 	if v.dir == "peer" {
 		for _, pr := range s.p.inv.Peers {
 			if fmt.Sprintf("gpu%d->gpu%d", pr.From, pr.To) == v.target {
-				r.Extra["peer_access"] = boolFloat(pr.Enabled)
+				r.Extra["peer_access"] = record.Bool(pr.Enabled)
 			}
 		}
 	}
 	return r
 }
 
-func boolFloat(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // sustained runs the NVML cross-check: a stream of pinned copies lasting
 // about nvml_check seconds in each direction while the PCIe counters are
 // sampled, the copy rate and NVML's reading in one record.
-func (s *cudaSession) sustained(ctx context.Context, plan Plan, emit func(record.Result) error) error {
+func (s *cudaSession) sustained(ctx context.Context, plan measure.Plan, emit func(record.Result) error) error {
 	if s.mon == nil {
 		return nil
 	}
@@ -773,7 +755,7 @@ func (s *cudaSession) sustained(ctx context.Context, plan Plan, emit func(record
 		return nil
 	}
 	g0 := fmt.Sprintf("gpu%d", s.ord[0])
-	for _, v := range s.variants(Plan{Options: map[string]string{"variants": "h2d-pinned-stream,d2h-pinned-stream", "peer": "off"}}) {
+	for _, v := range s.variants(measure.Plan{Options: map[string]string{"variants": "h2d-pinned-stream,d2h-pinned-stream", "peer": "off"}}) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

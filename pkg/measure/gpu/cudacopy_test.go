@@ -1,4 +1,4 @@
-package measure
+package gpu
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gpupath/gpupath/internal/cuda"
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -33,32 +35,32 @@ type fakeCUDA struct {
 	hostLimit int64 // MemAllocHost above this fails with CUDA_ERROR_OUT_OF_MEMORY
 	devLimit  int64
 	failOn    string // a method that fails with failRes
-	failRes   CUresult
+	failRes   cuda.Result
 	failAfter int // ... after this many successful calls
 
 	lat, bw, pageBW, d2dBW, peerBW float64 // seconds, bytes/s
 
 	base     time.Time
 	clock    float64 // virtual seconds since base when the record.GPU is free
-	events   map[CUevent]float64
+	events   map[cuda.Event]float64
 	next     uintptr
-	current  CUcontext
-	retained map[CUdevice]int
+	current  cuda.Context
+	retained map[cuda.Device]int
 	pinned   map[uintptr]int64
 	mapped   map[uintptr][]byte
-	devMem   map[CUdeviceptr]int64
-	streams  map[CUstream]bool
-	evLive   map[CUevent]bool
-	peerOn   map[[2]CUcontext]bool
+	devMem   map[cuda.DevicePtr]int64
+	streams  map[cuda.Stream]bool
+	evLive   map[cuda.Event]bool
+	peerOn   map[[2]cuda.Context]bool
 }
 
 func newFakeCUDA(ngpu int) *fakeCUDA {
 	f := &fakeCUDA{
 		calls: map[string]int{}, canPeer: true, hostLimit: 1 << 40, devLimit: 1 << 40,
 		lat: 2e-6, bw: 50e9, pageBW: 10e9, d2dBW: 1.5e12, peerBW: 400e9,
-		base: time.Now(), events: map[CUevent]float64{}, next: 0x1000, retained: map[CUdevice]int{},
-		pinned: map[uintptr]int64{}, mapped: map[uintptr][]byte{}, devMem: map[CUdeviceptr]int64{}, streams: map[CUstream]bool{},
-		evLive: map[CUevent]bool{}, peerOn: map[[2]CUcontext]bool{},
+		base: time.Now(), events: map[cuda.Event]float64{}, next: 0x1000, retained: map[cuda.Device]int{},
+		pinned: map[uintptr]int64{}, mapped: map[uintptr][]byte{}, devMem: map[cuda.DevicePtr]int64{}, streams: map[cuda.Stream]bool{},
+		evLive: map[cuda.Event]bool{}, peerOn: map[[2]cuda.Context]bool{},
 	}
 	for i := 0; i < ngpu; i++ {
 		f.devices = append(f.devices, record.CUDADevice{Ordinal: i, Name: "NVIDIA H200", PCIBusID: fmt.Sprintf("0000:%02X:00.0", 0x18+i), MemBytes: 150 << 30})
@@ -77,14 +79,14 @@ func (f *fakeCUDA) enter(name string) error {
 	}
 	f.calls[name]++
 	if name == f.failOn && f.calls[name] > f.failAfter {
-		return &CUDAError{Func: name, Result: f.failRes}
+		return &cuda.Error{Func: name, Result: f.failRes}
 	}
 	return nil
 }
 
 func (f *fakeCUDA) needCtx(name string) error {
 	if f.current == 0 {
-		return &CUDAError{Func: name, Result: CUDAErrorInvalidContext}
+		return &cuda.Error{Func: name, Result: cuda.ErrorInvalidContext}
 	}
 	return nil
 }
@@ -123,36 +125,36 @@ func (f *fakeCUDA) Init() error {
 }
 func (f *fakeCUDA) DriverVersion() (int, error) { return 13000, f.enter("cuDriverGetVersion") }
 func (f *fakeCUDA) DeviceCount() (int, error)   { return len(f.devices), f.enter("cuDeviceGetCount") }
-func (f *fakeCUDA) Device(o int) (CUdevice, error) {
+func (f *fakeCUDA) Device(o int) (cuda.Device, error) {
 	if o < 0 || o >= len(f.devices) {
-		return 0, &CUDAError{Func: "cuDeviceGet", Result: 101}
+		return 0, &cuda.Error{Func: "cuDeviceGet", Result: 101}
 	}
-	return CUdevice(o), f.enter("cuDeviceGet")
+	return cuda.Device(o), f.enter("cuDeviceGet")
 }
-func (f *fakeCUDA) DeviceName(d CUdevice) (string, error) {
+func (f *fakeCUDA) DeviceName(d cuda.Device) (string, error) {
 	return f.devices[d].Name, f.enter("cuDeviceGetName")
 }
-func (f *fakeCUDA) DevicePCIBusID(d CUdevice) (string, error) {
+func (f *fakeCUDA) DevicePCIBusID(d cuda.Device) (string, error) {
 	return f.devices[d].PCIBusID, f.enter("cuDeviceGetPCIBusId")
 }
-func (f *fakeCUDA) DeviceTotalMem(d CUdevice) (int64, error) {
+func (f *fakeCUDA) DeviceTotalMem(d cuda.Device) (int64, error) {
 	return f.devices[d].MemBytes, f.enter("cuDeviceTotalMem_v2")
 }
-func (f *fakeCUDA) PrimaryCtxRetain(d CUdevice) (CUcontext, error) {
+func (f *fakeCUDA) PrimaryCtxRetain(d cuda.Device) (cuda.Context, error) {
 	if err := f.enter("cuDevicePrimaryCtxRetain"); err != nil {
 		return 0, err
 	}
 	f.retained[d]++
-	return CUcontext(0xc0 + int(d)), nil
+	return cuda.Context(0xc0 + int(d)), nil
 }
-func (f *fakeCUDA) PrimaryCtxRelease(d CUdevice) error {
+func (f *fakeCUDA) PrimaryCtxRelease(d cuda.Device) error {
 	if err := f.enter("cuDevicePrimaryCtxRelease_v2"); err != nil {
 		return err
 	}
 	f.retained[d]--
 	return nil
 }
-func (f *fakeCUDA) CtxSetCurrent(c CUcontext) error {
+func (f *fakeCUDA) CtxSetCurrent(c cuda.Context) error {
 	if err := f.enter("cuCtxSetCurrent"); err != nil {
 		return err
 	}
@@ -166,21 +168,21 @@ func (f *fakeCUDA) CtxSynchronize() error {
 	f.wait(f.clock)
 	return f.needCtx("cuCtxSynchronize")
 }
-func (f *fakeCUDA) CanAccessPeer(d, p CUdevice) (bool, error) {
+func (f *fakeCUDA) CanAccessPeer(d, p cuda.Device) (bool, error) {
 	return f.canPeer, f.enter("cuDeviceCanAccessPeer")
 }
-func (f *fakeCUDA) CtxEnablePeerAccess(p CUcontext) error {
+func (f *fakeCUDA) CtxEnablePeerAccess(p cuda.Context) error {
 	if err := f.enter("cuCtxEnablePeerAccess"); err != nil {
 		return err
 	}
-	k := [2]CUcontext{f.current, p}
+	k := [2]cuda.Context{f.current, p}
 	if f.peerOn[k] {
-		return &CUDAError{Func: "cuCtxEnablePeerAccess", Result: CUDAErrorPeerAccessAlreadyEnabled}
+		return &cuda.Error{Func: "cuCtxEnablePeerAccess", Result: cuda.ErrorPeerAccessAlreadyEnabled}
 	}
 	f.peerOn[k] = true
 	return nil
 }
-func (f *fakeCUDA) MemAlloc(n int64) (CUdeviceptr, error) {
+func (f *fakeCUDA) MemAlloc(n int64) (cuda.DevicePtr, error) {
 	if err := f.enter("cuMemAlloc_v2"); err != nil {
 		return 0, err
 	}
@@ -188,13 +190,13 @@ func (f *fakeCUDA) MemAlloc(n int64) (CUdeviceptr, error) {
 		return 0, err
 	}
 	if n > f.devLimit {
-		return 0, &CUDAError{Func: "cuMemAlloc_v2", Result: CUDAErrorOutOfMemory}
+		return 0, &cuda.Error{Func: "cuMemAlloc_v2", Result: cuda.ErrorOutOfMemory}
 	}
-	p := CUdeviceptr(f.handle()) << 20
+	p := cuda.DevicePtr(f.handle()) << 20
 	f.devMem[p] = n
 	return p, nil
 }
-func (f *fakeCUDA) MemFree(p CUdeviceptr) error {
+func (f *fakeCUDA) MemFree(p cuda.DevicePtr) error {
 	if err := f.enter("cuMemFree_v2"); err != nil {
 		return err
 	}
@@ -209,12 +211,12 @@ func (f *fakeCUDA) MemAllocHost(n int64) (uintptr, error) {
 		return 0, err
 	}
 	if n > f.hostLimit {
-		return 0, &CUDAError{Func: "cuMemAllocHost_v2", Result: CUDAErrorOutOfMemory, Desc: "out of memory"}
+		return 0, &cuda.Error{Func: "cuMemAllocHost_v2", Result: cuda.ErrorOutOfMemory, Desc: "out of memory"}
 	}
 	// Real (lazily committed) memory: probes may touch pinned buffers.
 	b, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|syscall.MAP_NORESERVE)
 	if err != nil {
-		return 0, &CUDAError{Func: "cuMemAllocHost_v2", Result: CUDAErrorOutOfMemory, Desc: err.Error()}
+		return 0, &cuda.Error{Func: "cuMemAllocHost_v2", Result: cuda.ErrorOutOfMemory, Desc: err.Error()}
 	}
 	p := uintptr(unsafe.Pointer(&b[0]))
 	f.pinned[p] = n
@@ -232,7 +234,7 @@ func (f *fakeCUDA) MemFreeHost(p uintptr) error {
 	}
 	return nil
 }
-func (f *fakeCUDA) MemsetD8(p CUdeviceptr, v byte, n int64) error {
+func (f *fakeCUDA) MemsetD8(p cuda.DevicePtr, v byte, n int64) error {
 	if err := f.enter("cuMemsetD8_v2"); err != nil {
 		return err
 	}
@@ -244,11 +246,11 @@ func (f *fakeCUDA) copyCheck(name string, n int64) error {
 		return err
 	}
 	if n <= 0 {
-		return &CUDAError{Func: name, Result: CUDAErrorInvalidValue}
+		return &cuda.Error{Func: name, Result: cuda.ErrorInvalidValue}
 	}
 	return f.needCtx(name)
 }
-func (f *fakeCUDA) MemcpyHtoD(dst CUdeviceptr, src uintptr, n int64) error {
+func (f *fakeCUDA) MemcpyHtoD(dst cuda.DevicePtr, src uintptr, n int64) error {
 	if err := f.copyCheck("cuMemcpyHtoD_v2", n); err != nil {
 		return err
 	}
@@ -256,7 +258,7 @@ func (f *fakeCUDA) MemcpyHtoD(dst CUdeviceptr, src uintptr, n int64) error {
 	f.wait(f.clock)
 	return nil
 }
-func (f *fakeCUDA) MemcpyDtoH(dst uintptr, src CUdeviceptr, n int64) error {
+func (f *fakeCUDA) MemcpyDtoH(dst uintptr, src cuda.DevicePtr, n int64) error {
 	if err := f.copyCheck("cuMemcpyDtoH_v2", n); err != nil {
 		return err
 	}
@@ -264,77 +266,77 @@ func (f *fakeCUDA) MemcpyDtoH(dst uintptr, src CUdeviceptr, n int64) error {
 	f.wait(f.clock)
 	return nil
 }
-func (f *fakeCUDA) MemcpyDtoD(dst, src CUdeviceptr, n int64) error {
+func (f *fakeCUDA) MemcpyDtoD(dst, src cuda.DevicePtr, n int64) error {
 	if err := f.copyCheck("cuMemcpyDtoD_v2", n); err != nil {
 		return err
 	}
 	f.run(n, f.d2dBW)
 	return nil
 }
-func (f *fakeCUDA) MemcpyPeer(dst CUdeviceptr, dc CUcontext, src CUdeviceptr, sc CUcontext, n int64) error {
+func (f *fakeCUDA) MemcpyPeer(dst cuda.DevicePtr, dc cuda.Context, src cuda.DevicePtr, sc cuda.Context, n int64) error {
 	if err := f.copyCheck("cuMemcpyPeer", n); err != nil {
 		return err
 	}
 	f.run(n, f.peerBW)
 	return nil
 }
-func (f *fakeCUDA) MemcpyHtoDAsync(dst CUdeviceptr, src uintptr, n int64, s CUstream) error {
+func (f *fakeCUDA) MemcpyHtoDAsync(dst cuda.DevicePtr, src uintptr, n int64, s cuda.Stream) error {
 	if err := f.copyCheck("cuMemcpyHtoDAsync_v2", n); err != nil {
 		return err
 	}
 	f.run(n, f.rateHost(src))
 	return nil
 }
-func (f *fakeCUDA) MemcpyDtoHAsync(dst uintptr, src CUdeviceptr, n int64, s CUstream) error {
+func (f *fakeCUDA) MemcpyDtoHAsync(dst uintptr, src cuda.DevicePtr, n int64, s cuda.Stream) error {
 	if err := f.copyCheck("cuMemcpyDtoHAsync_v2", n); err != nil {
 		return err
 	}
 	f.run(n, f.rateHost(dst))
 	return nil
 }
-func (f *fakeCUDA) MemcpyDtoDAsync(dst, src CUdeviceptr, n int64, s CUstream) error {
+func (f *fakeCUDA) MemcpyDtoDAsync(dst, src cuda.DevicePtr, n int64, s cuda.Stream) error {
 	if err := f.copyCheck("cuMemcpyDtoDAsync_v2", n); err != nil {
 		return err
 	}
 	f.run(n, f.d2dBW)
 	return nil
 }
-func (f *fakeCUDA) MemcpyPeerAsync(dst CUdeviceptr, dc CUcontext, src CUdeviceptr, sc CUcontext, n int64, s CUstream) error {
+func (f *fakeCUDA) MemcpyPeerAsync(dst cuda.DevicePtr, dc cuda.Context, src cuda.DevicePtr, sc cuda.Context, n int64, s cuda.Stream) error {
 	if err := f.copyCheck("cuMemcpyPeerAsync", n); err != nil {
 		return err
 	}
 	f.run(n, f.peerBW)
 	return nil
 }
-func (f *fakeCUDA) StreamCreate() (CUstream, error) {
+func (f *fakeCUDA) StreamCreate() (cuda.Stream, error) {
 	if err := f.enter("cuStreamCreate"); err != nil {
 		return 0, err
 	}
-	s := CUstream(f.handle())
+	s := cuda.Stream(f.handle())
 	f.streams[s] = true
 	return s, f.needCtx("cuStreamCreate")
 }
-func (f *fakeCUDA) StreamDestroy(s CUstream) error {
+func (f *fakeCUDA) StreamDestroy(s cuda.Stream) error {
 	delete(f.streams, s)
 	return f.enter("cuStreamDestroy_v2")
 }
-func (f *fakeCUDA) StreamSynchronize(s CUstream) error {
+func (f *fakeCUDA) StreamSynchronize(s cuda.Stream) error {
 	f.wait(f.clock)
 	return f.enter("cuStreamSynchronize")
 }
-func (f *fakeCUDA) EventCreate() (CUevent, error) {
+func (f *fakeCUDA) EventCreate() (cuda.Event, error) {
 	if err := f.enter("cuEventCreate"); err != nil {
 		return 0, err
 	}
-	e := CUevent(f.handle())
+	e := cuda.Event(f.handle())
 	f.evLive[e] = true
 	return e, nil
 }
-func (f *fakeCUDA) EventDestroy(e CUevent) error {
+func (f *fakeCUDA) EventDestroy(e cuda.Event) error {
 	delete(f.evLive, e)
 	return f.enter("cuEventDestroy_v2")
 }
-func (f *fakeCUDA) EventRecord(e CUevent, s CUstream) error {
+func (f *fakeCUDA) EventRecord(e cuda.Event, s cuda.Stream) error {
 	if err := f.enter("cuEventRecord"); err != nil {
 		return err
 	}
@@ -342,21 +344,21 @@ func (f *fakeCUDA) EventRecord(e CUevent, s CUstream) error {
 	f.events[e] = f.clock
 	return nil
 }
-func (f *fakeCUDA) EventSynchronize(e CUevent) error {
+func (f *fakeCUDA) EventSynchronize(e cuda.Event) error {
 	if err := f.enter("cuEventSynchronize"); err != nil {
 		return err
 	}
 	f.wait(f.events[e])
 	return nil
 }
-func (f *fakeCUDA) EventElapsed(a, b CUevent) (float64, error) {
+func (f *fakeCUDA) EventElapsed(a, b cuda.Event) (float64, error) {
 	if err := f.enter("cuEventElapsedTime"); err != nil {
 		return 0, err
 	}
 	ta, ok1 := f.events[a]
 	tb, ok2 := f.events[b]
 	if !ok1 || !ok2 {
-		return 0, &CUDAError{Func: "cuEventElapsedTime", Result: 400}
+		return 0, &cuda.Error{Func: "cuEventElapsedTime", Result: 400}
 	}
 	return tb - ta, nil
 }
@@ -426,7 +428,7 @@ func (fp *fakePageable) alloc(n int64) (uintptr, func() error, error) {
 }
 
 func newFakeProbe(f *fakeCUDA, mon *fakeMonitor, pg *fakePageable) *CUDACopy {
-	p := &CUDACopy{Open: func() (CUDADriver, error) { return f, nil }, allocPageable: pg.alloc}
+	p := &CUDACopy{Open: func() (cuda.Driver, error) { return f, nil }, allocPageable: pg.alloc}
 	if mon != nil {
 		p.PCIe = func(bus string) (PCIeMonitor, error) { return mon, nil }
 	} else {
@@ -435,7 +437,7 @@ func newFakeProbe(f *fakeCUDA, mon *fakeMonitor, pg *fakePageable) *CUDACopy {
 	return p
 }
 
-func runCollect(t *testing.T, p Probe, plan Plan) ([]record.Result, error) {
+func runCollect(t *testing.T, p measure.Probe, plan measure.Plan) ([]record.Result, error) {
 	t.Helper()
 	var out []record.Result
 	err := p.Run(context.Background(), plan, func(r record.Result) error { out = append(out, r); return nil })
@@ -448,7 +450,7 @@ func TestCUDACopyTwoGPUs(t *testing.T) {
 	pg := &fakePageable{limit: 1 << 40}
 	p := newFakeProbe(f, mon, pg)
 	sizes := []int64{4, 64 << 10, 16 << 20}
-	res, err := runCollect(t, p, Plan{Sizes: sizes, Budget: 2 * time.Second, Options: map[string]string{"nvml_check": "150ms"}})
+	res, err := runCollect(t, p, measure.Plan{Sizes: sizes, Budget: 2 * time.Second, Options: map[string]string{"nvml_check": "150ms"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +530,7 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 	f.hostLimit = 2 << 20 // pinned memory for 2 MiB only
 	pg := &fakePageable{limit: 1 << 20}
 	p := newFakeProbe(f, nil, pg)
-	res, err := runCollect(t, p, Plan{Sizes: []int64{4, 1 << 20, 4 << 20}, Budget: time.Second})
+	res, err := runCollect(t, p, measure.Plan{Sizes: []int64{4, 1 << 20, 4 << 20}, Budget: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +562,7 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 	f2 := newFakeCUDA(1)
 	f2.hostLimit = 0
 	p2 := newFakeProbe(f2, nil, &fakePageable{})
-	res, err = runCollect(t, p2, Plan{Sizes: []int64{4096}, Budget: time.Second, Options: map[string]string{"variants": "h2d-pinned,d2d"}})
+	res, err = runCollect(t, p2, measure.Plan{Sizes: []int64{4096}, Budget: time.Second, Options: map[string]string{"variants": "h2d-pinned,d2d"}})
 	if err != nil || len(res) != 2 || res[0].Variant != "d2d" {
 		t.Errorf("no pinned memory: err %v, %d records", err, len(res))
 	}
@@ -570,33 +572,35 @@ func TestCUDACopyAllocationFailureDegrades(t *testing.T) {
 }
 
 func TestCUDACopyUnavailable(t *testing.T) {
-	p := &CUDACopy{Open: func() (CUDADriver, error) { return nil, Unavailable("no CUDA driver: cannot load libcuda.so.1") }}
-	if err := p.Available(); !errors.Is(err, ErrUnavailable) {
+	p := &CUDACopy{Open: func() (cuda.Driver, error) {
+		return nil, measure.Unavailable("no CUDA driver: cannot load libcuda.so.1")
+	}}
+	if err := p.Available(); !errors.Is(err, measure.ErrUnavailable) {
 		t.Errorf("Available = %v", err)
 	}
-	_, err := runCollect(t, p, Plan{})
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "libcuda.so.1") {
+	_, err := runCollect(t, p, measure.Plan{})
+	if !errors.Is(err, measure.ErrUnavailable) || !strings.Contains(err.Error(), "libcuda.so.1") {
 		t.Errorf("Run = %v", err)
 	}
 
 	f := newFakeCUDA(0)
-	f.initErr = &CUDAError{Func: "cuInit", Result: CUDAErrorNoDevice}
-	_, err = runCollect(t, newFakeProbe(f, nil, &fakePageable{}), Plan{})
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "cuInit: CUDA_ERROR_NO_DEVICE (100)") {
+	f.initErr = &cuda.Error{Func: "cuInit", Result: cuda.ErrorNoDevice}
+	_, err = runCollect(t, newFakeProbe(f, nil, &fakePageable{}), measure.Plan{})
+	if !errors.Is(err, measure.ErrUnavailable) || !strings.Contains(err.Error(), "cuInit: CUDA_ERROR_NO_DEVICE (100)") {
 		t.Errorf("no device: %v", err)
 	}
 	f = newFakeCUDA(0)
-	_, err = runCollect(t, newFakeProbe(f, nil, &fakePageable{}), Plan{})
-	if !errors.Is(err, ErrUnavailable) {
+	_, err = runCollect(t, newFakeProbe(f, nil, &fakePageable{}), measure.Plan{})
+	if !errors.Is(err, measure.ErrUnavailable) {
 		t.Errorf("zero devices: %v", err)
 	}
 }
 
 func TestCUDACopyErrorsNamed(t *testing.T) {
 	f := newFakeCUDA(1)
-	f.failOn, f.failRes, f.failAfter = "cuMemcpyHtoD_v2", CUDAErrorInvalidContext, 5
-	_, err := runCollect(t, newFakeProbe(f, nil, &fakePageable{limit: 1 << 30}), Plan{Sizes: []int64{4}, Budget: time.Second})
-	if !errors.Is(err, CUDAErrorInvalidContext) || errors.Is(err, ErrUnavailable) {
+	f.failOn, f.failRes, f.failAfter = "cuMemcpyHtoD_v2", cuda.ErrorInvalidContext, 5
+	_, err := runCollect(t, newFakeProbe(f, nil, &fakePageable{limit: 1 << 30}), measure.Plan{Sizes: []int64{4}, Budget: time.Second})
+	if !errors.Is(err, cuda.ErrorInvalidContext) || errors.Is(err, measure.ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(err.Error(), "cuMemcpyHtoD_v2: CUDA_ERROR_INVALID_CONTEXT (201)") || !strings.Contains(err.Error(), "h2d-pinned") {
@@ -605,7 +609,7 @@ func TestCUDACopyErrorsNamed(t *testing.T) {
 	if l := f.leaks(); len(l) > 0 {
 		t.Errorf("a failed run leaks %v", l)
 	}
-	for r, want := range map[CUresult]string{
+	for r, want := range map[cuda.Result]string{
 		0: "CUDA_SUCCESS (0)", 2: "CUDA_ERROR_OUT_OF_MEMORY (2)", 201: "CUDA_ERROR_INVALID_CONTEXT (201)",
 		704: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED (704)", 999: "CUDA_ERROR_UNKNOWN (999)", 12345: "CUresult(12345) (12345)",
 	} {
@@ -613,8 +617,8 @@ func TestCUDACopyErrorsNamed(t *testing.T) {
 			t.Errorf("CUresult(%d) = %q, want %q", int(r), got, want)
 		}
 	}
-	e := &CUDAError{Func: "cuMemAllocHost_v2", Result: 2, Desc: "out of memory"}
-	if e.Error() != "cuMemAllocHost_v2: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" || !errors.Is(e, CUDAErrorOutOfMemory) {
+	e := &cuda.Error{Func: "cuMemAllocHost_v2", Result: 2, Desc: "out of memory"}
+	if e.Error() != "cuMemAllocHost_v2: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" || !errors.Is(e, cuda.ErrorOutOfMemory) {
 		t.Errorf("%v", e)
 	}
 }
@@ -624,7 +628,7 @@ func TestCUDACopyCancellation(t *testing.T) {
 	p := newFakeProbe(f, nil, &fakePageable{limit: 1 << 30})
 	ctx, cancel := context.WithCancel(context.Background())
 	var n int
-	err := p.Run(ctx, Plan{Sizes: []int64{4, 4096}, Budget: time.Minute}, func(r record.Result) error {
+	err := p.Run(ctx, measure.Plan{Sizes: []int64{4, 4096}, Budget: time.Minute}, func(r record.Result) error {
 		n++
 		if n == 3 {
 			cancel()
@@ -643,7 +647,7 @@ func TestCUDACopyCancellation(t *testing.T) {
 	// An emit error stops the probe too.
 	boom := errors.New("disk full")
 	f2 := newFakeCUDA(1)
-	err = newFakeProbe(f2, nil, &fakePageable{limit: 1 << 30}).Run(context.Background(), Plan{Sizes: []int64{4}}, func(record.Result) error { return boom })
+	err = newFakeProbe(f2, nil, &fakePageable{limit: 1 << 30}).Run(context.Background(), measure.Plan{Sizes: []int64{4}}, func(record.Result) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Errorf("emit error: %v", err)
 	}
@@ -670,7 +674,7 @@ func TestCUDAOptions(t *testing.T) {
 		t.Errorf("default sizes %v", s)
 	}
 	f := newFakeCUDA(1)
-	_, err := runCollect(t, newFakeProbe(f, &fakeMonitor{}, &fakePageable{limit: 1 << 30}), Plan{Sizes: []int64{4}, Options: map[string]string{"nvml_check": "soon"}})
+	_, err := runCollect(t, newFakeProbe(f, &fakeMonitor{}, &fakePageable{limit: 1 << 30}), measure.Plan{Sizes: []int64{4}, Options: map[string]string{"nvml_check": "soon"}})
 	if err == nil || !strings.Contains(err.Error(), "nvml_check") {
 		t.Errorf("bad nvml_check: %v", err)
 	}
@@ -678,7 +682,7 @@ func TestCUDAOptions(t *testing.T) {
 
 // TestCUDAHardware runs the real driver when there is one.
 func TestCUDAHardware(t *testing.T) {
-	drv, err := OpenCUDA()
+	drv, err := cuda.Open()
 	if err != nil {
 		t.Skipf("no GPU: %v", err)
 	}
@@ -686,7 +690,7 @@ func TestCUDAHardware(t *testing.T) {
 		t.Skipf("no GPU: %v", err)
 	}
 	p := &CUDACopy{Log: t.Logf}
-	res, err := runCollect(t, p, Plan{Sizes: []int64{4, 1 << 20}, Budget: 5 * time.Second, Options: map[string]string{"nvml_check": "500ms"}})
+	res, err := runCollect(t, p, measure.Plan{Sizes: []int64{4, 1 << 20}, Budget: 5 * time.Second, Options: map[string]string{"nvml_check": "500ms"}})
 	if err != nil {
 		t.Fatal(err)
 	}

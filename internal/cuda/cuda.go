@@ -1,107 +1,122 @@
-package measure
+// Package cuda is the part of the CUDA driver API that gpupath's GPU probes
+// use, called through purego: libcuda.so.1 is opened at run time (Open), so
+// neither the CUDA toolkit nor cgo is needed to build, and a machine without
+// a driver simply reports that it has none.
+//
+// The driver's current context belongs to an OS thread: every call of a
+// Driver must come from one goroutine locked to its thread. Thread runs
+// functions on such a goroutine. The handle types (Device, DevicePtr,
+// Context, Stream, Event) and statuses (Result, with their names from
+// cuda.h) are those of cuda.h; a failed call is an *Error that names the
+// function and the status.
+//
+// It is internal: pkg/measure/gpu is its only user, and its tests run the
+// binding against a stub library (internal/gputest). It measures nothing
+// and decides nothing about what is measured.
+package cuda
 
 import (
 	"fmt"
 	"strconv"
 )
 
-// CUDA driver API handle types, as cuda.h declares them: CUdevice is an
-// int, CUdeviceptr an unsigned 64-bit address on 64-bit hosts, contexts,
-// streams and events are opaque pointers.
+// The CUDA driver API's handle types, as cuda.h declares them: a device is
+// an int, a device pointer an unsigned 64-bit address on 64-bit hosts,
+// contexts, streams and events are opaque pointers.
 type (
-	CUdevice    int32
-	CUdeviceptr uint64
-	CUcontext   uintptr
-	CUstream    uintptr
-	CUevent     uintptr
+	Device    int32
+	DevicePtr uint64
+	Context   uintptr
+	Stream    uintptr
+	Event     uintptr
 )
 
-// CUDADriver is the part of the CUDA driver API the copy probe uses. The
-// implementation that loads libcuda.so.1 at run time is returned by
-// OpenCUDA; tests use a fake.
+// Driver is the part of the CUDA driver API the GPU probes use. The
+// implementation that loads libcuda.so.1 at run time is returned by Open;
+// tests use a fake or the stub library.
 //
 // Every method must be called from one goroutine locked to its OS thread
 // (runtime.LockOSThread): the current context is a property of the thread,
 // and a call from another thread fails with CUDA_ERROR_INVALID_CONTEXT.
 // Host pointers are plain addresses of memory that Go's garbage collector
 // does not manage (pinned memory from MemAllocHost, or mmap'ed memory).
-type CUDADriver interface {
+type Driver interface {
 	// Init calls cuInit(0).
 	Init() error
 	// DriverVersion returns the CUDA version the driver supports (13000 for 13.0).
 	DriverVersion() (int, error)
 	DeviceCount() (int, error)
-	Device(ordinal int) (CUdevice, error)
-	DeviceName(d CUdevice) (string, error)
+	Device(ordinal int) (Device, error)
+	DeviceName(d Device) (string, error)
 	// DevicePCIBusID returns the device's PCI address ("0000:8F:00.0").
-	DevicePCIBusID(d CUdevice) (string, error)
-	DeviceTotalMem(d CUdevice) (int64, error)
+	DevicePCIBusID(d Device) (string, error)
+	DeviceTotalMem(d Device) (int64, error)
 
 	// PrimaryCtxRetain retains the device's primary context (the one the
 	// runtime API and PyTorch use); PrimaryCtxRelease releases it.
-	PrimaryCtxRetain(d CUdevice) (CUcontext, error)
-	PrimaryCtxRelease(d CUdevice) error
-	CtxSetCurrent(c CUcontext) error
+	PrimaryCtxRetain(d Device) (Context, error)
+	PrimaryCtxRelease(d Device) error
+	CtxSetCurrent(c Context) error
 	CtxSynchronize() error
-	CanAccessPeer(d, peer CUdevice) (bool, error)
+	CanAccessPeer(d, peer Device) (bool, error)
 	// CtxEnablePeerAccess lets the current context access peer's memory.
-	CtxEnablePeerAccess(peer CUcontext) error
+	CtxEnablePeerAccess(peer Context) error
 
-	MemAlloc(n int64) (CUdeviceptr, error)
-	MemFree(p CUdeviceptr) error
+	MemAlloc(n int64) (DevicePtr, error)
+	MemFree(p DevicePtr) error
 	// MemAllocHost allocates page-locked (pinned) host memory.
 	MemAllocHost(n int64) (uintptr, error)
 	MemFreeHost(p uintptr) error
-	MemsetD8(p CUdeviceptr, v byte, n int64) error
+	MemsetD8(p DevicePtr, v byte, n int64) error
 
 	// The synchronous copies (cuMemcpyHtoD_v2 ...). HtoD and DtoH return
 	// when the copy is done; DtoD and Peer may return before (see the CUDA
 	// documentation, "API synchronization behavior").
-	MemcpyHtoD(dst CUdeviceptr, src uintptr, n int64) error
-	MemcpyDtoH(dst uintptr, src CUdeviceptr, n int64) error
-	MemcpyDtoD(dst, src CUdeviceptr, n int64) error
-	MemcpyPeer(dst CUdeviceptr, dstCtx CUcontext, src CUdeviceptr, srcCtx CUcontext, n int64) error
+	MemcpyHtoD(dst DevicePtr, src uintptr, n int64) error
+	MemcpyDtoH(dst uintptr, src DevicePtr, n int64) error
+	MemcpyDtoD(dst, src DevicePtr, n int64) error
+	MemcpyPeer(dst DevicePtr, dstCtx Context, src DevicePtr, srcCtx Context, n int64) error
 	// The asynchronous copies on a stream.
-	MemcpyHtoDAsync(dst CUdeviceptr, src uintptr, n int64, s CUstream) error
-	MemcpyDtoHAsync(dst uintptr, src CUdeviceptr, n int64, s CUstream) error
-	MemcpyDtoDAsync(dst, src CUdeviceptr, n int64, s CUstream) error
-	MemcpyPeerAsync(dst CUdeviceptr, dstCtx CUcontext, src CUdeviceptr, srcCtx CUcontext, n int64, s CUstream) error
+	MemcpyHtoDAsync(dst DevicePtr, src uintptr, n int64, s Stream) error
+	MemcpyDtoHAsync(dst uintptr, src DevicePtr, n int64, s Stream) error
+	MemcpyDtoDAsync(dst, src DevicePtr, n int64, s Stream) error
+	MemcpyPeerAsync(dst DevicePtr, dstCtx Context, src DevicePtr, srcCtx Context, n int64, s Stream) error
 
 	// StreamCreate creates a non-blocking stream (CU_STREAM_NON_BLOCKING).
-	StreamCreate() (CUstream, error)
-	StreamDestroy(s CUstream) error
-	StreamSynchronize(s CUstream) error
+	StreamCreate() (Stream, error)
+	StreamDestroy(s Stream) error
+	StreamSynchronize(s Stream) error
 	// EventCreate creates an event with timing (CU_EVENT_DEFAULT).
-	EventCreate() (CUevent, error)
-	EventDestroy(e CUevent) error
-	EventRecord(e CUevent, s CUstream) error
-	EventSynchronize(e CUevent) error
+	EventCreate() (Event, error)
+	EventDestroy(e Event) error
+	EventRecord(e Event, s Stream) error
+	EventSynchronize(e Event) error
 	// EventElapsed returns the time between two completed events, in seconds
 	// (cuEventElapsedTime, whose resolution is about half a microsecond).
-	EventElapsed(start, end CUevent) (float64, error)
+	EventElapsed(start, end Event) (float64, error)
 }
 
-// CUresult is a CUDA driver API status (cuda.h: enum cudaError_enum).
+// Result is a CUDA driver API status (cuda.h: enum cudaError_enum).
 // As an error it reads as its name, e.g. "CUDA_ERROR_INVALID_CONTEXT (201)".
-type CUresult int32
+type Result int32
 
-// The statuses the probe reacts to.
+// The statuses the probes react to.
 const (
-	CUDASuccess                       CUresult = 0
-	CUDAErrorInvalidValue             CUresult = 1
-	CUDAErrorOutOfMemory              CUresult = 2
-	CUDAErrorNotInitialized           CUresult = 3
-	CUDAErrorNoDevice                 CUresult = 100
-	CUDAErrorInvalidContext           CUresult = 201
-	CUDAErrorPeerAccessUnsupported    CUresult = 217
-	CUDAErrorPeerAccessAlreadyEnabled CUresult = 704
-	CUDAErrorNotSupported             CUresult = 801
+	Success                       Result = 0
+	ErrorInvalidValue             Result = 1
+	ErrorOutOfMemory              Result = 2
+	ErrorNotInitialized           Result = 3
+	ErrorNoDevice                 Result = 100
+	ErrorInvalidContext           Result = 201
+	ErrorPeerAccessUnsupported    Result = 217
+	ErrorPeerAccessAlreadyEnabled Result = 704
+	ErrorNotSupported             Result = 801
 )
 
-// cuResultNames lists the statuses of cuda.h (CUDA 12/13), so that a status
+// resultNames lists the statuses of cuda.h (CUDA 12/13), so that a status
 // is named even where cuGetErrorName is unavailable (a fake driver, a
 // failed load).
-var cuResultNames = map[CUresult]string{
+var resultNames = map[Result]string{
 	0: "CUDA_SUCCESS", 1: "CUDA_ERROR_INVALID_VALUE", 2: "CUDA_ERROR_OUT_OF_MEMORY",
 	3: "CUDA_ERROR_NOT_INITIALIZED", 4: "CUDA_ERROR_DEINITIALIZED", 5: "CUDA_ERROR_PROFILER_DISABLED",
 	6: "CUDA_ERROR_PROFILER_NOT_INITIALIZED", 7: "CUDA_ERROR_PROFILER_ALREADY_STARTED",
@@ -143,26 +158,26 @@ var cuResultNames = map[CUresult]string{
 
 // Name returns the status's name from cuda.h ("CUDA_ERROR_OUT_OF_MEMORY"),
 // or "CUresult(N)" for a status this package does not know.
-func (r CUresult) Name() string {
-	if n, ok := cuResultNames[r]; ok {
+func (r Result) Name() string {
+	if n, ok := resultNames[r]; ok {
 		return n
 	}
 	return "CUresult(" + strconv.Itoa(int(r)) + ")"
 }
 
 // Error returns the name and number ("CUDA_ERROR_INVALID_CONTEXT (201)").
-func (r CUresult) Error() string { return fmt.Sprintf("%s (%d)", r.Name(), int32(r)) }
+func (r Result) Error() string { return fmt.Sprintf("%s (%d)", r.Name(), int32(r)) }
 
-// CUDAError is a failed driver call: the function, its status and, when
-// the driver could say, the status's description (cuGetErrorString).
-// errors.Is(err, CUDAErrorOutOfMemory) matches on the status.
-type CUDAError struct {
+// Error is a failed driver call: the function, its status and, when the
+// driver could say, the status's description (cuGetErrorString).
+// errors.Is(err, ErrorOutOfMemory) matches on the status.
+type Error struct {
 	Func   string
-	Result CUresult
+	Result Result
 	Desc   string
 }
 
-func (e *CUDAError) Error() string {
+func (e *Error) Error() string {
 	if e.Desc != "" {
 		return fmt.Sprintf("%s: %v: %s", e.Func, e.Result, e.Desc)
 	}
@@ -170,4 +185,4 @@ func (e *CUDAError) Error() string {
 }
 
 // Unwrap returns the status.
-func (e *CUDAError) Unwrap() error { return e.Result }
+func (e *Error) Unwrap() error { return e.Result }

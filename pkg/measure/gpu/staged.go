@@ -1,21 +1,21 @@
-package measure
+package gpu
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
 
+	"github.com/gpupath/gpupath/internal/cuda"
+	"github.com/gpupath/gpupath/internal/rawsock"
+	"github.com/gpupath/gpupath/internal/stats"
+	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func init() { Register("staged", func() Probe { return &Staged{} }) }
+func init() { measure.Register("staged", func() measure.Probe { return &Staged{} }) }
 
 // Staged measures the seed's staged transfer end to end on one host:
 // GPU → cudaMemcpy device→host into pinned memory → TCP over the loopback
@@ -42,8 +42,8 @@ func init() { Register("staged", func() Probe { return &Staged{} }) }
 // timings, one transfer of the largest size is checked byte for byte (the
 // receiver GPU must hold the position-dependent pattern the sender GPU held).
 type Staged struct {
-	// Open loads the driver; nil means OpenCUDA.
-	Open func() (CUDADriver, error)
+	// Open loads the driver; nil means libcuda.so.1 (or $GPUPATH_LIBCUDA).
+	Open func() (cuda.Driver, error)
 	// Log receives diagnostics; nil discards them.
 	Log func(format string, args ...any)
 	// pair connects the sender to the receiver; nil means a loopback TCP
@@ -55,14 +55,16 @@ type Staged struct {
 // Name returns "staged".
 func (p *Staged) Name() string { return "staged" }
 
+// Weight is the probe's share of a run's budget (measure.Weighted).
+func (p *Staged) Weight() float64 { return 3 }
+
+// SetLog sets the diagnostics sink (nil discards).
+func (p *Staged) SetLog(f func(format string, args ...any)) { p.Log = f }
+
 // Available reports whether a CUDA driver library can be loaded; the GPUs
 // are found in Run.
 func (p *Staged) Available() error {
-	open := p.Open
-	if open == nil {
-		open = OpenCUDA
-	}
-	_, err := open()
+	_, err := openDriver(p.Open)
 	return err
 }
 
@@ -84,101 +86,27 @@ func StagedSizes() []int64 {
 // QuickStagedSizes is the short sweep.
 func QuickStagedSizes() []int64 { return []int64{4, 4 << 10, 256 << 10, 4 << 20, 64 << 20} }
 
-// stagedWorker is one OS thread that owns a CUDA context: every CUDA call
-// of one side runs on it. Between jobs it spins on a slot for a while
-// before it sleeps, so that a transfer starts on a running thread rather
-// than one just woken (waking a halted CPU is harness noise, not part of the
-// transfer).
-type stagedWorker struct {
-	slot atomic.Pointer[func()]
-	wake chan struct{} // capacity 1: a token means "look at the slot"
-	quit chan struct{}
-}
-
-// stagedSpin is how long an idle worker spins before it sleeps.
-const stagedSpin = time.Millisecond
-
-func startStagedWorker(setup func() error) (*stagedWorker, error) {
-	w := &stagedWorker{wake: make(chan struct{}, 1), quit: make(chan struct{})}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		errc <- setup()
-		for {
-			deadline := time.Now().Add(stagedSpin)
-			for {
-				if f := w.slot.Swap(nil); f != nil {
-					(*f)()
-					deadline = time.Now().Add(stagedSpin)
-					continue
-				}
-				if !time.Now().Before(deadline) {
-					break
-				}
-			}
-			select {
-			case <-w.wake:
-			case <-w.quit:
-				return
-			}
-		}
-	}()
-	if err := <-errc; err != nil {
-		w.stop()
-		return nil, err
-	}
-	return w, nil
-}
-
-// stop ends the worker's thread.
-func (w *stagedWorker) stop() { close(w.quit) }
-
-// do runs f on the worker's thread and waits for it.
-func (w *stagedWorker) do(f func() error) error { return <-w.start(f) }
-
-// start runs f on the worker's thread and returns at once. One job at a
-// time: the caller waits for a job before it starts the next.
-func (w *stagedWorker) start(f func() error) <-chan error {
-	errc := make(chan error, 1)
-	job := func() { errc <- f() }
-	w.slot.Store(&job)
-	select {
-	case w.wake <- struct{}{}:
-	default: // a token is already pending: the worker will look
-	}
-	return errc
-}
-
 // stagedConn is one end of the connection between the two sides.
 type stagedConn interface {
-	writeAll(b []byte) error
-	readFull(b []byte) error
-	close() error
+	WriteAll(b []byte) error
+	ReadFull(b []byte) error
+	Close() error
 }
 
 // stagedSide is what one side (sender or receiver) set up.
 type stagedSide struct {
-	w      *stagedWorker
-	dev    CUdevice
-	ctx    CUcontext
-	dbuf   CUdeviceptr
+	w      *cuda.Thread
+	dev    cuda.Device
+	ctx    cuda.Context
+	dbuf   cuda.DevicePtr
 	pinned uintptr
 	pinLen int64
-	stream CUstream
-	events []CUevent
+	stream cuda.Stream
+	events []cuda.Event
 }
 
-// hostBytes views n bytes of pinned (non-Go) memory at p as a slice.
-func hostBytes(p uintptr, n int64) []byte {
-	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&p))), n)
-}
-
-func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
-	open := p.Open
-	if open == nil {
-		open = OpenCUDA
-	}
-	drv, err := open()
+func (p *Staged) Run(ctx context.Context, plan measure.Plan, emit func(record.Result) error) error {
+	drv, err := openDriver(p.Open)
 	if err != nil {
 		return err
 	}
@@ -227,27 +155,15 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 	// The first CUDA calls (init, device count) run on a throwaway locked
 	// thread; each side then gets its own.
 	var ndev int
-	probe, err := startStagedWorker(func() error {
-		if err := drv.Init(); err != nil {
-			if errors.Is(err, CUDAErrorNoDevice) {
-				return Unavailable("no CUDA device: %v", err)
-			}
-			return Unavailable("CUDA driver does not initialise: %v", err)
-		}
-		n, err := drv.DeviceCount()
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return Unavailable("no CUDA device (cuDeviceGetCount = 0)")
-		}
-		ndev = n
-		return nil
+	probe, err := cuda.StartThread(func() error {
+		var err error
+		ndev, err = initDriver(drv)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	probe.stop()
+	probe.Stop()
 	ords := []int{0, 0}
 	if ndev >= 2 {
 		ords[1] = 1
@@ -275,7 +191,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 	}()
 	newSide := func(ord int, pattern int) (*stagedSide, error) {
 		side := &stagedSide{pinLen: pinLen}
-		w, err := startStagedWorker(func() error {
+		w, err := cuda.StartThread(func() error {
 			d, err := drv.Device(ord)
 			if err != nil {
 				return err
@@ -313,7 +229,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 		}
 		side.w = w
 		cleanup = append(cleanup, func() {
-			_ = w.do(func() error {
+			_ = w.Do(func() error {
 				for _, e := range side.events {
 					_ = drv.EventDestroy(e)
 				}
@@ -328,7 +244,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 				}
 				return drv.PrimaryCtxRelease(side.dev)
 			})
-			w.stop()
+			w.Stop()
 		})
 		return side, nil
 	}
@@ -350,7 +266,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 	if err != nil {
 		return fmt.Errorf("staged: loopback connection: %w", err)
 	}
-	cleanup = append(cleanup, func() { sc.close(); rc.close() })
+	cleanup = append(cleanup, func() { sc.Close(); rc.Close() })
 
 	perSize := plan.PerSize
 	if perSize <= 0 {
@@ -368,7 +284,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 			var tStart, tEnd, tCopied, tRecv time.Time
 			var inD2H, inTCP, inH2D []float64
 			transfer := func() error {
-				rdone := rcv.w.start(func() error {
+				rdone := rcv.w.Go(func() error {
 					var err error
 					if variant == "pipelined" && n > chunk {
 						err = stagedRecvPipelined(drv, rcv, rc, n, chunk)
@@ -378,7 +294,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 					tEnd = time.Now()
 					return err
 				})
-				serr := snd.w.do(func() error {
+				serr := snd.w.Do(func() error {
 					tStart = time.Now()
 					if variant == "pipelined" && n > chunk {
 						return stagedSendPipelined(drv, snd, sc, n, chunk)
@@ -400,8 +316,8 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 				return nil
 			}
 			calls := 0
-			u0, s0 := processCPU()
-			st, samples, err := Repeat(ctx, RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
+			u0, s0 := measure.ProcessCPU()
+			st, samples, err := measure.Repeat(ctx, measure.RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
 				func() (float64, error) {
 					calls++
 					if err := transfer(); err != nil {
@@ -409,7 +325,7 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 					}
 					return tEnd.Sub(tStart).Seconds(), nil
 				})
-			u1, s1 := processCPU()
+			u1, s1 := measure.ProcessCPU()
 			if st.Iterations > 0 {
 				k := (n + chunk - 1) / chunk
 				if variant == "store-and-forward" {
@@ -419,14 +335,14 @@ func (p *Staged) Run(ctx context.Context, plan Plan, emit func(record.Result) er
 					Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 					Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
 					CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),
-					Time: time.Now().UTC(), Samples: KeepSamples(samples, 1),
+					Time: time.Now().UTC(), Samples: measure.KeepSamples(samples, 1),
 					Extra: map[string]float64{"chunk_bytes": float64(chunk), "chunks": float64(k), "slots": float64(slots), "gpu_src": float64(ords[0]), "gpu_dst": float64(ords[1])}}
 				if len(inD2H) > 0 {
 					// The stages inside the transfer (warm-up iterations included):
 					// D2H copy, send to receive (TCP over loopback), H2D copy.
-					r.Extra["insitu_d2h_s"] = medianOf(inD2H)
-					r.Extra["insitu_tcp_s"] = medianOf(inTCP)
-					r.Extra["insitu_h2d_s"] = medianOf(inH2D)
+					r.Extra["insitu_d2h_s"] = stats.Median(inD2H)
+					r.Extra["insitu_tcp_s"] = stats.Median(inTCP)
+					r.Extra["insitu_h2d_s"] = stats.Median(inH2D)
 				}
 				if eerr := emit(r); eerr != nil {
 					return eerr
@@ -453,20 +369,20 @@ func stagedPattern(i int64) byte { return byte(i*131+i>>12) ^ 0xA5 }
 // stagedVerify writes a position-dependent pattern into the sender's GPU
 // buffer, clears every host slot and the receiver's buffer, runs one
 // transfer of n bytes and checks every byte that arrived.
-func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, variant string, n, chunk int64) error {
+func stagedVerify(drv cuda.Driver, snd, rcv *stagedSide, sc, rc stagedConn, variant string, n, chunk int64) error {
 	fill := func(s *stagedSide, f func(off int64, b []byte)) error {
 		for off := int64(0); off < n; off += s.pinLen {
 			m := min(s.pinLen, n-off)
-			b := hostBytes(s.pinned, m)
+			b := cuda.HostBytes(s.pinned, m)
 			f(off, b)
-			if err := drv.MemcpyHtoD(s.dbuf+CUdeviceptr(off), s.pinned, m); err != nil {
+			if err := drv.MemcpyHtoD(s.dbuf+cuda.DevicePtr(off), s.pinned, m); err != nil {
 				return err
 			}
 		}
-		clear(hostBytes(s.pinned, s.pinLen))
+		clear(cuda.HostBytes(s.pinned, s.pinLen))
 		return nil
 	}
-	if err := snd.w.do(func() error {
+	if err := snd.w.Do(func() error {
 		return fill(snd, func(off int64, b []byte) {
 			for i := range b {
 				b[i] = stagedPattern(off + int64(i))
@@ -475,16 +391,16 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, varia
 	}); err != nil {
 		return err
 	}
-	if err := rcv.w.do(func() error { return fill(rcv, func(int64, []byte) {}) }); err != nil {
+	if err := rcv.w.Do(func() error { return fill(rcv, func(int64, []byte) {}) }); err != nil {
 		return err
 	}
-	rdone := rcv.w.start(func() error {
+	rdone := rcv.w.Go(func() error {
 		if variant == "pipelined" && n > chunk {
 			return stagedRecvPipelined(drv, rcv, rc, n, chunk)
 		}
 		return stagedRecvWhole(drv, rcv, rc, n, nil)
 	})
-	serr := snd.w.do(func() error {
+	serr := snd.w.Do(func() error {
 		if variant == "pipelined" && n > chunk {
 			return stagedSendPipelined(drv, snd, sc, n, chunk)
 		}
@@ -493,13 +409,13 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, varia
 	if err := errors.Join(serr, <-rdone); err != nil {
 		return fmt.Errorf("staged %s: verification transfer: %w", variant, err)
 	}
-	return rcv.w.do(func() error {
+	return rcv.w.Do(func() error {
 		for off := int64(0); off < n; off += rcv.pinLen {
 			m := min(rcv.pinLen, n-off)
-			if err := drv.MemcpyDtoH(rcv.pinned, rcv.dbuf+CUdeviceptr(off), m); err != nil {
+			if err := drv.MemcpyDtoH(rcv.pinned, rcv.dbuf+cuda.DevicePtr(off), m); err != nil {
 				return err
 			}
-			for i, b := range hostBytes(rcv.pinned, m) {
+			for i, b := range cuda.HostBytes(rcv.pinned, m) {
 				if want := stagedPattern(off + int64(i)); b != want {
 					return fmt.Errorf("staged %s: byte %d arrived as %#x, sent as %#x", variant, off+int64(i), b, want)
 				}
@@ -511,20 +427,20 @@ func stagedVerify(drv CUDADriver, snd, rcv *stagedSide, sc, rc stagedConn, varia
 
 // stagedSendWhole copies the whole message to the host, then sends it;
 // copied (if not nil) is set when the copy is done.
-func stagedSendWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64, copied *time.Time) error {
+func stagedSendWhole(drv cuda.Driver, s *stagedSide, c stagedConn, n int64, copied *time.Time) error {
 	if err := drv.MemcpyDtoH(s.pinned, s.dbuf, n); err != nil {
 		return err
 	}
 	if copied != nil {
 		*copied = time.Now()
 	}
-	return c.writeAll(hostBytes(s.pinned, n))
+	return c.WriteAll(cuda.HostBytes(s.pinned, n))
 }
 
 // stagedRecvWhole receives the whole message, then copies it to the GPU;
 // got (if not nil) is set when the last byte arrived.
-func stagedRecvWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64, got *time.Time) error {
-	if err := c.readFull(hostBytes(s.pinned, n)); err != nil {
+func stagedRecvWhole(drv cuda.Driver, s *stagedSide, c stagedConn, n int64, got *time.Time) error {
+	if err := c.ReadFull(cuda.HostBytes(s.pinned, n)); err != nil {
 		return err
 	}
 	if got != nil {
@@ -534,14 +450,14 @@ func stagedRecvWhole(drv CUDADriver, s *stagedSide, c stagedConn, n int64, got *
 }
 
 // stagedSendPipelined: copy chunk i+1 to the host while chunk i is sent.
-func stagedSendPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk int64) error {
+func stagedSendPipelined(drv cuda.Driver, s *stagedSide, c stagedConn, n, chunk int64) error {
 	k := int((n + chunk - 1) / chunk)
 	slots := len(s.events)
 	issue := func(i int) error {
 		off := int64(i) * chunk
 		m := min(chunk, n-off)
 		slot := uintptr(int64(i%slots) * chunk)
-		if err := drv.MemcpyDtoHAsync(s.pinned+slot, s.dbuf+CUdeviceptr(off), m, s.stream); err != nil {
+		if err := drv.MemcpyDtoHAsync(s.pinned+slot, s.dbuf+cuda.DevicePtr(off), m, s.stream); err != nil {
 			return err
 		}
 		return drv.EventRecord(s.events[i%slots], s.stream)
@@ -560,7 +476,7 @@ func stagedSendPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk i
 		}
 		off := int64(i) * chunk
 		m := min(chunk, n-off)
-		if err := c.writeAll(hostBytes(s.pinned+uintptr(int64(i%slots)*chunk), m)); err != nil {
+		if err := c.WriteAll(cuda.HostBytes(s.pinned+uintptr(int64(i%slots)*chunk), m)); err != nil {
 			return err
 		}
 	}
@@ -568,7 +484,7 @@ func stagedSendPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk i
 }
 
 // stagedRecvPipelined: receive chunk i+1 while chunk i is copied to the GPU.
-func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk int64) error {
+func stagedRecvPipelined(drv cuda.Driver, s *stagedSide, c stagedConn, n, chunk int64) error {
 	k := int((n + chunk - 1) / chunk)
 	slots := len(s.events)
 	for i := 0; i < k; i++ {
@@ -580,10 +496,10 @@ func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk i
 		off := int64(i) * chunk
 		m := min(chunk, n-off)
 		slot := uintptr(int64(i%slots) * chunk)
-		if err := c.readFull(hostBytes(s.pinned+slot, m)); err != nil {
+		if err := c.ReadFull(cuda.HostBytes(s.pinned+slot, m)); err != nil {
 			return err
 		}
-		if err := drv.MemcpyHtoDAsync(s.dbuf+CUdeviceptr(off), s.pinned+slot, m, s.stream); err != nil {
+		if err := drv.MemcpyHtoDAsync(s.dbuf+cuda.DevicePtr(off), s.pinned+slot, m, s.stream); err != nil {
 			return err
 		}
 		if err := drv.EventRecord(s.events[i%slots], s.stream); err != nil {
@@ -599,39 +515,30 @@ func stagedRecvPipelined(drv CUDADriver, s *stagedSide, c stagedConn, n, chunk i
 func loopbackPair() (stagedConn, stagedConn, error) {
 	ctx := context.Background()
 	const timeout = time.Minute
-	ln, err := listenRaw(ctx, "127.0.0.1:0", "", 5*time.Second)
+	ln, err := rawsock.Listen(ctx, "127.0.0.1:0", "", 5*time.Second)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer ln.close()
+	defer ln.Close()
 	type res struct {
-		c   *rawConn
+		c   *rawsock.Conn
 		err error
 	}
 	acc := make(chan res, 1)
 	go func() {
-		c, err := ln.accept(5*time.Second, timeout, SocketOptions{})
+		c, err := ln.Accept(5*time.Second, timeout, measure.SocketOptions{})
 		acc <- res{c, err}
 	}()
-	sc, err := dialRaw(ctx, ln.addr.String(), "", timeout, SocketOptions{})
+	sc, err := rawsock.Dial(ctx, ln.Addr().String(), "", timeout, measure.SocketOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
 	r := <-acc
 	if r.err != nil {
-		sc.close()
+		sc.Close()
 		return nil, nil, fmt.Errorf("loopback accept: %w", r.err)
 	}
 	return sc, r.c, nil
-}
-
-// processCPU returns the user and system CPU seconds of this process.
-func processCPU() (user, sys float64) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0
-	}
-	return float64(ru.Utime.Sec) + float64(ru.Utime.Usec)/1e6, float64(ru.Stime.Sec) + float64(ru.Stime.Usec)/1e6
 }
 
 // parseSizeOption parses "512KiB", "1MiB", "4096".
