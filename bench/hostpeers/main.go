@@ -31,6 +31,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/peers"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -155,7 +156,7 @@ func run(rounds int, dur time.Duration, outDir string) error {
 			v[i] = f(r)
 		}
 		sort.Float64s(v)
-		return measure.Quantile(v, 0.5)
+		return stats.Quantile(v, 0.5)
 	}
 	m.Iperf3Rate = med(func(r round) float64 { return r.Iperf3Rate })
 	m.Iperf3CPUPerByte = med(func(r round) float64 { return r.Iperf3CPUPerByte })

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
 )
@@ -151,7 +152,7 @@ func runGPUCheck(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		report = append(report, rec)
 	}
 
-	facts := measure.GPUHostFacts{Results: results}
+	facts := calib.GPUHostFacts{Results: results}
 	for _, r := range report {
 		switch inv := r.Inventory.(type) {
 		case *record.GPUInventory:
@@ -164,9 +165,9 @@ func runGPUCheck(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			facts.Topo = inv
 		}
 	}
-	overrides := measure.GPUHostOverrides(facts)
+	overrides := calib.GPUHostOverrides(facts)
 	if overrides == nil {
-		overrides = []measure.GPUOverride{}
+		overrides = []calib.Override{}
 	}
 
 	manifest := map[string]any{
@@ -215,10 +216,10 @@ func writeJSON(path string, v any) error {
 
 // writeYAMLFragment writes the overrides as the nested scenario keys, each
 // with its source as a comment.
-func writeYAMLFragment(w io.Writer, host string, t time.Time, os []measure.GPUOverride) {
+func writeYAMLFragment(w io.Writer, host string, t time.Time, os []calib.Override) {
 	fmt.Fprintf(w, "# Measured on %s by gpupath gpucheck at %s.\n", host, t.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "# Only the keys measured here: merge into a preset (or pass set-flags.txt to gpupath model).\n")
-	groups := map[string][]measure.GPUOverride{}
+	groups := map[string][]calib.Override{}
 	var order []string
 	for _, o := range os {
 		g, _, _ := strings.Cut(o.Key, ".")
@@ -237,7 +238,7 @@ func writeYAMLFragment(w io.Writer, host string, t time.Time, os []measure.GPUOv
 }
 
 // gpucheckSummary is the human summary printed at the end.
-func gpucheckSummary(report []gpucheckProbe, results []record.Result, overrides []measure.GPUOverride) string {
+func gpucheckSummary(report []gpucheckProbe, results []record.Result, overrides []calib.Override) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, "probes:")
 	for _, r := range report {

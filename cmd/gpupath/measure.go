@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -195,7 +196,7 @@ func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
 	if err != nil {
 		return err
 	}
-	ovs, notes, err := measure.ThisHost(rd)
+	ovs, notes, err := calib.ThisHost(rd)
 	if err != nil {
 		return err
 	}
@@ -226,19 +227,19 @@ func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
 
 // hostScenarioYAML writes the scenario file of a run: a title comment,
 // name and description, then the measured keys with their sources.
-func hostScenarioYAML(rd *record.RunData, ovs []measure.Override, notes []string) ([]byte, error) {
+func hostScenarioYAML(rd *record.RunData, ovs []calib.Override, notes []string) ([]byte, error) {
 	var b strings.Builder
 	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s. Keys not listed come from the default preset.",
 		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))
 	if len(notes) > 0 {
 		title += " Not derived: " + strings.Join(notes, "; ")
 	}
-	for _, line := range measure.WrapLines(title, 98) {
+	for _, line := range calib.WrapLines(title, 98) {
 		b.WriteString("# " + line + "\n")
 	}
 	fmt.Fprintf(&b, "name: %q\n", "this-host "+rd.Manifest.Host.Hostname)
 	fmt.Fprintf(&b, "description: %q\n", fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)))
-	if err := measure.WriteScenarioYAML(&b, "", ovs); err != nil {
+	if err := calib.WriteScenarioYAML(&b, "", ovs); err != nil {
 		return nil, err
 	}
 	return []byte(b.String()), nil

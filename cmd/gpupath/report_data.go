@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/calib"
@@ -117,42 +116,31 @@ func hostLine(h record.Host) string {
 // (ping-pong, copies, RDMA latency) are latencies. Records without the
 // value their series draws, or with values that are not finite, are left out.
 func measuredOf(recs []record.Result) []report.Series {
-	type key struct{ probe, variant, path, stage, target string }
-	idx := map[key]int{}
 	var out []report.Series
-	for _, r := range recs {
-		k := key{r.Probe, r.Variant, r.Path, r.Stage, r.Target}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			s := report.Series{Label: seriesLabel(r), Probe: r.Probe, Variant: r.Variant, Path: r.Path, Stage: r.Stage, Target: r.Target, Quantity: report.Latency}
-			switch {
-			case strings.Contains(r.Variant, "stream") || strings.Contains(r.Variant, "bw"):
-				s.Quantity = report.Bandwidth
-			case r.Probe == "memcpy" || r.Probe == "syscall":
-				s.Quantity = report.Cost
+	for _, g := range record.Group(recs, record.ByProbe|record.ByVariant|record.ByPath|record.ByStage|record.ByTarget) {
+		s := report.Series{Label: seriesLabel(g.Results[0]), Probe: g.Probe, Variant: g.Variant, Path: g.Path, Stage: g.Stage, Target: g.Target, Quantity: report.Latency}
+		switch {
+		case strings.Contains(g.Variant, "stream") || strings.Contains(g.Variant, "bw"):
+			s.Quantity = report.Bandwidth
+		case g.Probe == "memcpy" || g.Probe == "syscall":
+			s.Quantity = report.Cost
+		}
+		for _, r := range g.Results {
+			if r.Bytes < 1 || !finite(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) {
+				continue
 			}
+			p := report.Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS), P99: model.Seconds(r.P99S),
+				Rate: model.Rate(r.ThroughputBps), CPU: model.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
+			if s.Quantity == report.Bandwidth && p.Rate <= 0 || s.Quantity != report.Bandwidth && p.Median <= 0 {
+				continue // nothing to draw
+			}
+			s.Points = append(s.Points, p)
+		}
+		if len(s.Points) > 0 {
 			out = append(out, s)
 		}
-		if r.Bytes < 1 || !finite(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) {
-			continue
-		}
-		p := report.Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS), P99: model.Seconds(r.P99S),
-			Rate: model.Rate(r.ThroughputBps), CPU: model.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
-		if out[i].Quantity == report.Bandwidth && p.Rate <= 0 || out[i].Quantity != report.Bandwidth && p.Median <= 0 {
-			continue // nothing to draw
-		}
-		out[i].Points = append(out[i].Points, p)
 	}
-	var kept []report.Series
-	for _, s := range out {
-		if len(s.Points) > 0 {
-			sort.SliceStable(s.Points, func(a, b int) bool { return s.Points[a].Bytes < s.Points[b].Bytes })
-			kept = append(kept, s)
-		}
-	}
-	return kept
+	return out
 }
 
 func finite(vs ...float64) bool {

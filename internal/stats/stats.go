@@ -6,12 +6,13 @@
 // Quantiles interpolate linearly between the closest ranks, at position
 // q·(n−1) of the sorted values: Hyndman and Fan's definition 7, the default
 // of R and of numpy.quantile. gonum's stat.Quantile offers the empirical
-// quantile (definition 1) and a linear interpolation at position q·n − 1
-// (definition 4): both take the lower middle value as the median of an even
-// number of values, so using them would change every median of an even
-// sample count, in every record written so far and every golden file. The
-// tests check this package against gonum where the definitions agree (odd
-// counts, the extremes) and against R's values where they do not.
+// quantile (definition 1, whose median of an even count is the lower
+// middle value) and a linear interpolation at position q·n − 1 (definition
+// 4, which differs from 7 everywhere but at the extremes): using either
+// would change the medians and percentiles of every record measured so far
+// and of every golden file. The tests check this package against gonum
+// where the definitions agree (the empirical median of an odd count, the
+// maximum) and against hand-worked values of definition 7 elsewhere.
 //
 // It does not sort in place (except MedianInPlace, which says so), reads no
 // files and knows nothing of records.
@@ -24,7 +25,9 @@ import (
 
 // Quantile returns the q-quantile (0 ≤ q ≤ 1) of sorted values (ascending),
 // interpolating linearly between the closest ranks (definition 7); NaN for
-// no values. q ≤ 0 is the minimum and q ≥ 1 the maximum.
+// no values. q ≤ 0 is the minimum and q ≥ 1 the maximum. Halfway between
+// two values (the median of an even count) it is their midpoint computed
+// without overflow or underflow.
 func Quantile(sorted []float64, q float64) float64 {
 	n := len(sorted)
 	if n == 0 {
@@ -42,11 +45,19 @@ func Quantile(sorted []float64, q float64) float64 {
 		return sorted[n-1]
 	}
 	f := pos - float64(lo)
-	if f == 0 {
+	switch f {
+	case 0:
 		return sorted[lo]
+	case 0.5: // the median of an even count
+		return mid(sorted[lo], sorted[lo+1])
 	}
 	return sorted[lo]*(1-f) + sorted[lo+1]*f
 }
+
+// mid is the midpoint of a ≤ b without overflow near MaxFloat64 or
+// underflow to 0 between subnormals (where a/2 + b/2 would round both
+// halves away).
+func mid(a, b float64) float64 { return a + (b-a)/2 }
 
 // Median returns the median of v (in any order; v is not modified): the
 // middle value, or the mean of the two middle ones; NaN for none.
@@ -76,7 +87,7 @@ func MedianInPlace(xs []float64) float64 {
 	for _, x := range xs[1 : n/2] {
 		lo = math.Max(lo, x)
 	}
-	return lo*0.5 + hi*0.5
+	return mid(lo, hi)
 }
 
 // selectKth reorders xs so that xs[k] is the k-th smallest, everything

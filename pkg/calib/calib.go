@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 )
@@ -76,11 +76,11 @@ func (c *Calibration) fitHandoff(series map[string]*Series) {
 	if len(diffs) < 2 {
 		return
 	}
-	h := medianOf(diffs) / 2
+	h := stats.Median(diffs) / 2
 	if h <= 0 {
 		return
 	}
-	c.set(c.Scenario, "stack.handoff", measure.FormatSeconds(h),
+	c.set(c.Scenario, "stack.handoff", shortSeconds(h),
 		fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), model.Bytes(handoffMax).Human()))
 	c.Loopback = loopbackOf(c.Scenario)
 }
@@ -209,7 +209,7 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 	s := base.Clone()
 	// This host's measured facts first (links, topology, memcpy, stack costs).
 	for _, r := range runs {
-		ovs, _, err := measure.ThisHost(r)
+		ovs, _, err := ThisHost(r)
 		if err != nil {
 			c.Warnings = append(c.Warnings, err.Error())
 		}
@@ -247,18 +247,18 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 		// The model has one copy latency and rate for both directions: the
 		// mean α and the harmonic mean β keep A + G exact.
 		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
-		c.set(s, "gpu.copy_latency", measure.FormatSeconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", gpuName(d2h), fa.Alpha, gpuName(h2d), fg.Alpha))
+		c.set(s, "gpu.copy_latency", shortSeconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", gpuName(d2h), fa.Alpha, gpuName(h2d), fg.Alpha))
 		if b := harmonic(fa.Beta.Value, fg.Beta.Value); b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.copy_rate", measure.FormatRate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
+			c.set(s, "gpu.copy_rate", shortRate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
 		}
 	case okA || okG:
 		f, se := fa, d2h
 		if okG {
 			f, se = fg, h2d
 		}
-		c.set(s, "gpu.copy_latency", measure.FormatSeconds(f.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", gpuName(se), f.Alpha))
+		c.set(s, "gpu.copy_latency", shortSeconds(f.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", gpuName(se), f.Alpha))
 		if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.copy_rate", measure.FormatRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(se), f.Beta))
+			c.set(s, "gpu.copy_rate", shortRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(se), f.Beta))
 		}
 	}
 
@@ -277,13 +277,13 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 				fd.Fit = g.Below
 			}
 			c.Fits = append(c.Fits, fd)
-			c.set(s, "loopback.latency", measure.FormatSeconds(fd.Fit.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", fd.Fit.Alpha))
+			c.set(s, "loopback.latency", shortSeconds(fd.Fit.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", fd.Fit.Alpha))
 			if b := fd.Fit.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-				c.set(s, "loopback.rate", measure.FormatRate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", fd.Fit.Beta))
+				c.set(s, "loopback.rate", shortRate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", fd.Fit.Beta))
 			}
 			if g := fd.Regimes; g != nil {
-				c.set(s, "loopback.knee", measure.FormatBytes(int64(g.Break)), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", model.Bytes(g.Break).Human(), 100*g.Improvement))
-				c.set(s, "loopback.rate_beyond", measure.FormatRate(g.Above.Beta.Value), fmt.Sprintf("fit: β above the break (%s B/s)", g.Above.Beta))
+				c.set(s, "loopback.knee", model.Bytes(int64(g.Break)).String(), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", model.Bytes(g.Break).Human(), 100*g.Improvement))
+				c.set(s, "loopback.rate_beyond", shortRate(g.Above.Beta.Value), fmt.Sprintf("fit: β above the break (%s B/s)", g.Above.Beta))
 			}
 		}
 	}
@@ -298,7 +298,7 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 			}
 		}
 		if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
-			c.set(s, "loopback.stream_rate", measure.FormatRate(r), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
+			c.set(s, "loopback.stream_rate", shortRate(r), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
 		} else if len(sizes) > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", model.Bytes(chunk).Human()))
 		}
@@ -339,16 +339,16 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 				ks = append(ks, f.Regimes.Break)
 			}
 		}
-		c.set(s, "gpu.cached_copy_latency", measure.FormatSeconds(mean(as)), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
+		c.set(s, "gpu.cached_copy_latency", shortSeconds(mean(as)), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
 		b := bs[0]
 		if len(bs) == 2 {
 			b = harmonic(bs[0], bs[1])
 		}
 		if b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.cached_copy_rate", measure.FormatRate(b), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
+			c.set(s, "gpu.cached_copy_rate", shortRate(b), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
 		}
 		if len(ks) > 0 {
-			c.set(s, "gpu.cached_copy_knee", measure.FormatBytes(int64(mean(ks))), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
+			c.set(s, "gpu.cached_copy_knee", model.Bytes(int64(mean(ks))).String(), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
 		}
 	}
 
@@ -360,7 +360,7 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 			c.Fits = append(c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: f,
 				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(peerRate(base))})
 			if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-				c.set(s, "gpu.nvlink_rate", measure.FormatRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(peer), f.Beta))
+				c.set(s, "gpu.nvlink_rate", shortRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(peer), f.Beta))
 			}
 		}
 	}
@@ -476,12 +476,15 @@ func streamPoints(runs []*record.RunData, target string) ([]float64, []float64) 
 	sort.Float64s(sizes)
 	rates := make([]float64, len(sizes))
 	for i, n := range sizes {
-		rates[i] = medianOf(by[n])
+		rates[i] = stats.Median(by[n])
 	}
 	return sizes, rates
 }
 
-// collect groups the runs' timing records into series.
+// collect groups the runs' timing records into series (record.Group by
+// probe, variant, timer and target), merged over the runs: at each size the
+// repetitions of every run are pooled for the fit, and the medians of the
+// runs' records give the curve.
 func collect(runs []*record.RunData) map[string]*Series {
 	out := map[string]*Series{}
 	type acc struct {
@@ -490,6 +493,7 @@ func collect(runs []*record.RunData) map[string]*Series {
 	}
 	accs := map[string]*acc{}
 	for _, run := range runs {
+		var timing []record.Result
 		for _, r := range run.Results {
 			if r.Iterations <= 0 || r.MedianS <= 0 || r.Bytes <= 0 {
 				continue
@@ -497,27 +501,32 @@ func collect(runs []*record.RunData) map[string]*Series {
 			if r.Probe == "tcp" && r.Variant == "stream" {
 				continue // throughput records, not one-way times
 			}
-			k := seriesKey(r.Probe, r.Variant, r.Timer, r.Target)
+			timing = append(timing, r)
+		}
+		for _, g := range record.Group(timing, record.ByProbe|record.ByVariant|record.ByTimer|record.ByTarget) {
+			k := seriesKey(g.Probe, g.Variant, g.Timer, g.Target)
 			se := out[k]
 			if se == nil {
-				se = &Series{Probe: r.Probe, Variant: r.Variant, Timer: r.Timer, Target: r.Target}
+				se = &Series{Probe: g.Probe, Variant: g.Variant, Timer: g.Timer, Target: g.Target}
 				out[k] = se
 				accs[k] = &acc{samples: map[float64][]float64{}, medians: map[float64][]float64{}}
-			}
-			if ch := r.Extra["chunk_bytes"]; ch > 0 && r.Variant == "pipelined" {
-				se.Chunk = int64(ch)
 			}
 			if !contains(se.Runs, run.Dir) {
 				se.Runs = append(se.Runs, run.Dir)
 			}
 			a := accs[k]
-			n := float64(r.Bytes)
-			if len(r.Samples) > 0 {
-				a.samples[n] = append(a.samples[n], r.Samples...)
-			} else {
-				a.samples[n] = append(a.samples[n], r.MedianS)
+			for _, r := range g.Results {
+				if ch := r.Extra["chunk_bytes"]; ch > 0 && r.Variant == "pipelined" {
+					se.Chunk = int64(ch)
+				}
+				n := float64(r.Bytes)
+				if len(r.Samples) > 0 {
+					a.samples[n] = append(a.samples[n], r.Samples...)
+				} else {
+					a.samples[n] = append(a.samples[n], r.MedianS)
+				}
+				a.medians[n] = append(a.medians[n], r.MedianS)
 			}
-			a.medians[n] = append(a.medians[n], r.MedianS)
 		}
 	}
 	for k, se := range out {
@@ -530,7 +539,7 @@ func collect(runs []*record.RunData) map[string]*Series {
 		for _, n := range sizes {
 			se.Obs = append(se.Obs, fit.Observation{Bytes: n, Seconds: a.samples[n]})
 			se.Bytes = append(se.Bytes, n)
-			se.Medians = append(se.Medians, medianOf(a.medians[n]))
+			se.Medians = append(se.Medians, stats.Median(a.medians[n]))
 		}
 	}
 	return out
@@ -561,12 +570,6 @@ func pickPeer(all map[string]*Series) (Series, bool) {
 	}
 	sort.Strings(keys)
 	return *all[keys[0]], true
-}
-
-func medianOf(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return measure.Quantile(s, 0.5)
 }
 
 func contains(list []string, s string) bool {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -57,7 +58,7 @@ func (c *Calibration) inSitu(runs []*record.RunData) {
 		sort.Float64s(sizes)
 		meds := make([]float64, len(sizes))
 		for j, n := range sizes {
-			meds[j] = medianOf(m[n])
+			meds[j] = stats.Median(m[n])
 		}
 		row := &c.Stages[i]
 		row.InSitu = make([]float64, len(StageSizes))

@@ -20,8 +20,6 @@ func TestFormatters(t *testing.T) {
 		{FormatSeconds(0.0034), "3.4ms"},
 		{FormatSeconds(2), "2s"},
 		{FormatSeconds(0), "0s"},
-		{formatMicros(3.5e-7), "0.35us"},
-		{formatMicros(1.2e-5), "12us"},
 		{FormatBytes(4096), "4KiB"},
 		{FormatBytes(16 << 20), "16MiB"},
 		{FormatBytes(1000), "1000B"},

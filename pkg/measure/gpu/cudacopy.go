@@ -143,8 +143,8 @@ type cudaSession struct {
 	start   cuda.Event
 	stop    cuda.Event
 	chunk   [2]cuda.Event  // the sustained loop's chunk markers
-	dA, dB  cuda.DevicePtr // device buffers on the first record.GPU
-	d1      cuda.DevicePtr // device buffer on the peer record.GPU
+	dA, dB  cuda.DevicePtr // device buffers on the first GPU
+	d1      cuda.DevicePtr // device buffer on the peer GPU
 	pinned  uintptr
 	page    uintptr
 	cap     map[string]int64
@@ -795,6 +795,9 @@ func (s *cudaSession) sustained(ctx context.Context, plan measure.Plan, emit fun
 				}
 			}
 			if time.Since(t0) >= dur || ctx.Err() != nil || count >= 1_000_000 {
+				if gen == 0 { // one chunk was enough: read the link now, its copies still run
+					gen, width, _ = s.mon.Link()
+				}
 				break
 			}
 		}

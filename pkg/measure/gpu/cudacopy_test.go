@@ -41,7 +41,7 @@ type fakeCUDA struct {
 	lat, bw, pageBW, d2dBW, peerBW float64 // seconds, bytes/s
 
 	base     time.Time
-	clock    float64 // virtual seconds since base when the record.GPU is free
+	clock    float64 // virtual seconds since base when the GPU is free
 	events   map[cuda.Event]float64
 	next     uintptr
 	current  cuda.Context

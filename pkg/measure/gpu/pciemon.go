@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/internal/stats"
 )
 
 // PCIeSample is one reading of a GPU's PCIe throughput counter: the bytes
@@ -83,7 +83,7 @@ func PCIeMedian(samples []PCIeSample, window time.Duration, from, to time.Time) 
 			return 0
 		}
 		sort.Float64s(v)
-		return measure.Quantile(v, 0.5)
+		return stats.Quantile(v, 0.5)
 	}
 	return med(t), med(r)
 }

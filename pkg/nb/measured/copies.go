@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
@@ -32,7 +32,7 @@ var copyVariants = []struct {
 // link gives, not the measured one.
 func copyModel(base *model.Scenario, rd *record.RunData) (*model.Scenario, model.Stage, error) {
 	sets := []string{"gpu.copy_rate=0B/s", "gpu.cached_copy_latency=0s", "gpu.cached_copy_rate=0B/s", "gpu.cached_copy_knee=0B"}
-	ovs, _, err := measure.ThisHost(rd)
+	ovs, _, err := calib.ThisHost(rd)
 	if err != nil {
 		return nil, model.Stage{}, err
 	}

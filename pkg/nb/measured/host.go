@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -21,7 +21,7 @@ func RunHost(rd *record.RunData) (string, error) {
 		return "", fmt.Errorf("nb: no run")
 	}
 	h, man := rd.Manifest.Host, rd.Manifest
-	facts, err := measure.GPUFacts(rd)
+	facts, err := calib.HostFacts(rd)
 	if err != nil {
 		return "", err
 	}
@@ -109,7 +109,7 @@ func gpuLine(d record.GPUDevice) string {
 }
 
 // cudaVersion reads the CUDA version the driver supports (13000 is 13.0).
-func cudaVersion(f measure.GPUHostFacts) string {
+func cudaVersion(f calib.GPUHostFacts) string {
 	v := 0
 	if f.NVML != nil {
 		v = f.NVML.CUDADriverVersion
@@ -147,7 +147,7 @@ func RunProbes(rd *record.RunData) string {
 // supports (rd.ThisHost: memcpy, system-call and TCP stack costs, PCIe
 // link, copy latency and rate, ...), then the sets (e.g. "nic.kind=loopback").
 func ThisHost(base *model.Scenario, rd *record.RunData, sets ...string) (*model.Scenario, error) {
-	ovs, _, err := measure.ThisHost(rd)
+	ovs, _, err := calib.ThisHost(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func ThisHost(base *model.Scenario, rd *record.RunData, sets ...string) (*model.
 // (rd.ThisHost), each next to base's value, with where it comes from, and
 // the keys that could not be derived below it.
 func ThisHostTable(base *model.Scenario, rd *record.RunData) (string, error) {
-	ovs, notes, err := measure.ThisHost(rd)
+	ovs, notes, err := calib.ThisHost(rd)
 	if err != nil {
 		return "", err
 	}

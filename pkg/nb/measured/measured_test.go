@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
@@ -190,7 +190,7 @@ func TestThisHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ovs, _, _ := measure.ThisHost(rd)
+	ovs, _, _ := calib.ThisHost(rd)
 	rows := cells(h)
 	if len(rows) < 1+len(ovs) {
 		t.Fatalf("%d rows for %d values", len(rows), len(ovs))

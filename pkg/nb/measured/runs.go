@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -116,18 +115,21 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 func source(rd *record.RunData) string { return hostName(rd) + ", " + stamp(rd.Manifest.Start) }
 
 // pick returns a run's records of probe and variant (with timer, when not
-// empty) on its first target, in ascending size.
+// empty) on its first target, in ascending size: the first of the run's
+// series of them (record.Group).
 func pick(rd *record.RunData, probe, variant, timer string) []record.Result {
-	var out []record.Result
+	var rs []record.Result
 	for _, r := range rd.Results {
-		if r.Probe != probe || r.Variant != variant || timer != "" && r.Timer != timer || !(r.MedianS > 0) {
-			continue
+		if r.Probe == probe && r.Variant == variant && (timer == "" || r.Timer == timer) && r.MedianS > 0 {
+			rs = append(rs, r)
 		}
-		if len(out) > 0 && r.Target != out[0].Target {
-			continue
-		}
-		out = append(out, r)
 	}
-	slices.SortStableFunc(out, func(a, b record.Result) int { return cmp.Compare(a.Bytes, b.Bytes) })
-	return out
+	by := record.ByProbe | record.ByVariant | record.ByTarget
+	if timer != "" {
+		by |= record.ByTimer
+	}
+	if g := record.Group(rs, by); len(g) > 0 {
+		return g[0].Results
+	}
+	return nil
 }

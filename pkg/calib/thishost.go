@@ -1,14 +1,15 @@
-package measure
+package calib
 
 import (
 	"fmt"
 	"io"
-	"math"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpupath/gpupath/internal/stats"
+	"github.com/gpupath/gpupath/pkg/fit"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -24,53 +25,8 @@ type Override struct {
 // SetArg is the override as a `--set` argument: "cpu.memcpy_rate=11.8GB/s".
 func (o Override) SetArg() string { return o.Key + "=" + o.Value }
 
-// LatencyFit is latency ≈ Alpha + n/Beta fitted by least squares to
-// (size, median) points: Alpha in seconds, Beta in bytes per second
-// (+Inf when the slope is not positive).
-type LatencyFit struct {
-	Alpha, Beta float64
-	Points      int
-	MaxBytes    int64
-}
-
-// FitLatency fits latency ≈ α + n/β to the records with Bytes ≤ maxBytes by
-// ordinary least squares on the medians. It needs two distinct sizes.
-func FitLatency(rs []record.Result, maxBytes int64) (LatencyFit, bool) {
-	var xs, ys []float64
-	for _, r := range rs {
-		if r.Bytes <= maxBytes && r.MedianS > 0 {
-			xs = append(xs, float64(r.Bytes))
-			ys = append(ys, r.MedianS)
-		}
-	}
-	n := float64(len(xs))
-	if len(xs) < 2 {
-		return LatencyFit{}, false
-	}
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx, my = mx/n, my/n
-	var sxx, sxy float64
-	for i := range xs {
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-		sxy += (xs[i] - mx) * (ys[i] - my)
-	}
-	if sxx == 0 {
-		return LatencyFit{}, false
-	}
-	slope := sxy / sxx
-	f := LatencyFit{Alpha: my - slope*mx, Beta: math.Inf(1), Points: len(xs), MaxBytes: maxBytes}
-	if slope > 0 {
-		f.Beta = 1 / slope
-	}
-	return f, true
-}
-
-// pick returns the records of a probe and variant.
-func pick(rs []record.Result, probe, variant string) []record.Result {
+// records returns the records of a probe and variant.
+func records(rs []record.Result, probe, variant string) []record.Result {
 	var out []record.Result
 	for _, r := range rs {
 		if r.Probe == probe && r.Variant == variant {
@@ -78,12 +34,6 @@ func pick(rs []record.Result, probe, variant string) []record.Result {
 		}
 	}
 	return out
-}
-
-func medianOf(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return Quantile(s, 0.5)
 }
 
 // atSmallest returns the records at the smallest size among rs, and that size.
@@ -134,7 +84,7 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	for _, variant := range []string{"cold", "warm"} {
 		var best record.Result
 		n := 0
-		for _, r := range pick(rs, "memcpy", variant) {
+		for _, r := range records(rs, "memcpy", variant) {
 			if r.Bytes >= 16<<20 && r.ThroughputBps > 0 {
 				n++
 				if r.ThroughputBps > best.ThroughputBps {
@@ -145,9 +95,9 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		if n == 0 {
 			continue
 		}
-		ovs = append(ovs, Override{Key: "cpu.memcpy_rate", Value: FormatRate(best.ThroughputBps),
+		ovs = append(ovs, Override{Key: "cpu.memcpy_rate", Value: shortRate(best.ThroughputBps),
 			Source: fmt.Sprintf("measured: memcpy probe, Go copy on one core, %s caches; the best of %d per-size medians at 16MiB or more (%s copies, %d repetitions); bytes copied per second",
-				variant, n, FormatBytes(best.Bytes), best.Iterations)})
+				variant, n, model.Bytes(best.Bytes), best.Iterations)})
 		memDone = true
 		break
 	}
@@ -156,9 +106,9 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	}
 
 	// stack.syscall
-	if sc := pick(rs, "syscall", "getppid"); len(sc) > 0 {
-		v := medianOf(medians(sc))
-		ovs = append(ovs, Override{Key: "stack.syscall", Value: formatMicros(v),
+	if sc := records(rs, "syscall", "getppid"); len(sc) > 0 {
+		v := stats.Median(medians(sc))
+		ovs = append(ovs, Override{Key: "stack.syscall", Value: shortSeconds(v),
 			Source: fmt.Sprintf("measured: syscall probe, median time of one getppid(2) (a bare system call: entry and exit), %d record(s)", len(sc))})
 	} else {
 		notes = append(notes, "stack.syscall: no syscall/getppid record")
@@ -166,30 +116,30 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 
 	// stack.tx_per_message, stack.rx_per_message
 	var tx, rx float64
-	send, sendSize := atSmallest(pick(rs, "syscall", "tcp-send"))
-	recv, recvSize := atSmallest(pick(rs, "syscall", "tcp-recv"))
+	send, sendSize := atSmallest(records(rs, "syscall", "tcp-send"))
+	recv, recvSize := atSmallest(records(rs, "syscall", "tcp-recv"))
 	pp := pingPongForHost(rs)
 	ppSmall, ppSize := atSmallest(pp)
 	switch {
 	case len(send) > 0 && len(recv) > 0:
-		tx, rx = medianOf(medians(send)), medianOf(medians(recv))
+		tx, rx = stats.Median(medians(send)), stats.Median(medians(recv))
 		ovs = append(ovs,
-			Override{Key: "stack.tx_per_message", Value: formatMicros(tx),
-				Source: fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", FormatBytes(sendSize))},
-			Override{Key: "stack.rx_per_message", Value: formatMicros(rx),
-				Source: fmt.Sprintf("measured: syscall probe, median time of one recv(2) of %s already queued on loopback TCP: system call and copy to user (the protocol input ran in the sender's call)", FormatBytes(recvSize))})
+			Override{Key: "stack.tx_per_message", Value: shortSeconds(tx),
+				Source: fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", model.Bytes(sendSize))},
+			Override{Key: "stack.rx_per_message", Value: shortSeconds(rx),
+				Source: fmt.Sprintf("measured: syscall probe, median time of one recv(2) of %s already queued on loopback TCP: system call and copy to user (the protocol input ran in the sender's call)", model.Bytes(recvSize))})
 	case len(ppSmall) > 0:
 		var cpu []float64
 		for _, r := range ppSmall {
 			cpu = append(cpu, r.CPUUserS+r.CPUSysS)
 		}
-		c := medianOf(cpu)
+		c := stats.Median(cpu)
 		if c > 0 {
 			tx, rx = c/2, c/2
 			src := fmt.Sprintf("measured: tcp ping-pong at %s (%s), CPU per one-way message of both ends from rusage (%s), split evenly between send and receive for want of a direct send/recv timing; includes the wake-up",
-				FormatBytes(ppSize), ppSmall[0].Target, FormatSeconds(c))
-			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: formatMicros(tx), Source: src},
-				Override{Key: "stack.rx_per_message", Value: formatMicros(rx), Source: src})
+				model.Bytes(ppSize), ppSmall[0].Target, shortSeconds(c))
+			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: shortSeconds(tx), Source: src},
+				Override{Key: "stack.rx_per_message", Value: shortSeconds(rx), Source: src})
 		} else {
 			notes = append(notes, "stack.tx_per_message, stack.rx_per_message: no send/recv timing and no CPU time in the ping-pong records")
 		}
@@ -204,14 +154,14 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	// ping-pong's CPU per one-way message (both ends, rusage) minus the CPU
 	// of a send and a receive that never wait is the cost of sleeping in
 	// recv and being woken (wake-up, context switches).
-	fit, fitOK := FitLatency(pp, 64<<10)
+	ppFit, ppFitted := pingPongAlpha(pp, 64<<10)
 	var cpuMsg float64
 	if len(ppSmall) > 0 {
 		var cpu []float64
 		for _, r := range ppSmall {
 			cpu = append(cpu, r.CPUUserS+r.CPUSysS)
 		}
-		cpuMsg = medianOf(cpu)
+		cpuMsg = stats.Median(cpu)
 	}
 	switch {
 	case len(ppSmall) == 0 || cpuMsg <= 0:
@@ -220,25 +170,39 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		notes = append(notes, "stack.wakeup: needs the send/recv timings of the syscall probe (tcp-send, tcp-recv)")
 	case cpuMsg-tx-rx <= 0:
 		notes = append(notes, fmt.Sprintf("stack.wakeup: ping-pong CPU per message %s is not above send %s + receive %s; left out",
-			FormatSeconds(cpuMsg), FormatSeconds(tx), FormatSeconds(rx)))
+			shortSeconds(cpuMsg), shortSeconds(tx), shortSeconds(rx)))
 	default:
 		w := cpuMsg - tx - rx
 		src := fmt.Sprintf("derived: tcp ping-pong at %s (%s) costs %s of CPU per one-way message, both ends (rusage); minus send %s and receive %s timed without waiting leaves the CPU cost of blocking in recv and being woken (wake-up, context switches). A CPU cost: the latency it adds is smaller, as the two ends overlap",
-			FormatBytes(ppSize), ppSmall[0].Target, FormatSeconds(cpuMsg), FormatSeconds(tx), FormatSeconds(rx))
-		if fitOK {
+			model.Bytes(ppSize), ppSmall[0].Target, shortSeconds(cpuMsg), shortSeconds(tx), shortSeconds(rx))
+		if ppFitted {
 			src += fmt.Sprintf(" (the ping-pong fit latency = α + n/β over %d sizes up to %s gives α = %s one-way)",
-				fit.Points, FormatBytes(fit.MaxBytes), FormatSeconds(fit.Alpha))
+				ppFit.Sizes, model.Bytes(64<<10), shortSeconds(ppFit.Alpha.Value))
 		}
-		ovs = append(ovs, Override{Key: "stack.wakeup", Value: formatMicros(w), Source: src})
+		ovs = append(ovs, Override{Key: "stack.wakeup", Value: shortSeconds(w), Source: src})
 	}
 	return ovs, notes
+}
+
+// pingPongAlpha fits latency = α + n/β (fit.AlphaBeta, relative error)
+// to the medians of the ping-pong records up to maxBytes; false when they do
+// not hold two sizes. Only the point estimate is used (one resample).
+func pingPongAlpha(rs []record.Result, maxBytes int64) (fit.Result, bool) {
+	var obs []fit.Observation
+	for _, r := range rs {
+		if r.Bytes <= maxBytes && r.MedianS > 0 {
+			obs = append(obs, fit.Observation{Bytes: float64(r.Bytes), Seconds: []float64{r.MedianS}})
+		}
+	}
+	f, err := fit.AlphaBeta(obs, fit.Options{Resamples: 1})
+	return f, err == nil
 }
 
 // pingPongForHost returns the ping-pong records that measure this host's
 // stack alone: loopback, else an unshaped veth pair (a remote peer's
 // records include a wire and another host).
 func pingPongForHost(rs []record.Result) []record.Result {
-	all := pick(rs, "tcp", "pingpong")
+	all := records(rs, "tcp", "pingpong")
 	for _, want := range []string{"loopback", "veth"} {
 		var out []record.Result
 		for _, r := range all {
@@ -314,6 +278,60 @@ func WrapLines(s string, width int) []string {
 	return lines
 }
 
-// formatMicros writes a duration in microseconds, the unit of the model's
-// stack costs: 3.5e-7 → "0.35us".
-func formatMicros(s float64) string { return sig3(s*1e6) + "us" }
+// ThisHost returns every "this host" scenario value a run supports: the
+// host-side ones (memcpy, syscall, TCP stack costs: HostOverrides) and the
+// GPU-side ones (PCIe links, copy latency and rate, NVLink, topology, NIC:
+// GPUHostOverrides), with the notes of what could not be derived.
+func ThisHost(d *record.RunData) ([]Override, []string, error) {
+	ovs, notes := HostOverrides(d.Results)
+	facts, err := HostFacts(d)
+	if err != nil {
+		return ovs, notes, err
+	}
+	seen := map[string]bool{}
+	for _, o := range ovs {
+		seen[o.Key] = true
+	}
+	for _, o := range GPUHostOverrides(facts) {
+		if !seen[o.Key] {
+			ovs = append(ovs, o)
+			seen[o.Key] = true
+		}
+	}
+	if h := d.Manifest.Host; h.CPUs > 0 && !seen["cpu.cores"] {
+		ovs = append(ovs, Override{Key: "cpu.cores", Value: fmt.Sprint(h.CPUs),
+			Source: fmt.Sprintf("manifest: %d logical CPUs in /proc/cpuinfo (%s)", h.CPUs, h.CPUModel)})
+	}
+	return ovs, notes, nil
+}
+
+// HostFacts gathers, from a run read back from disk, what the GPU-side
+// probes found (their inventories in the manifest) and the run's records,
+// for GPUHostOverrides.
+func HostFacts(d *record.RunData) (GPUHostFacts, error) {
+	inv, err := d.Inventories()
+	return GPUHostFacts{NVML: inv.NVML, CUDA: inv.CUDA, Topo: inv.Topo, Results: d.Results}, err
+}
+
+// The scenario values and their sources are written with the model's
+// formatters: three significant digits (model.Seconds.Human, Rate.Human)
+// in the compact spelling that a scenario key and `--set` take ("9.1us",
+// "55.4GB/s"), and sizes exactly (model.Bytes.String, "16MiB").
+
+// shortSeconds is model.Seconds(s).Human() without the space, µs as "us":
+// 9.14e-6 → "9.14us", 3.5e-7 → "350ns".
+func shortSeconds(s float64) string { return compact(model.Seconds(s).Human()) }
+
+// shortRate is model.Rate(bps).Human() without the space: "55.4GB/s".
+func shortRate(bps float64) string { return compact(model.Rate(bps).Human()) }
+
+// shortBitRate is a byte rate in bits per second with a decimal prefix,
+// the model's rate rounding applied to the bit count: 5e10 B/s →
+// "400Gbit/s".
+func shortBitRate(bps float64) string {
+	return strings.Replace(compact(model.Rate(8*bps).Human()), "B/s", "bit/s", 1)
+}
+
+func compact(human string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(human, " ", ""), "µs", "us")
+}

@@ -1,4 +1,4 @@
-package measure
+package calib
 
 import (
 	"fmt"
@@ -9,12 +9,6 @@ import (
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
-
-// GPUOverride sets one scenario key (as `--set key=value` does) to what was
-// found on this host, with where it came from. The keys are the model's
-// public contract (DESIGN.md); values use its units: links "gen5x16",
-// durations "9.1us", rates decimal ("55.4GB/s", "400Gbit/s").
-type GPUOverride = Override
 
 // GPUHostFacts gathers what the GPU-side probes found on this host. Any
 // part may be nil or empty; the overrides are the ones the facts support.
@@ -44,11 +38,11 @@ type GPUHostFacts struct {
 //
 // The measured GPU is the one the cuda probe's records name (gpu0 by
 // default), matched to NVML and sysfs by PCI address.
-func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
-	var out []GPUOverride
+func GPUHostOverrides(f GPUHostFacts) []Override {
+	var out []Override
 	add := func(k, v, src string) {
 		if v != "" {
-			out = append(out, GPUOverride{Key: k, Value: v, Source: src})
+			out = append(out, Override{Key: k, Value: v, Source: src})
 		}
 	}
 	ord := measuredOrdinal(f.Results)
@@ -106,7 +100,7 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 	for _, v := range []string{"h2d-pinned", "d2h-pinned"} {
 		if r, ok := cudaSmallest(f.Results, v, "wall", ord); ok && r.Bytes <= 64 && r.MedianS > 0 {
 			lat = append(lat, r.MedianS)
-			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatSeconds(r.MedianS)))
+			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), shortSeconds(r.MedianS)))
 		}
 	}
 	if len(lat) > 0 {
@@ -114,7 +108,7 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 		if len(lat) == 1 {
 			r, _ = cudaSmallest(f.Results, "d2h-pinned", "wall", ord)
 		}
-		add("gpu.copy_latency", FormatSeconds(gpuMean(lat)),
+		add("gpu.copy_latency", shortSeconds(gpuMean(lat)),
 			fmt.Sprintf("measured on %s: median wall time of one synchronous %d B pinned cuMemcpy (%s)", gpuName, r.Bytes, strings.Join(parts, ", ")))
 	}
 
@@ -126,12 +120,12 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 	for _, v := range []string{"h2d-pinned", "d2h-pinned"} {
 		if r, ok := cudaLargest(f.Results, v, "wall", ord); ok && r.Bytes >= 16<<20 && r.MedianS > 0 {
 			crates = append(crates, float64(r.Bytes)/r.MedianS)
-			cparts = append(cparts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatRate(float64(r.Bytes)/r.MedianS)))
+			cparts = append(cparts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), shortRate(float64(r.Bytes)/r.MedianS)))
 			cbytes = r.Bytes
 		}
 	}
 	if len(crates) > 0 {
-		add("gpu.copy_rate", FormatRate(gpuMean(crates)),
+		add("gpu.copy_rate", shortRate(gpuMean(crates)),
 			fmt.Sprintf("measured on %s: synchronous pinned cuMemcpy of %d B, median wall time (%s)", gpuName, cbytes, strings.Join(cparts, ", ")))
 	}
 
@@ -140,7 +134,7 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 	var dirs []string
 	for _, r := range largestPeer(f.Results) {
 		rates = append(rates, r.ThroughputBps)
-		dirs = append(dirs, fmt.Sprintf("%s %s", r.Target, FormatRate(r.ThroughputBps)))
+		dirs = append(dirs, fmt.Sprintf("%s %s", r.Target, shortRate(r.ThroughputBps)))
 	}
 	if len(rates) > 0 {
 		r := largestPeer(f.Results)[0]
@@ -148,7 +142,7 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 		if f.NVML != nil && len(f.NVML.Matrix) > 1 {
 			src += "; NVML topology " + f.NVML.Matrix[0][1]
 		}
-		add("gpu.nvlink_rate", FormatRate(gpuMean(rates)), src)
+		add("gpu.nvlink_rate", shortRate(gpuMean(rates)), src)
 	}
 
 	// The NIC closest to the GPU.
@@ -171,11 +165,11 @@ func GPUHostOverrides(f GPUHostFacts) []GPUOverride {
 			}
 			switch {
 			case hasPort && port.Active() && port.RateBps > 0:
-				add("nic.rate", FormatBitRate(port.RateBps/8), fmt.Sprintf("sysfs: %s port %d rate %q", rdev, port.Port, port.Rate))
+				add("nic.rate", shortBitRate(port.RateBps/8), fmt.Sprintf("sysfs: %s port %d rate %q", rdev, port.Port, port.Rate))
 			default:
 				for _, nd := range f.Topo.Net {
 					if nd.PCIAddress == nic.Address && nd.SpeedMbps > 0 {
-						add("nic.rate", FormatBitRate(float64(nd.SpeedMbps)*1e6/8), fmt.Sprintf("sysfs: %s speed %d Mb/s", nd.Name, nd.SpeedMbps))
+						add("nic.rate", shortBitRate(float64(nd.SpeedMbps)*1e6/8), fmt.Sprintf("sysfs: %s speed %d Mb/s", nd.Name, nd.SpeedMbps))
 						break
 					}
 				}
@@ -284,7 +278,7 @@ func pinnedSummary(rs []record.Result) string {
 	var n int64
 	for _, v := range []string{"h2d-pinned-stream", "d2h-pinned-stream"} {
 		if r, ok := cudaLargest(rs, v, "cuda-event", ord); ok && r.ThroughputBps > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), FormatRate(r.ThroughputBps)))
+			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), shortRate(r.ThroughputBps)))
 			n = r.Bytes
 		}
 	}

@@ -1,46 +1,17 @@
-package measure
+package calib
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpupath/gpupath/internal/sysfstest"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/topo"
 )
 
-func TestFormatUnits(t *testing.T) {
-	for _, tc := range []struct {
-		got, want string
-	}{
-		{FormatSeconds(9.1e-6), "9.1us"},
-		{FormatSeconds(9.14e-6), "9.14us"},
-		{FormatSeconds(9.146e-6), "9.15us"},
-		{FormatSeconds(1.2e-6), "1.2us"},
-		{FormatSeconds(999.7e-9), "1000ns"},
-		{FormatSeconds(0.0123), "12.3ms"},
-		{FormatSeconds(2), "2s"},
-		{FormatSeconds(450e-9), "450ns"},
-		{FormatSeconds(0), "0s"},
-		{FormatRate(55.4e9), "55.4GB/s"},
-		{FormatRate(55.43e9), "55.4GB/s"},
-		{FormatRate(389.6e9), "390GB/s"},
-		{FormatRate(1.5e12), "1.5TB/s"},
-		{FormatRate(6.6e8), "660MB/s"},
-		{FormatBitRate(400e9 / 8), "400Gbit/s"},
-		{FormatBitRate(2.5e9 / 8), "2.5Gbit/s"},
-		{FormatBitRate(1e8 / 8), "100Mbit/s"},
-		{sig3(0.25), "0.25"},
-		{sig3(999.6), "1000"},
-		{sig3(12345), "12345"},
-	} {
-		if tc.got != tc.want {
-			t.Errorf("got %q, want %q", tc.got, tc.want)
-		}
-	}
-}
-
 func TestGPUHostOverrides(t *testing.T) {
-	root := writeSysfs(t, sysfsOpts{gpu: true, ib: true, state: "4: ACTIVE", layer: "InfiniBand", rate: "400 Gb/sec (4X NDR)", netSpeed: "400000"})
-	tp, err := ReadTopology(root)
+	root := sysfstest.Write(t, sysfstest.Opts{GPU: true, IB: true, State: "4: ACTIVE", Layer: "InfiniBand", Rate: "400 Gb/sec (4X NDR)", NetSpeed: "400000"})
+	tp, err := readTopology(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +32,7 @@ func TestGPUHostOverrides(t *testing.T) {
 			{Probe: "cuda", Variant: "peer-stream", Target: "gpu1->gpu0", Timer: "cuda-event", Bytes: 1 << 30, Iterations: 5, ThroughputBps: 392e9, Extra: map[string]float64{"peer_access": 1}},
 		},
 	}
-	got := map[string]GPUOverride{}
+	got := map[string]Override{}
 	for _, o := range GPUHostOverrides(facts) {
 		got[o.Key] = o
 	}
@@ -102,11 +73,11 @@ func TestGPUHostOverrides(t *testing.T) {
 			facts.Results[i].Extra["peer_access"] = 0
 		}
 	}
-	facts.Topo, err = ReadTopology(writeSysfs(t, sysfsOpts{gpu: true, netSpeed: "100000"}))
+	facts.Topo, err = readTopology(sysfstest.Write(t, sysfstest.Opts{GPU: true, NetSpeed: "100000"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = map[string]GPUOverride{}
+	got = map[string]Override{}
 	for _, o := range GPUHostOverrides(facts) {
 		got[o.Key] = o
 	}
@@ -124,4 +95,14 @@ func TestGPUHostOverrides(t *testing.T) {
 	if o := GPUHostOverrides(GPUHostFacts{}); len(o) != 0 {
 		t.Errorf("empty facts: %v", o)
 	}
+}
+
+// readTopology reads a sysfs tree into the topo probe's inventory, with the
+// full reading (System) a live run has.
+func readTopology(root string) (*record.TopoInventory, error) {
+	sys, err := topo.Reader{Root: root}.Read()
+	if err != nil {
+		return nil, err
+	}
+	return &record.TopoInventory{GPUs: sys.GPUs(), NICs: sys.NICs(), Pairs: sys.GPUNICPairs(), RDMA: sys.RDMA, Net: sys.Net, System: sys}, nil
 }
