@@ -31,6 +31,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/peers"
@@ -265,7 +266,7 @@ func verdict(ok bool) string {
 	return "MISS"
 }
 
-func gbit(bps float64) string { return measure.FormatBitRate(bps) }
+func gbit(bps float64) string { return compact.BitRate(bps) }
 func us(s float64) string     { return fmt.Sprintf("%.2fus", s*1e6) }
 
 func firstLine(name string, args ...string) string {

@@ -103,7 +103,7 @@ func TestMeasureBadInput(t *testing.T) {
 		{[]string{"measure", "--rate", "1Gbit/s"}, "needs the veth target"},
 		{[]string{"measure", "--target", "veth", "--rate", "fast"}, "bad rate"},
 		{[]string{"measure", "--target", "nowhere"}, "bad target"},
-		{[]string{"measure", "--sizes", "64,x"}, "bad size"},
+		{[]string{"measure", "--sizes", "64,x"}, `--sizes: "x": no number`},
 		{[]string{"measure", "--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"measure", "--variants", "bogus"}, "unknown variant"},
 		{[]string{"measure", "extra-arg"}, "unexpected argument"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
@@ -80,7 +81,7 @@ func (c *Calibration) fitHandoff(series map[string]*Series) {
 	if h <= 0 {
 		return
 	}
-	c.set(c.Scenario, "stack.handoff", shortSeconds(h),
+	c.set(c.Scenario, "stack.handoff", compact.Seconds(h),
 		fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), model.Bytes(handoffMax).Human()))
 	c.Loopback = loopbackOf(c.Scenario)
 }
@@ -247,18 +248,18 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 		// The model has one copy latency and rate for both directions: the
 		// mean α and the harmonic mean β keep A + G exact.
 		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
-		c.set(s, "gpu.copy_latency", shortSeconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", gpuName(d2h), fa.Alpha, gpuName(h2d), fg.Alpha))
+		c.set(s, "gpu.copy_latency", compact.Seconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", gpuName(d2h), fa.Alpha, gpuName(h2d), fg.Alpha))
 		if b := harmonic(fa.Beta.Value, fg.Beta.Value); b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.copy_rate", shortRate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
+			c.set(s, "gpu.copy_rate", compact.Rate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
 		}
 	case okA || okG:
 		f, se := fa, d2h
 		if okG {
 			f, se = fg, h2d
 		}
-		c.set(s, "gpu.copy_latency", shortSeconds(f.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", gpuName(se), f.Alpha))
+		c.set(s, "gpu.copy_latency", compact.Seconds(f.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", gpuName(se), f.Alpha))
 		if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.copy_rate", shortRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(se), f.Beta))
+			c.set(s, "gpu.copy_rate", compact.Rate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(se), f.Beta))
 		}
 	}
 
@@ -277,13 +278,13 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 				fd.Fit = g.Below
 			}
 			c.Fits = append(c.Fits, fd)
-			c.set(s, "loopback.latency", shortSeconds(fd.Fit.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", fd.Fit.Alpha))
+			c.set(s, "loopback.latency", compact.Seconds(fd.Fit.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", fd.Fit.Alpha))
 			if b := fd.Fit.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-				c.set(s, "loopback.rate", shortRate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", fd.Fit.Beta))
+				c.set(s, "loopback.rate", compact.Rate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", fd.Fit.Beta))
 			}
 			if g := fd.Regimes; g != nil {
 				c.set(s, "loopback.knee", model.Bytes(int64(g.Break)).String(), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", model.Bytes(g.Break).Human(), 100*g.Improvement))
-				c.set(s, "loopback.rate_beyond", shortRate(g.Above.Beta.Value), fmt.Sprintf("fit: β above the break (%s B/s)", g.Above.Beta))
+				c.set(s, "loopback.rate_beyond", compact.Rate(g.Above.Beta.Value), fmt.Sprintf("fit: β above the break (%s B/s)", g.Above.Beta))
 			}
 		}
 	}
@@ -298,7 +299,7 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 			}
 		}
 		if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
-			c.set(s, "loopback.stream_rate", shortRate(r), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
+			c.set(s, "loopback.stream_rate", compact.Rate(r), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
 		} else if len(sizes) > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", model.Bytes(chunk).Human()))
 		}
@@ -339,13 +340,13 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 				ks = append(ks, f.Regimes.Break)
 			}
 		}
-		c.set(s, "gpu.cached_copy_latency", shortSeconds(mean(as)), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
+		c.set(s, "gpu.cached_copy_latency", compact.Seconds(mean(as)), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
 		b := bs[0]
 		if len(bs) == 2 {
 			b = harmonic(bs[0], bs[1])
 		}
 		if b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.cached_copy_rate", shortRate(b), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
+			c.set(s, "gpu.cached_copy_rate", compact.Rate(b), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
 		}
 		if len(ks) > 0 {
 			c.set(s, "gpu.cached_copy_knee", model.Bytes(int64(mean(ks))).String(), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
@@ -360,7 +361,7 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 			c.Fits = append(c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: f,
 				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(peerRate(base))})
 			if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-				c.set(s, "gpu.nvlink_rate", shortRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(peer), f.Beta))
+				c.set(s, "gpu.nvlink_rate", compact.Rate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(peer), f.Beta))
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
@@ -95,7 +96,7 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		if n == 0 {
 			continue
 		}
-		ovs = append(ovs, Override{Key: "cpu.memcpy_rate", Value: shortRate(best.ThroughputBps),
+		ovs = append(ovs, Override{Key: "cpu.memcpy_rate", Value: compact.Rate(best.ThroughputBps),
 			Source: fmt.Sprintf("measured: memcpy probe, Go copy on one core, %s caches; the best of %d per-size medians at 16MiB or more (%s copies, %d repetitions); bytes copied per second",
 				variant, n, model.Bytes(best.Bytes), best.Iterations)})
 		memDone = true
@@ -108,7 +109,7 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	// stack.syscall
 	if sc := records(rs, "syscall", "getppid"); len(sc) > 0 {
 		v := stats.Median(medians(sc))
-		ovs = append(ovs, Override{Key: "stack.syscall", Value: shortSeconds(v),
+		ovs = append(ovs, Override{Key: "stack.syscall", Value: compact.Seconds(v),
 			Source: fmt.Sprintf("measured: syscall probe, median time of one getppid(2) (a bare system call: entry and exit), %d record(s)", len(sc))})
 	} else {
 		notes = append(notes, "stack.syscall: no syscall/getppid record")
@@ -124,9 +125,9 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	case len(send) > 0 && len(recv) > 0:
 		tx, rx = stats.Median(medians(send)), stats.Median(medians(recv))
 		ovs = append(ovs,
-			Override{Key: "stack.tx_per_message", Value: shortSeconds(tx),
+			Override{Key: "stack.tx_per_message", Value: compact.Seconds(tx),
 				Source: fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", model.Bytes(sendSize))},
-			Override{Key: "stack.rx_per_message", Value: shortSeconds(rx),
+			Override{Key: "stack.rx_per_message", Value: compact.Seconds(rx),
 				Source: fmt.Sprintf("measured: syscall probe, median time of one recv(2) of %s already queued on loopback TCP: system call and copy to user (the protocol input ran in the sender's call)", model.Bytes(recvSize))})
 	case len(ppSmall) > 0:
 		var cpu []float64
@@ -137,9 +138,9 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		if c > 0 {
 			tx, rx = c/2, c/2
 			src := fmt.Sprintf("measured: tcp ping-pong at %s (%s), CPU per one-way message of both ends from rusage (%s), split evenly between send and receive for want of a direct send/recv timing; includes the wake-up",
-				model.Bytes(ppSize), ppSmall[0].Target, shortSeconds(c))
-			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: shortSeconds(tx), Source: src},
-				Override{Key: "stack.rx_per_message", Value: shortSeconds(rx), Source: src})
+				model.Bytes(ppSize), ppSmall[0].Target, compact.Seconds(c))
+			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: compact.Seconds(tx), Source: src},
+				Override{Key: "stack.rx_per_message", Value: compact.Seconds(rx), Source: src})
 		} else {
 			notes = append(notes, "stack.tx_per_message, stack.rx_per_message: no send/recv timing and no CPU time in the ping-pong records")
 		}
@@ -170,16 +171,16 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		notes = append(notes, "stack.wakeup: needs the send/recv timings of the syscall probe (tcp-send, tcp-recv)")
 	case cpuMsg-tx-rx <= 0:
 		notes = append(notes, fmt.Sprintf("stack.wakeup: ping-pong CPU per message %s is not above send %s + receive %s; left out",
-			shortSeconds(cpuMsg), shortSeconds(tx), shortSeconds(rx)))
+			compact.Seconds(cpuMsg), compact.Seconds(tx), compact.Seconds(rx)))
 	default:
 		w := cpuMsg - tx - rx
 		src := fmt.Sprintf("derived: tcp ping-pong at %s (%s) costs %s of CPU per one-way message, both ends (rusage); minus send %s and receive %s timed without waiting leaves the CPU cost of blocking in recv and being woken (wake-up, context switches). A CPU cost: the latency it adds is smaller, as the two ends overlap",
-			model.Bytes(ppSize), ppSmall[0].Target, shortSeconds(cpuMsg), shortSeconds(tx), shortSeconds(rx))
+			model.Bytes(ppSize), ppSmall[0].Target, compact.Seconds(cpuMsg), compact.Seconds(tx), compact.Seconds(rx))
 		if ppFitted {
 			src += fmt.Sprintf(" (the ping-pong fit latency = α + n/β over %d sizes up to %s gives α = %s one-way)",
-				ppFit.Sizes, model.Bytes(64<<10), shortSeconds(ppFit.Alpha.Value))
+				ppFit.Sizes, model.Bytes(64<<10), compact.Seconds(ppFit.Alpha.Value))
 		}
-		ovs = append(ovs, Override{Key: "stack.wakeup", Value: shortSeconds(w), Source: src})
+		ovs = append(ovs, Override{Key: "stack.wakeup", Value: compact.Seconds(w), Source: src})
 	}
 	return ovs, notes
 }
@@ -311,27 +312,4 @@ func ThisHost(d *record.RunData) ([]Override, []string, error) {
 func HostFacts(d *record.RunData) (GPUHostFacts, error) {
 	inv, err := d.Inventories()
 	return GPUHostFacts{NVML: inv.NVML, CUDA: inv.CUDA, Topo: inv.Topo, Results: d.Results}, err
-}
-
-// The scenario values and their sources are written with the model's
-// formatters: three significant digits (model.Seconds.Human, Rate.Human)
-// in the compact spelling that a scenario key and `--set` take ("9.1us",
-// "55.4GB/s"), and sizes exactly (model.Bytes.String, "16MiB").
-
-// shortSeconds is model.Seconds(s).Human() without the space, µs as "us":
-// 9.14e-6 → "9.14us", 3.5e-7 → "350ns".
-func shortSeconds(s float64) string { return compact(model.Seconds(s).Human()) }
-
-// shortRate is model.Rate(bps).Human() without the space: "55.4GB/s".
-func shortRate(bps float64) string { return compact(model.Rate(bps).Human()) }
-
-// shortBitRate is a byte rate in bits per second with a decimal prefix,
-// the model's rate rounding applied to the bit count: 5e10 B/s →
-// "400Gbit/s".
-func shortBitRate(bps float64) string {
-	return strings.Replace(compact(model.Rate(8*bps).Human()), "B/s", "bit/s", 1)
-}
-
-func compact(human string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(human, " ", ""), "µs", "us")
 }

@@ -40,6 +40,9 @@ func (p *TopoProbe) Name() string { return "topo" }
 // takes almost none.
 func (p *TopoProbe) Weight() float64 { return 0.05 }
 
+// SetSysRoot points the probe at another sysfs root.
+func (p *TopoProbe) SetSysRoot(root string) { p.SysRoot = root }
+
 // SetLog sets the diagnostics sink.
 func (p *TopoProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 

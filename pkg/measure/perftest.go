@@ -83,6 +83,21 @@ func (p *PerftestProbe) Name() string { return "perftest" }
 // Weight is the probe's share of a run's budget (Weighted).
 func (p *PerftestProbe) Weight() float64 { return 2 }
 
+// Options are the settings the perftest probe reads from Plan.Options.
+func (p *PerftestProbe) Options() []Option {
+	return []Option{
+		{Name: "rdma_dev", Kind: OptText, Doc: "RDMA device, e.g. mlx5_0 (default: the first with an active port)"},
+		{Name: "rdma_port", Kind: OptInt, Doc: "port of the RDMA device (default: its first active one)"},
+		{Name: "gid_index", Kind: OptInt, Doc: "GID index for RoCE (-x)"},
+		{Name: "use_cuda", Kind: OptInt, Off: true, Doc: "GPU for the gdr runs, or off (default: GPU 0 when sysfs shows an NVIDIA GPU)"},
+		{Name: "perftest_port", Kind: OptInt, Doc: "TCP port of perftest's exchange (default: a free one)"},
+		{Name: "perftest_args", Kind: OptText, Doc: "more arguments for both sides, e.g. \"-n 2000\""},
+	}
+}
+
+// SetSysRoot points the probe at another sysfs root.
+func (p *PerftestProbe) SetSysRoot(root string) { p.SysRoot = root }
+
 // SetLog sets the diagnostics sink.
 func (p *PerftestProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 

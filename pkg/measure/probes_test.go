@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -70,7 +71,7 @@ func TestSyscallProbe(t *testing.T) {
 	// two are measured at different moments on a machine that may be busy,
 	// so only a gross inversion counts.
 	if rs[2].MedianS < rs[0].MedianS/2 {
-		t.Errorf("tcp-send %s far below getppid %s", FormatSeconds(rs[2].MedianS), FormatSeconds(rs[0].MedianS))
+		t.Errorf("tcp-send %s far below getppid %s", compact.Seconds(rs[2].MedianS), compact.Seconds(rs[0].MedianS))
 	}
 }
 

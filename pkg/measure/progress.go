@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -29,20 +31,20 @@ func Describe(r record.Result) string {
 	if r.Variant != "" {
 		b.WriteString(" " + r.Variant)
 	}
-	fmt.Fprintf(&b, " %s", FormatBytes(r.Bytes))
+	fmt.Fprintf(&b, " %s", model.Bytes(r.Bytes))
 	if r.Target != "" {
 		b.WriteString(" " + r.Target)
 	}
 	b.WriteString(": ")
 	if r.Variant == "stream" || (r.Probe == "memcpy" && r.ThroughputBps > 0) {
 		if r.Variant == "stream" {
-			b.WriteString(FormatBitRate(r.ThroughputBps))
+			b.WriteString(compact.BitRate(r.ThroughputBps))
 		} else {
-			b.WriteString(FormatRate(r.ThroughputBps))
+			b.WriteString(compact.Rate(r.ThroughputBps))
 		}
-		fmt.Fprintf(&b, ", %s per op median", FormatSeconds(r.MedianS))
+		fmt.Fprintf(&b, ", %s per op median", compact.Seconds(r.MedianS))
 	} else {
-		fmt.Fprintf(&b, "%s median, p99 %s", FormatSeconds(r.MedianS), FormatSeconds(r.P99S))
+		fmt.Fprintf(&b, "%s median, p99 %s", compact.Seconds(r.MedianS), compact.Seconds(r.P99S))
 	}
 	fmt.Fprintf(&b, " (n=%d", r.Iterations)
 	if !r.Stable {

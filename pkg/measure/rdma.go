@@ -45,6 +45,9 @@ func (p *RDMAProbe) Name() string { return "rdma" }
 // takes almost none.
 func (p *RDMAProbe) Weight() float64 { return 0.05 }
 
+// SetSysRoot points the probe at another sysfs root.
+func (p *RDMAProbe) SetSysRoot(root string) { p.SysRoot = root }
+
 // SetLog sets the diagnostics sink.
 func (p *RDMAProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 

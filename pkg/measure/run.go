@@ -22,6 +22,7 @@ type RunConfig struct {
 	// their weights; time a probe leaves unused goes to the ones after it.
 	Budget time.Duration
 	// Plan is handed to each probe with its share of the budget filled in.
+	// Its options must be ones the probes declare (CheckOptions).
 	Plan Plan
 	// Progress is told about each probe and result; nil for none.
 	Progress Progress
@@ -31,6 +32,12 @@ type RunConfig struct {
 	Host *record.Host
 	// Now is the clock for the manifest's times (default time.Now).
 	Now func() time.Time
+	// SysRoot is the sysfs root of the probes that read sysfs (topo, rdma,
+	// perftest: SysfsReader); "" means /sys.
+	SysRoot string
+	// Log receives the diagnostics of the probes that give them (Verboser):
+	// what was loaded, allocated, skipped. nil discards them.
+	Log func(format string, args ...any)
 }
 
 // Weighted may be implemented by a probe to ask for a larger or smaller
@@ -45,6 +52,12 @@ type Stepper interface {
 	Steps(plan Plan) int
 }
 
+// SysfsReader is implemented by probes that read sysfs, so that a run can
+// point them at another root (a fixture).
+type SysfsReader interface {
+	SetSysRoot(root string)
+}
+
 // Run measures with the configured probes and writes the run directory. Each
 // result is appended to results.jsonl as soon as it is measured (one write
 // per record, no buffering), so what was measured survives a crash; the
@@ -53,170 +66,218 @@ type Stepper interface {
 //
 // When ctx is cancelled the probe in progress is marked interrupted, the
 // rest stay pending, the manifest is finalised as interrupted, and Run
-// returns the manifest with ctx's error. Other errors are about the run
-// directory (it cannot be written).
+// returns the manifest with ctx's error. Other errors are about the
+// configuration (found before anything is written) or the run directory
+// (it cannot be written).
 func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
+	r, err := newRunner(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.create(); err != nil {
+		return nil, err
+	}
+	defer r.w.Close()
+	var runErr error
+	for i := range r.probes {
+		if ctx.Err() != nil {
+			break
+		}
+		if runErr = r.runProbe(ctx, i); runErr != nil {
+			break
+		}
+	}
+	r.m.End = r.now().UTC()
+	r.m.Status = record.StatusComplete
+	if ctx.Err() != nil {
+		r.m.Status = record.StatusInterrupted
+	}
+	if err := r.w.WriteManifest(r.m); err != nil {
+		return r.m, err
+	}
+	if runErr != nil {
+		return r.m, runErr
+	}
+	return r.m, ctx.Err()
+}
+
+// runner is one Run: its probes, their weights, the manifest and where it
+// all goes.
+type runner struct {
+	cfg     RunConfig
+	now     func() time.Time
+	names   []string
+	probes  []Probe
+	weights []float64
+	w       *record.Writer
+	m       *record.Manifest
+	start   time.Time
+}
+
+// newRunner checks the configuration and makes the probes.
+func newRunner(cfg RunConfig) (*runner, error) {
 	if cfg.Budget <= 0 {
 		return nil, fmt.Errorf("budget must be positive, got %v", cfg.Budget)
 	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
+	r := &runner{cfg: cfg, now: cfg.Now, names: cfg.Probes}
+	if r.now == nil {
+		r.now = time.Now
 	}
-	names := cfg.Probes
-	if len(names) == 0 {
-		names = Names()
+	if len(r.names) == 0 {
+		r.names = Names()
 	}
-	probes := make([]Probe, len(names))
-	for i, n := range names {
+	if err := CheckOptions(r.names, cfg.Plan.Options); err != nil {
+		return nil, err
+	}
+	for _, n := range r.names {
 		p, err := New(n)
 		if err != nil {
 			return nil, err
 		}
-		probes[i] = p
+		if s, ok := p.(SysfsReader); ok && cfg.SysRoot != "" {
+			s.SetSysRoot(cfg.SysRoot)
+		}
+		if v, ok := p.(Verboser); ok && cfg.Log != nil {
+			v.SetLog(cfg.Log)
+		}
+		w := 1.0
+		if wp, ok := p.(Weighted); ok && wp.Weight() > 0 {
+			w = wp.Weight()
+		}
+		r.probes, r.weights = append(r.probes, p), append(r.weights, w)
 	}
-	host := cfg.Host
+	return r, nil
+}
+
+// create makes the run directory and writes the first manifest (running,
+// every probe pending).
+func (r *runner) create() error {
+	host := r.cfg.Host
 	if host == nil {
 		h := ReadHost("/")
 		host = &h
 	}
-	w, err := record.Create(cfg.Dir)
+	w, err := record.Create(r.cfg.Dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer w.Close()
-	start := now()
-	m := &record.Manifest{
-		Format: record.ManifestFormat, Tool: "gpupath", Version: cfg.Version, Status: record.StatusRunning,
-		Start: start.UTC(), BudgetS: cfg.Budget.Seconds(), Host: *host, Plan: cfg.Plan, Results: record.ResultsFile,
+	r.w = w
+	r.m = &record.Manifest{
+		Format: record.ManifestFormat, Tool: "gpupath", Version: r.cfg.Version, Status: record.StatusRunning,
+		Start: r.now().UTC(), BudgetS: r.cfg.Budget.Seconds(), Host: *host, Plan: r.cfg.Plan, Results: record.ResultsFile,
 	}
-	m.Plan.Budget = cfg.Budget
-	for _, n := range names {
-		m.Probes = append(m.Probes, record.ProbeStatus{Name: n, Status: record.StatusPending})
+	r.m.Plan.Budget = r.cfg.Budget
+	for _, n := range r.names {
+		r.m.Probes = append(r.m.Probes, record.ProbeStatus{Name: n, Status: record.StatusPending})
 	}
-	if err := w.WriteManifest(m); err != nil {
-		return nil, err
+	r.start = time.Now()
+	if err := w.WriteManifest(r.m); err != nil {
+		w.Close()
+		return err
 	}
-	weights := make([]float64, len(probes))
-	for i, p := range probes {
-		weights[i] = 1
-		if w, ok := p.(Weighted); ok && w.Weight() > 0 {
-			weights[i] = w.Weight()
-		}
+	return nil
+}
+
+// share is probe i's share of what is left of the budget, by weight among
+// the probes left (at least 100 ms).
+func (r *runner) share(i int) time.Duration {
+	left := r.cfg.Budget - time.Since(r.start)
+	var wsum float64
+	for _, w := range r.weights[i:] {
+		wsum += w
 	}
-	runStart := time.Now()
-	var runErr error
-	for i, p := range probes {
-		st := &m.Probes[i]
-		if ctx.Err() != nil {
-			break
-		}
-		if err := p.Available(); err != nil {
-			st.Status, st.Reason = record.StatusUnavailable, reasonOf(err)
-			st.Start, st.End = now().UTC(), now().UTC()
-			if cfg.Progress != nil {
-				cfg.Progress.Done(*st)
-			}
-			if err := w.WriteManifest(m); err != nil {
-				return m, err
-			}
-			continue
-		}
-		// The probe's share of what is left, by weight among those left.
-		left := cfg.Budget - time.Since(runStart)
-		var wsum float64
-		for _, w := range weights[i:] {
-			wsum += w
-		}
-		budget := time.Duration(float64(left) * weights[i] / wsum)
-		budget = max(budget, 100*time.Millisecond)
-		plan := cfg.Plan
-		plan.Budget = budget
-		st.Status, st.BudgetS, st.Start = record.StatusRunning, budget.Seconds(), now().UTC()
-		if err := w.WriteManifest(m); err != nil {
-			return m, err
-		}
-		steps := 0
-		if s, ok := p.(Stepper); ok {
-			steps = s.Steps(plan)
-		}
-		if cfg.Progress != nil {
-			cfg.Progress.Start(names[i], steps, budget)
-		}
-		// A hard stop well past the budget, in case a probe overruns.
-		hard := budget + budget/2 + 10*time.Second
-		pctx, cancel := context.WithTimeout(ctx, hard)
-		var writeErr error
-		emit := func(r record.Result) error {
-			if r.Probe == "" {
-				r.Probe = names[i]
-			}
-			if r.Time.IsZero() {
-				r.Time = now().UTC()
-			}
-			if err := r.Sanitize(); err != nil {
-				return err // the probe's fault: it fails, the run goes on
-			}
-			if err := w.Append(r); err != nil {
-				writeErr = err
-				return err
-			}
-			st.Results++
-			if cfg.Progress != nil {
-				cfg.Progress.Step(r)
-			}
-			return nil
-		}
-		err := p.Run(pctx, plan, emit)
-		cancel()
-		st.End = now().UTC()
-		if ir, ok := p.(InventoryReporter); ok {
-			if inv := ir.Inventory(); inv != nil {
-				if b, jerr := json.Marshal(inv); jerr == nil && string(b) != "null" {
-					st.Inventory = b
-				}
+	return max(time.Duration(float64(left)*r.weights[i]/wsum), 100*time.Millisecond)
+}
+
+// runProbe runs probe i and records its outcome in the manifest. The error
+// is about the run directory only: a probe that fails is an outcome.
+func (r *runner) runProbe(ctx context.Context, i int) error {
+	p, st := r.probes[i], &r.m.Probes[i]
+	if err := p.Available(); err != nil {
+		st.Status, st.Reason = record.StatusUnavailable, reasonOf(err)
+		st.Start, st.End = r.now().UTC(), r.now().UTC()
+		r.done(*st)
+		return r.w.WriteManifest(r.m)
+	}
+	budget := r.share(i)
+	plan := r.cfg.Plan
+	plan.Budget = budget
+	st.Status, st.BudgetS, st.Start = record.StatusRunning, budget.Seconds(), r.now().UTC()
+	if err := r.w.WriteManifest(r.m); err != nil {
+		return err
+	}
+	steps := 0
+	if s, ok := p.(Stepper); ok {
+		steps = s.Steps(plan)
+	}
+	if r.cfg.Progress != nil {
+		r.cfg.Progress.Start(r.names[i], steps, budget)
+	}
+	// A hard stop well past the budget, in case a probe overruns.
+	hard := budget + budget/2 + 10*time.Second
+	pctx, cancel := context.WithTimeout(ctx, hard)
+	var writeErr error
+	err := p.Run(pctx, plan, r.emitter(st, &writeErr))
+	cancel()
+	st.End = r.now().UTC()
+	if ir, ok := p.(InventoryReporter); ok {
+		if inv := ir.Inventory(); inv != nil {
+			if b, jerr := json.Marshal(inv); jerr == nil && string(b) != "null" {
+				st.Inventory = b
 			}
 		}
-		switch {
-		case writeErr != nil:
-			st.Status, st.Reason = record.StatusFailed, "writing results: "+writeErr.Error()
-			runErr = writeErr
-		case ctx.Err() != nil:
-			st.Status, st.Reason = record.StatusInterrupted, fmt.Sprintf("interrupted after %d results", st.Results)
-		case err == nil:
-			st.Status = record.StatusOK
-		case errors.Is(err, ErrUnavailable):
-			st.Status, st.Reason = record.StatusUnavailable, reasonOf(err)
-		case pctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
-			st.Status, st.Reason = record.StatusFailed, fmt.Sprintf("stopped at %v, past its budget of %v", hard.Round(time.Millisecond), budget.Round(time.Millisecond))
-		default:
-			st.Status, st.Reason = record.StatusFailed, oneLine(err.Error())
+	}
+	switch {
+	case writeErr != nil:
+		st.Status, st.Reason = record.StatusFailed, "writing results: "+writeErr.Error()
+	case ctx.Err() != nil:
+		st.Status, st.Reason = record.StatusInterrupted, fmt.Sprintf("interrupted after %d results", st.Results)
+	case err == nil:
+		st.Status = record.StatusOK
+	case errors.Is(err, ErrUnavailable):
+		st.Status, st.Reason = record.StatusUnavailable, reasonOf(err)
+	case pctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
+		st.Status, st.Reason = record.StatusFailed, fmt.Sprintf("stopped at %v, past its budget of %v", hard.Round(time.Millisecond), budget.Round(time.Millisecond))
+	default:
+		st.Status, st.Reason = record.StatusFailed, oneLine(err.Error())
+	}
+	r.done(*st)
+	if err := r.w.WriteManifest(r.m); err != nil {
+		return err
+	}
+	return writeErr
+}
+
+// emitter is the emit function of a probe: each record gets the probe's
+// name and the time if it has none, is checked (a NaN fails the probe, not
+// the run) and appended; a failed write is kept in *writeErr.
+func (r *runner) emitter(st *record.ProbeStatus, writeErr *error) func(record.Result) error {
+	return func(res record.Result) error {
+		if res.Probe == "" {
+			res.Probe = st.Name
 		}
-		if cfg.Progress != nil {
-			cfg.Progress.Done(*st)
+		if res.Time.IsZero() {
+			res.Time = r.now().UTC()
 		}
-		if err := w.WriteManifest(m); err != nil {
-			return m, err
+		if err := res.Sanitize(); err != nil {
+			return err // the probe's fault: it fails, the run goes on
 		}
-		if runErr != nil {
-			break
+		if err := r.w.Append(res); err != nil {
+			*writeErr = err
+			return err
 		}
+		st.Results++
+		if r.cfg.Progress != nil {
+			r.cfg.Progress.Step(res)
+		}
+		return nil
 	}
-	m.End = now().UTC()
-	m.Status = record.StatusComplete
-	if ctx.Err() != nil {
-		m.Status = record.StatusInterrupted
+}
+
+func (r *runner) done(st record.ProbeStatus) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress.Done(st)
 	}
-	if err := w.WriteManifest(m); err != nil {
-		return m, err
-	}
-	if runErr != nil {
-		return m, runErr
-	}
-	if ctx.Err() != nil {
-		return m, ctx.Err()
-	}
-	return m, nil
 }
 
 // reasonOf strips the "not measured: " prefix of an unavailable error.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -43,6 +44,19 @@ type tcpProbe struct{}
 func (*tcpProbe) Name() string     { return "tcp" }
 func (*tcpProbe) Available() error { return nil }
 func (*tcpProbe) Weight() float64  { return 3 }
+
+// Options are the settings the tcp probe reads from Plan.Options.
+func (*tcpProbe) Options() []Option {
+	return []Option{
+		{Name: "variants", Kind: OptWords, Default: "pingpong,stream", Doc: "which measurements: pingpong, stream"},
+		{Name: "port", Kind: OptInt, Default: "0", Doc: "port of the local server (0: any free port)"},
+		{Name: "rate", Kind: OptRate, Doc: "shape the veth link with tbf to this rate, e.g. 1Gbit/s (veth target only)"},
+		{Name: "timeout", Kind: OptDuration, Default: "5s", Doc: "deadline of every connect, read and write"},
+		{Name: "sndbuf", Kind: OptSize, Doc: "SO_SNDBUF of every socket (default: the kernel's autotuning)"},
+		{Name: "rcvbuf", Kind: OptSize, Doc: "SO_RCVBUF of every socket (default: the kernel's autotuning)"},
+		{Name: "pingpong_max", Kind: OptSize, Doc: "extend the ping-pong sweep by ×4 up to this size"},
+	}
+}
 func (p *tcpProbe) Steps(plan Plan) int {
 	o, err := parseTCPOptions(plan)
 	if err != nil {
@@ -78,12 +92,12 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		// Extend the ping-pong sweep by ×4 up to this size (for example to
 		// cover the sizes of a staged GPU transfer, where buffers no longer
 		// fit in the caches).
-		m, err := ParseBytes(v)
+		m, err := model.ParseBytes(v)
 		if err != nil || m < 1 || m > maxMessage {
 			return o, fmt.Errorf("tcp: pingpong_max=%q: want a size up to %d bytes", v, maxMessage)
 		}
 		pp = append([]int64(nil), pp...)
-		for n := pp[len(pp)-1] * 4; n <= m; n *= 4 {
+		for n := pp[len(pp)-1] * 4; n <= int64(m); n *= 4 {
 			pp = append(pp, n)
 		}
 	}
@@ -110,23 +124,23 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		o.port = p
 	}
 	if v, ok := plan.Options["rate"]; ok && v != "" {
-		r, err := ParseBitRate(v)
-		if err != nil {
-			return o, fmt.Errorf("tcp: %v", err)
+		r, err := model.ParseRate(v)
+		if err != nil || !(r > 0) {
+			return o, fmt.Errorf("tcp: bad rate %q (want e.g. 1Gbit/s, 300Mbit/s, 1.5GB/s)", v)
 		}
-		o.rate = r
+		o.rate = float64(r)
 	}
 	if v, ok := plan.Options["timeout"]; ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
+		d, err := model.ParseDuration(v)
+		if err != nil || !(d > 0) {
 			return o, fmt.Errorf("tcp: bad timeout %q", v)
 		}
-		o.timeout = d
+		o.timeout = time.Duration(float64(d) * float64(time.Second))
 	}
 	for key, dst := range map[string]*int{"sndbuf": &o.sock.SendBuffer, "rcvbuf": &o.sock.RecvBuffer} {
 		if v, ok := plan.Options[key]; ok && v != "" {
-			n, err := ParseBytes(v)
-			if err != nil || n > 1<<30 {
+			n, err := model.ParseBytes(v)
+			if err != nil || n < 0 || n > 1<<30 {
 				return o, fmt.Errorf("tcp: bad %s %q", key, v)
 			}
 			*dst = int(n)
@@ -243,7 +257,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		ex, err := client.PingPong(ctx, size, repeat(perSize()))
 		done++
 		if err != nil {
-			return fmt.Errorf("ping-pong %s: %w", FormatBytes(size), err)
+			return fmt.Errorf("ping-pong %s: %w", model.Bytes(size), err)
 		}
 		if err := emit(pingPongResult(ex, label, scope)); err != nil {
 			return err
@@ -260,7 +274,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		ex, err := client.Stream(ctx, size, repeat(b))
 		done++
 		if err != nil {
-			return fmt.Errorf("stream %s: %w", FormatBytes(size), err)
+			return fmt.Errorf("stream %s: %w", model.Bytes(size), err)
 		}
 		if err := emit(streamResult(ex, label, scope, shaped)); err != nil {
 			return err

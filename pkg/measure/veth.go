@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/compact"
 )
 
 // VethConfig describes a pair of network namespaces joined by a veth link,
@@ -150,7 +152,7 @@ func (v *Veth) Close() error {
 // Label describes the target for records: "veth" or "veth tbf 1Gbit/s".
 func (v *Veth) Label() string {
 	if v.Config.Rate > 0 {
-		return "veth tbf " + FormatBitRate(v.Config.Rate)
+		return "veth tbf " + compact.BitRate(v.Config.Rate)
 	}
 	return "veth"
 }

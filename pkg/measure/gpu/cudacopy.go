@@ -75,6 +75,17 @@ func (p *CUDACopy) Weight() float64 { return 4 }
 // SetLog sets the diagnostics sink (nil discards).
 func (p *CUDACopy) SetLog(f func(format string, args ...any)) { p.Log = f }
 
+// Options are the settings the cuda probe reads from Plan.Options.
+func (p *CUDACopy) Options() []measure.Option {
+	return []measure.Option{
+		{Name: "gpus", Kind: measure.OptWords, Doc: "CUDA ordinals: the GPU measured, then the peer (default 0,1 with two GPUs)"},
+		{Name: "variants", Kind: measure.OptWords, Doc: "only these copies, e.g. h2d-pinned,d2h-pinned-stream"},
+		{Name: "peer", Kind: measure.OptText, Off: true, Doc: "off: no peer copies"},
+		{Name: "pageable", Kind: measure.OptText, Off: true, Doc: "off: no pageable copies"},
+		{Name: "nvml_check", Kind: measure.OptDuration, Default: "2s", Off: true, Doc: "length of the sustained copy read against NVML's PCIe counters (0 or off: none)"},
+	}
+}
+
 // Available loads the driver library (without initialising it).
 func (p *CUDACopy) Available() error {
 	_, err := p.open()
@@ -736,15 +747,9 @@ func (s *cudaSession) sustained(ctx context.Context, plan measure.Plan, emit fun
 	if plan.Quick {
 		dur = time.Second
 	}
-	if o := plan.Options["nvml_check"]; o != "" {
-		d, err := time.ParseDuration(o)
-		if o == "0" || o == "off" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 {
-			return fmt.Errorf("cuda: option nvml_check=%s: want a duration like 2s, or 0", o)
-		}
-		dur = d
+	dur, err := measure.DurationOption(plan, "nvml_check", dur)
+	if err != nil {
+		return fmt.Errorf("cuda: %w", err)
 	}
 	if dur == 0 {
 		return nil

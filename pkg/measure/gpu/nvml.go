@@ -57,6 +57,13 @@ func (p *NVMLProbe) Name() string { return "nvml" }
 // inventory takes almost none.
 func (p *NVMLProbe) Weight() float64 { return 0.2 }
 
+// Options are the settings the nvml probe reads from Plan.Options.
+func (p *NVMLProbe) Options() []measure.Option {
+	return []measure.Option{
+		{Name: "nvml_idle", Kind: measure.OptDuration, Default: "200ms", Doc: "how long to sample the PCIe counters at rest (0: not at all)"},
+	}
+}
+
 // SetLog sets the diagnostics sink.
 func (p *NVMLProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 
@@ -149,16 +156,9 @@ func (p *NVMLProbe) Run(ctx context.Context, plan measure.Plan, emit func(record
 		return err
 	}
 	p.logf("driver %s, NVML %s, %d GPUs", inv.DriverVersion, inv.NVMLVersion, len(inv.Devices))
-	idle := 200 * time.Millisecond
-	if o := plan.Options["nvml_idle"]; o != "" {
-		d, err := time.ParseDuration(o)
-		if o == "0" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 {
-			return fmt.Errorf("nvml: option nvml_idle=%s: want a duration like 200ms, or 0", o)
-		}
-		idle = d
+	idle, err := measure.DurationOption(plan, "nvml_idle", 200*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("nvml: %w", err)
 	}
 	counts := make([]int, len(devs))
 	if idle > 0 {

@@ -28,6 +28,13 @@ func (p *NVMLProbe) Name() string { return "nvml" }
 // inventory takes almost none.
 func (p *NVMLProbe) Weight() float64 { return 0.2 }
 
+// Options are the settings the nvml probe reads from Plan.Options.
+func (p *NVMLProbe) Options() []measure.Option {
+	return []measure.Option{
+		{Name: "nvml_idle", Kind: measure.OptDuration, Default: "200ms", Doc: "how long to sample the PCIe counters at rest (0: not at all)"},
+	}
+}
+
 // Available reports that NVML is not built in.
 func (p *NVMLProbe) Available() error { return errNoCgo() }
 

@@ -61,6 +61,16 @@ func (p *Staged) Weight() float64 { return 3 }
 // SetLog sets the diagnostics sink (nil discards).
 func (p *Staged) SetLog(f func(format string, args ...any)) { p.Log = f }
 
+// Options are the settings the staged probe reads from Plan.Options.
+func (p *Staged) Options() []measure.Option {
+	return []measure.Option{
+		{Name: "gpus", Kind: measure.OptWords, Doc: "CUDA ordinals of the sending and the receiving GPU (default 0,1 with two GPUs, else 0,0)"},
+		{Name: "chunk", Kind: measure.OptSize, Default: "512KiB", Doc: "chunk of the pipelined variant (at least 4KiB)"},
+		{Name: "slots", Kind: measure.OptInt, Default: "3", Doc: "pinned slots in the pipeline's ring (2..64)"},
+		{Name: "variants", Kind: measure.OptWords, Default: "store-and-forward,pipelined", Doc: "store-and-forward, pipelined"},
+	}
+}
+
 // Available reports whether a CUDA driver library can be loaded; the GPUs
 // are found in Run.
 func (p *Staged) Available() error {
@@ -105,246 +115,42 @@ type stagedSide struct {
 	events []cuda.Event
 }
 
+// Run measures; see the type's documentation. It reads the options, sets
+// up both sides and the connection, measures each variant at each size and
+// verifies each variant once.
 func (p *Staged) Run(ctx context.Context, plan measure.Plan, emit func(record.Result) error) error {
 	drv, err := openDriver(p.Open)
 	if err != nil {
 		return err
 	}
-	chunk := int64(512 << 10)
-	if v := plan.Options["chunk"]; v != "" {
-		c, err := parseSizeOption(v)
-		if err != nil || c < 4096 {
-			return fmt.Errorf("staged: chunk=%q: want a size of at least 4KiB", v)
-		}
-		chunk = c
-	}
-	slots := 3
-	if v := plan.Options["slots"]; v != "" {
-		k, err := strconv.Atoi(v)
-		if err != nil || k < 2 || k > 64 {
-			return fmt.Errorf("staged: slots=%q: want 2..64", v)
-		}
-		slots = k
-	}
-	variants := []string{"store-and-forward", "pipelined"}
-	if v := plan.Options["variants"]; v != "" {
-		variants = nil
-		for _, f := range strings.Split(v, ",") {
-			f = strings.TrimSpace(f)
-			if f != "store-and-forward" && f != "pipelined" {
-				return fmt.Errorf("staged: unknown variant %q (store-and-forward, pipelined)", f)
-			}
-			variants = append(variants, f)
-		}
-	}
-	sizes := plan.Sizes
-	if len(sizes) == 0 {
-		sizes = StagedSizes()
-		if plan.Quick {
-			sizes = QuickStagedSizes()
-		}
-	}
-	maxN := int64(0)
-	for _, n := range sizes {
-		if n <= 0 {
-			return fmt.Errorf("staged: size %d is not positive", n)
-		}
-		maxN = max(maxN, n)
-	}
-
-	// The first CUDA calls (init, device count) run on a throwaway locked
-	// thread; each side then gets its own.
-	var ndev int
-	probe, err := cuda.StartThread(func() error {
-		var err error
-		ndev, err = initDriver(drv)
-		return err
-	})
+	cfg, err := stagedOptions(plan)
 	if err != nil {
 		return err
 	}
-	probe.Stop()
-	ords := []int{0, 0}
-	if ndev >= 2 {
-		ords[1] = 1
-	}
-	if v := plan.Options["gpus"]; v != "" {
-		got, err := chooseGPUs(v, ndev)
-		if err != nil {
-			return err
-		}
-		ords[0] = got[0]
-		ords[1] = got[0]
-		if len(got) > 1 {
-			ords[1] = got[1]
-		}
-	}
-	target := fmt.Sprintf("gpu%d->gpu%d over loopback TCP", ords[0], ords[1])
-	p.logf("staged: %s, sizes %d..%d, chunk %d, %d slots", target, sizes[0], maxN, chunk, slots)
-
-	pinLen := max(maxN, int64(slots)*chunk)
-	var cleanup []func()
-	defer func() {
-		for i := len(cleanup) - 1; i >= 0; i-- {
-			cleanup[i]()
-		}
-	}()
-	newSide := func(ord int, pattern int) (*stagedSide, error) {
-		side := &stagedSide{pinLen: pinLen}
-		w, err := cuda.StartThread(func() error {
-			d, err := drv.Device(ord)
-			if err != nil {
-				return err
-			}
-			side.dev = d
-			if side.ctx, err = drv.PrimaryCtxRetain(d); err != nil {
-				return err
-			}
-			if err := drv.CtxSetCurrent(side.ctx); err != nil {
-				return err
-			}
-			if side.dbuf, err = drv.MemAlloc(maxN); err != nil {
-				return fmt.Errorf("device buffer of %d bytes on gpu%d: %w", maxN, ord, err)
-			}
-			if side.pinned, err = drv.MemAllocHost(pinLen); err != nil {
-				return fmt.Errorf("pinned host buffer of %d bytes: %w", pinLen, err)
-			}
-			if side.stream, err = drv.StreamCreate(); err != nil {
-				return err
-			}
-			for i := 0; i < slots; i++ {
-				e, err := drv.EventCreate()
-				if err != nil {
-					return err
-				}
-				side.events = append(side.events, e)
-			}
-			if pattern >= 0 {
-				return drv.MemsetD8(side.dbuf, byte(pattern), maxN)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		side.w = w
-		cleanup = append(cleanup, func() {
-			_ = w.Do(func() error {
-				for _, e := range side.events {
-					_ = drv.EventDestroy(e)
-				}
-				if side.stream != 0 {
-					_ = drv.StreamDestroy(side.stream)
-				}
-				if side.pinned != 0 {
-					_ = drv.MemFreeHost(side.pinned)
-				}
-				if side.dbuf != 0 {
-					_ = drv.MemFree(side.dbuf)
-				}
-				return drv.PrimaryCtxRelease(side.dev)
-			})
-			w.Stop()
-		})
-		return side, nil
-	}
-	const pattern = 0x5A
-	snd, err := newSide(ords[0], pattern)
-	if err != nil {
+	r := &stagedRun{p: p, drv: drv, cfg: cfg}
+	defer r.close()
+	if err := r.setup(plan); err != nil {
 		return err
 	}
-	rcv, err := newSide(ords[1], 0)
-	if err != nil {
+	if err := r.connect(); err != nil {
 		return err
 	}
-
-	pair := p.pair
-	if pair == nil {
-		pair = loopbackPair
-	}
-	sc, rc, err := pair()
-	if err != nil {
-		return fmt.Errorf("staged: loopback connection: %w", err)
-	}
-	cleanup = append(cleanup, func() { sc.Close(); rc.Close() })
-
 	perSize := plan.PerSize
 	if perSize <= 0 {
 		budget := plan.Budget
 		if budget <= 0 {
 			budget = 60 * time.Second
 		}
-		perSize = budget / time.Duration(len(sizes)*len(variants))
+		perSize = budget / time.Duration(len(cfg.sizes)*len(cfg.variants))
 	}
-	for _, variant := range variants {
-		for _, n := range sizes {
+	for _, variant := range cfg.variants {
+		for _, n := range cfg.sizes {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			var tStart, tEnd, tCopied, tRecv time.Time
-			var inD2H, inTCP, inH2D []float64
-			transfer := func() error {
-				rdone := rcv.w.Go(func() error {
-					var err error
-					if variant == "pipelined" && n > chunk {
-						err = stagedRecvPipelined(drv, rcv, rc, n, chunk)
-					} else {
-						err = stagedRecvWhole(drv, rcv, rc, n, &tRecv)
-					}
-					tEnd = time.Now()
-					return err
-				})
-				serr := snd.w.Do(func() error {
-					tStart = time.Now()
-					if variant == "pipelined" && n > chunk {
-						return stagedSendPipelined(drv, snd, sc, n, chunk)
-					}
-					return stagedSendWhole(drv, snd, sc, n, &tCopied)
-				})
-				rerr := <-rdone
-				if serr != nil {
-					return fmt.Errorf("staged %s %d B: send side: %w", variant, n, serr)
-				}
-				if rerr != nil {
-					return fmt.Errorf("staged %s %d B: receive side: %w", variant, n, rerr)
-				}
-				if variant == "store-and-forward" || n <= chunk {
-					inD2H = append(inD2H, tCopied.Sub(tStart).Seconds())
-					inTCP = append(inTCP, tRecv.Sub(tCopied).Seconds())
-					inH2D = append(inH2D, tEnd.Sub(tRecv).Seconds())
-				}
-				return nil
-			}
-			calls := 0
-			u0, s0 := measure.ProcessCPU()
-			st, samples, err := measure.Repeat(ctx, measure.RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
-				func() (float64, error) {
-					calls++
-					if err := transfer(); err != nil {
-						return 0, err
-					}
-					return tEnd.Sub(tStart).Seconds(), nil
-				})
-			u1, s1 := measure.ProcessCPU()
-			if st.Iterations > 0 {
-				k := (n + chunk - 1) / chunk
-				if variant == "store-and-forward" {
-					k = 1
-				}
-				r := record.Result{Probe: "staged", Variant: variant, Path: "tcp", Target: target, Timer: "wall", Bytes: n,
-					Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
-					Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
-					CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),
-					Time: time.Now().UTC(), Samples: measure.KeepSamples(samples, 1),
-					Extra: map[string]float64{"chunk_bytes": float64(chunk), "chunks": float64(k), "slots": float64(slots), "gpu_src": float64(ords[0]), "gpu_dst": float64(ords[1])}}
-				if len(inD2H) > 0 {
-					// The stages inside the transfer (warm-up iterations included):
-					// D2H copy, send to receive (TCP over loopback), H2D copy.
-					r.Extra["insitu_d2h_s"] = stats.Median(inD2H)
-					r.Extra["insitu_tcp_s"] = stats.Median(inTCP)
-					r.Extra["insitu_h2d_s"] = stats.Median(inH2D)
-				}
-				if eerr := emit(r); eerr != nil {
+			rec, ok, err := r.measure(ctx, plan, variant, n, perSize)
+			if ok {
+				if eerr := emit(rec); eerr != nil {
 					return eerr
 				}
 			}
@@ -353,12 +159,276 @@ func (p *Staged) Run(ctx context.Context, plan measure.Plan, emit func(record.Re
 			}
 		}
 		// Check the data once: the receiving GPU must now hold the pattern.
-		if err := stagedVerify(drv, snd, rcv, sc, rc, variant, maxN, chunk); err != nil {
+		if err := stagedVerify(drv, r.snd, r.rcv, r.sc, r.rc, variant, cfg.maxN, cfg.chunk); err != nil {
 			return err
 		}
-		p.logf("staged: %s verified at %d bytes", variant, maxN)
+		p.logf("staged: %s verified at %d bytes", variant, cfg.maxN)
 	}
 	return nil
+}
+
+// stagedConfig is what the options and the plan ask of one Run.
+type stagedConfig struct {
+	chunk    int64
+	slots    int
+	variants []string
+	sizes    []int64
+	maxN     int64 // the largest size
+}
+
+// stagedOptions reads the plan: chunk, slots, variants and the sizes.
+func stagedOptions(plan measure.Plan) (stagedConfig, error) {
+	c := stagedConfig{variants: []string{"store-and-forward", "pipelined"}}
+	var err error
+	if c.chunk, err = measure.SizeOption(plan, "chunk", 512<<10); err != nil || c.chunk < 4096 {
+		return c, fmt.Errorf("staged: chunk=%q: want a size of at least 4KiB", plan.Options["chunk"])
+	}
+	c.slots = 3
+	if v := plan.Options["slots"]; v != "" {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 2 || k > 64 {
+			return c, fmt.Errorf("staged: slots=%q: want 2..64", v)
+		}
+		c.slots = k
+	}
+	if v := plan.Options["variants"]; v != "" {
+		c.variants = nil
+		for _, f := range strings.Split(v, ",") {
+			f = strings.TrimSpace(f)
+			if f != "store-and-forward" && f != "pipelined" {
+				return c, fmt.Errorf("staged: unknown variant %q (store-and-forward, pipelined)", f)
+			}
+			c.variants = append(c.variants, f)
+		}
+	}
+	c.sizes = plan.Sizes
+	if len(c.sizes) == 0 {
+		c.sizes = StagedSizes()
+		if plan.Quick {
+			c.sizes = QuickStagedSizes()
+		}
+	}
+	for _, n := range c.sizes {
+		if n <= 0 {
+			return c, fmt.Errorf("staged: size %d is not positive", n)
+		}
+		c.maxN = max(c.maxN, n)
+	}
+	return c, nil
+}
+
+// stagedRun is one Run set up: the driver, the GPUs, both sides and the
+// connection between them, and what undoes them.
+type stagedRun struct {
+	p        *Staged
+	drv      cuda.Driver
+	cfg      stagedConfig
+	ords     [2]int // sending and receiving GPU
+	target   string
+	snd, rcv *stagedSide
+	sc, rc   stagedConn
+	cleanup  []func()
+}
+
+// close undoes the setup, last first.
+func (r *stagedRun) close() {
+	for i := len(r.cleanup) - 1; i >= 0; i-- {
+		r.cleanup[i]()
+	}
+}
+
+// setup initialises the driver, chooses the GPUs and sets up both sides.
+func (r *stagedRun) setup(plan measure.Plan) error {
+	// The first CUDA calls (init, device count) run on a throwaway locked
+	// thread; each side then gets its own.
+	var ndev int
+	probe, err := cuda.StartThread(func() error {
+		var err error
+		ndev, err = initDriver(r.drv)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	probe.Stop()
+	if ndev >= 2 {
+		r.ords[1] = 1
+	}
+	if v := plan.Options["gpus"]; v != "" {
+		got, err := chooseGPUs(v, ndev)
+		if err != nil {
+			return err
+		}
+		r.ords[0], r.ords[1] = got[0], got[0]
+		if len(got) > 1 {
+			r.ords[1] = got[1]
+		}
+	}
+	c := r.cfg
+	r.target = fmt.Sprintf("gpu%d->gpu%d over loopback TCP", r.ords[0], r.ords[1])
+	r.p.logf("staged: %s, sizes %d..%d, chunk %d, %d slots", r.target, c.sizes[0], c.maxN, c.chunk, c.slots)
+	const pattern = 0x5A
+	if r.snd, err = r.newSide(r.ords[0], pattern); err != nil {
+		return err
+	}
+	r.rcv, err = r.newSide(r.ords[1], 0)
+	return err
+}
+
+// newSide starts a side's thread with the GPU's primary context current,
+// a device buffer of the largest size (filled with pattern when it is not
+// negative), the pinned ring, a stream and an event per slot.
+func (r *stagedRun) newSide(ord int, pattern int) (*stagedSide, error) {
+	drv, c := r.drv, r.cfg
+	pinLen := max(c.maxN, int64(c.slots)*c.chunk)
+	side := &stagedSide{pinLen: pinLen}
+	w, err := cuda.StartThread(func() error {
+		d, err := drv.Device(ord)
+		if err != nil {
+			return err
+		}
+		side.dev = d
+		if side.ctx, err = drv.PrimaryCtxRetain(d); err != nil {
+			return err
+		}
+		if err := drv.CtxSetCurrent(side.ctx); err != nil {
+			return err
+		}
+		if side.dbuf, err = drv.MemAlloc(c.maxN); err != nil {
+			return fmt.Errorf("device buffer of %d bytes on gpu%d: %w", c.maxN, ord, err)
+		}
+		if side.pinned, err = drv.MemAllocHost(pinLen); err != nil {
+			return fmt.Errorf("pinned host buffer of %d bytes: %w", pinLen, err)
+		}
+		if side.stream, err = drv.StreamCreate(); err != nil {
+			return err
+		}
+		for i := 0; i < c.slots; i++ {
+			e, err := drv.EventCreate()
+			if err != nil {
+				return err
+			}
+			side.events = append(side.events, e)
+		}
+		if pattern >= 0 {
+			return drv.MemsetD8(side.dbuf, byte(pattern), c.maxN)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	side.w = w
+	r.cleanup = append(r.cleanup, func() {
+		_ = w.Do(func() error {
+			for _, e := range side.events {
+				_ = drv.EventDestroy(e)
+			}
+			if side.stream != 0 {
+				_ = drv.StreamDestroy(side.stream)
+			}
+			if side.pinned != 0 {
+				_ = drv.MemFreeHost(side.pinned)
+			}
+			if side.dbuf != 0 {
+				_ = drv.MemFree(side.dbuf)
+			}
+			return drv.PrimaryCtxRelease(side.dev)
+		})
+		w.Stop()
+	})
+	return side, nil
+}
+
+// connect joins the sender to the receiver.
+func (r *stagedRun) connect() error {
+	pair := r.p.pair
+	if pair == nil {
+		pair = loopbackPair
+	}
+	sc, rc, err := pair()
+	if err != nil {
+		return fmt.Errorf("staged: loopback connection: %w", err)
+	}
+	r.sc, r.rc = sc, rc
+	r.cleanup = append(r.cleanup, func() { sc.Close(); rc.Close() })
+	return nil
+}
+
+// measure repeats transfers of n bytes in one variant for up to perSize and
+// returns their record; ok is false when no transfer was timed. The error
+// is a failed transfer or the end of ctx (with the record of what was
+// timed before it).
+func (r *stagedRun) measure(ctx context.Context, plan measure.Plan, variant string, n int64, perSize time.Duration) (rec record.Result, ok bool, err error) {
+	drv, c, snd, rcv := r.drv, r.cfg, r.snd, r.rcv
+	chunked := variant == "pipelined" && n > c.chunk
+	var tStart, tEnd, tCopied, tRecv time.Time
+	var inD2H, inTCP, inH2D []float64
+	transfer := func() error {
+		rdone := rcv.w.Go(func() error {
+			var err error
+			if chunked {
+				err = stagedRecvPipelined(drv, rcv, r.rc, n, c.chunk)
+			} else {
+				err = stagedRecvWhole(drv, rcv, r.rc, n, &tRecv)
+			}
+			tEnd = time.Now()
+			return err
+		})
+		serr := snd.w.Do(func() error {
+			tStart = time.Now()
+			if chunked {
+				return stagedSendPipelined(drv, snd, r.sc, n, c.chunk)
+			}
+			return stagedSendWhole(drv, snd, r.sc, n, &tCopied)
+		})
+		rerr := <-rdone
+		if serr != nil {
+			return fmt.Errorf("staged %s %d B: send side: %w", variant, n, serr)
+		}
+		if rerr != nil {
+			return fmt.Errorf("staged %s %d B: receive side: %w", variant, n, rerr)
+		}
+		if !chunked {
+			inD2H = append(inD2H, tCopied.Sub(tStart).Seconds())
+			inTCP = append(inTCP, tRecv.Sub(tCopied).Seconds())
+			inH2D = append(inH2D, tEnd.Sub(tRecv).Seconds())
+		}
+		return nil
+	}
+	calls := 0
+	u0, s0 := measure.ProcessCPU()
+	st, samples, err := measure.Repeat(ctx, measure.RepeatConfig{Warmup: 2, MinIterations: 5, Budget: perSize, Tolerance: plan.Tolerance},
+		func() (float64, error) {
+			calls++
+			if err := transfer(); err != nil {
+				return 0, err
+			}
+			return tEnd.Sub(tStart).Seconds(), nil
+		})
+	u1, s1 := measure.ProcessCPU()
+	if st.Iterations == 0 {
+		return rec, false, err
+	}
+	k := (n + c.chunk - 1) / c.chunk
+	if variant == "store-and-forward" {
+		k = 1
+	}
+	rec = record.Result{Probe: "staged", Variant: variant, Path: "tcp", Target: r.target, Timer: "wall", Bytes: n,
+		Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
+		Spread: st.Spread, Stable: st.Stable, ThroughputBps: float64(n) / st.Median,
+		CPUUserS: (u1 - u0) / float64(calls), CPUSysS: (s1 - s0) / float64(calls),
+		Time: time.Now().UTC(), Samples: measure.KeepSamples(samples, 1),
+		Extra: map[string]float64{"chunk_bytes": float64(c.chunk), "chunks": float64(k), "slots": float64(c.slots),
+			"gpu_src": float64(r.ords[0]), "gpu_dst": float64(r.ords[1])}}
+	if len(inD2H) > 0 {
+		// The stages inside the transfer (warm-up iterations included):
+		// D2H copy, send to receive (TCP over loopback), H2D copy.
+		rec.Extra["insitu_d2h_s"] = stats.Median(inD2H)
+		rec.Extra["insitu_tcp_s"] = stats.Median(inTCP)
+		rec.Extra["insitu_h2d_s"] = stats.Median(inH2D)
+	}
+	return rec, true, err
 }
 
 // stagedPattern is the byte expected at offset i of a verified transfer:
@@ -539,24 +609,4 @@ func loopbackPair() (stagedConn, stagedConn, error) {
 		return nil, nil, fmt.Errorf("loopback accept: %w", r.err)
 	}
 	return sc, r.c, nil
-}
-
-// parseSizeOption parses "512KiB", "1MiB", "4096".
-func parseSizeOption(v string) (int64, error) {
-	mult := int64(1)
-	t := strings.TrimSpace(v)
-	for _, u := range []struct {
-		s string
-		m int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, u.s) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.s)), u.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("bad size %q", v)
-	}
-	return n * mult, nil
 }
