@@ -14,7 +14,18 @@
 //
 // The CUDA driver API is called through purego (internal/cuda, one locked
 // OS thread per side), NVML through go-nvml, and the staged transfer's
-// sockets are internal/rawsock's. A missing driver, library or GPU is
+// sockets are internal/rawsock's.
+//
+// NVML is built in only with the build tag nvml (go build -tags nvml
+// ./cmd/gpupath; cgo needed): go-nvml's cgo wrappers of NVML functions that
+// nvml.h marks deprecated make the C compiler print about a hundred lines
+// of warnings the first time the package is compiled, which no flag of this
+// module can silence (cgo flags apply to their own package only), and a
+// newcomer's first `go run ./cmd/gpupath report` must show gpupath's own
+// output first. Without the tag the nvml probe is registered and reports
+// "not measured" with the build command, and the cuda probe has no PCIe
+// monitor; TestNVMLTagged runs the tagged build's vet and tests, so the
+// default test run still covers them. A missing driver, library or GPU is
 // reported as "not measured: reason" (measure.ErrUnavailable); GPUPATH_LIBCUDA
 // and GPUPATH_LIBNVML point the probes at other libraries (the tests' stubs).
 // The probes' inventories are pkg/record types, read back from manifests by

@@ -35,7 +35,7 @@ type PCIeMonitor interface {
 type PCIeMonitorOpener func(pciBusID string) (PCIeMonitor, error)
 
 // defaultPCIeMonitor is set by the NVML file when the package is built
-// with cgo (go-nvml needs it); nil otherwise.
+// with the build tag nvml and cgo (go-nvml needs it); nil otherwise.
 var defaultPCIeMonitor PCIeMonitorOpener
 
 // PCIeMean averages the samples of each direction whose window lies inside

@@ -1,4 +1,4 @@
-//go:build !cgo
+//go:build !cgo || !nvml
 
 package gpu
 
@@ -11,14 +11,20 @@ import (
 
 func init() { measure.Register("nvml", func() measure.Probe { return &NVMLProbe{} }) }
 
-// NVMLProbe is the NVML probe; this build has no cgo, which go-nvml needs,
-// so it always reports ErrUnavailable.
+// NVMLProbe is the NVML probe. This build has no NVML: go-nvml is compiled
+// in only with the build tag nvml (and cgo), so that a program that models
+// and renders (`go run ./cmd/gpupath report`) builds without go-nvml's C
+// compiler output. The probe always reports ErrUnavailable with how to
+// build it in, and the cuda probe has no PCIe monitor.
 type NVMLProbe struct {
 	Log func(format string, args ...any)
 }
 
 func errNoCgo() error {
-	return measure.Unavailable("NVML needs cgo (go-nvml); this binary was built with CGO_ENABLED=0")
+	if !cgoEnabled {
+		return measure.Unavailable("NVML needs cgo (go-nvml); this binary was built with CGO_ENABLED=0")
+	}
+	return measure.Unavailable("NVML is not built in: build gpupath with -tags nvml (go build -tags nvml ./cmd/gpupath)")
 }
 
 // Name returns "nvml".
