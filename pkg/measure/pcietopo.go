@@ -49,8 +49,6 @@ func (p *TopoProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 // Inventory returns the *TopoInventory of the last Run.
 func (p *TopoProbe) Inventory() any { return p.inv }
 
-func (p *TopoProbe) reader() topo.Reader { return topo.Reader{Root: p.SysRoot} }
-
 // Available checks that sysfs lists PCI devices.
 func (p *TopoProbe) Available() error {
 	dir := filepath.Join(sysfsRoot(p.SysRoot), "bus", "pci", "devices")

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpupath/gpupath/internal/cuda"
@@ -855,7 +856,7 @@ func (s *cudaSession) sustained(ctx context.Context, plan measure.Plan, emit fun
 }
 
 // touchSink keeps the reads of touchLines from being optimised away.
-var touchSink byte
+var touchSink atomic.Uint32
 
 // touchLines brings every 64-byte line of b into the CPU's cache: reading
 // one byte of each, or writing one (which leaves the line dirty).
@@ -868,5 +869,5 @@ func touchLines(b []byte, write bool) {
 			acc += b[i]
 		}
 	}
-	touchSink += acc
+	touchSink.Add(uint32(acc))
 }

@@ -1,5 +1,0 @@
-//go:build !race
-
-package gpu
-
-const raceEnabled = false
