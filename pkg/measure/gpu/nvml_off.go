@@ -24,7 +24,7 @@ func errNoCgo() error {
 	if !cgoEnabled {
 		return measure.Unavailable("NVML needs cgo (go-nvml); this binary was built with CGO_ENABLED=0")
 	}
-	return measure.Unavailable("NVML is not built in: build gpupath with -tags nvml (go build -tags nvml ./cmd/gpupath)")
+	return measure.Unavailable("NVML is not built in: rebuild with go build -tags nvml ./cmd/gpupath")
 }
 
 // Name returns "nvml".
