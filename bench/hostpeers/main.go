@@ -31,8 +31,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/peers"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // round is what one round measured.
@@ -66,7 +69,7 @@ type round struct {
 
 type report struct {
 	Date     time.Time          `json:"date"`
-	Host     measure.Host       `json:"host"`
+	Host     record.Host        `json:"host"`
 	Tools    map[string]string  `json:"tools"`
 	Duration float64            `json:"duration_s"`
 	Rounds   []round            `json:"rounds"`
@@ -154,7 +157,7 @@ func run(rounds int, dur time.Duration, outDir string) error {
 			v[i] = f(r)
 		}
 		sort.Float64s(v)
-		return measure.Quantile(v, 0.5)
+		return stats.Quantile(v, 0.5)
 	}
 	m.Iperf3Rate = med(func(r round) float64 { return r.Iperf3Rate })
 	m.Iperf3CPUPerByte = med(func(r round) float64 { return r.Iperf3CPUPerByte })
@@ -263,7 +266,7 @@ func verdict(ok bool) string {
 	return "MISS"
 }
 
-func gbit(bps float64) string { return measure.FormatBitRate(bps) }
+func gbit(bps float64) string { return compact.BitRate(bps) }
 func us(s float64) string     { return fmt.Sprintf("%.2fus", s*1e6) }
 
 func firstLine(name string, args ...string) string {
@@ -397,20 +400,20 @@ func lastLine(b []byte) string {
 
 // runProbe runs gpupath's tcp probe on loopback for one size and variant,
 // for the whole duration (a tolerance no median meets).
-func runProbe(target, variant string, size int64, dur time.Duration) (measure.Result, error) {
+func runProbe(target, variant string, size int64, dur time.Duration) (record.Result, error) {
 	p, err := measure.New("tcp")
 	if err != nil {
-		return measure.Result{}, err
+		return record.Result{}, err
 	}
 	plan := measure.Plan{Budget: dur, PerSize: dur, Sizes: []int64{size}, Target: target, Tolerance: 1e-12,
 		Options: map[string]string{"variants": variant}}
-	var rs []measure.Result
-	err = p.Run(context.Background(), plan, func(r measure.Result) error { rs = append(rs, r); return nil })
+	var rs []record.Result
+	err = p.Run(context.Background(), plan, func(r record.Result) error { rs = append(rs, r); return nil })
 	if err != nil {
-		return measure.Result{}, err
+		return record.Result{}, err
 	}
 	if len(rs) != 1 {
-		return measure.Result{}, fmt.Errorf("%d records", len(rs))
+		return record.Result{}, fmt.Errorf("%d records", len(rs))
 	}
 	return rs[0], nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() {
@@ -20,8 +20,8 @@ func init() {
 
 // readRuns reads measurement run directories; a missing or damaged one is
 // bad input.
-func readRuns(dirs []string) ([]*measure.RunData, error) {
-	var runs []*measure.RunData
+func readRuns(dirs []string) ([]*record.RunData, error) {
+	var runs []*record.RunData
 	for _, d := range dirs {
 		st, err := os.Stat(d)
 		if err != nil {
@@ -30,7 +30,7 @@ func readRuns(dirs []string) ([]*measure.RunData, error) {
 		if !st.IsDir() {
 			return nil, usagef("--data %s: not a directory", d)
 		}
-		rd, err := measure.ReadRun(d)
+		rd, err := record.ReadRun(d)
 		if err != nil {
 			return nil, badInput(fmt.Errorf("--data %s: %w", d, err))
 		}

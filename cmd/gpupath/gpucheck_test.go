@@ -3,15 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/internal/gputest"
+	"github.com/gpupath/gpupath/pkg/measure/gpu"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
+// gpucheck is measure --diagnose: it writes a run directory (manifest and
+// results, as measure does) and its summary, and with -quiet nothing on
+// stderr.
 func TestGPUCheckWithoutHardware(t *testing.T) {
-	out := t.TempDir()
+	out := filepath.Join(t.TempDir(), "run")
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"gpucheck", "-out", out, "-probes", "topo,rdma,perftest", "-sysfs", t.TempDir(), "-quiet"}, &stdout, &stderr)
 	if err != nil {
@@ -20,24 +26,21 @@ func TestGPUCheckWithoutHardware(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("stderr with -quiet: %s", stderr.String())
 	}
-	for _, f := range []string{"results.jsonl", "inventory.json", "overrides.json", "set-flags.txt", "this-host.yaml", "summary.txt"} {
+	for _, f := range []string{record.ManifestFile, record.ResultsFile, "summary.txt"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	var inv struct {
-		Probes []gpucheckProbe `json:"probes"`
-	}
-	b, _ := os.ReadFile(filepath.Join(out, "inventory.json"))
-	if err := json.Unmarshal(b, &inv); err != nil {
+	rd, err := record.ReadRun(out)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(inv.Probes) != 3 {
-		t.Fatalf("probes %+v", inv.Probes)
+	if rd.Manifest.Status != record.StatusComplete || len(rd.Manifest.Probes) != 3 {
+		t.Fatalf("manifest %+v", rd.Manifest)
 	}
-	for _, p := range inv.Probes {
-		if p.Status != "unavailable" || !strings.HasPrefix(p.Error, "not measured: ") {
-			t.Errorf("%s: %s %s", p.Name, p.Status, p.Error)
+	for _, p := range rd.Manifest.Probes {
+		if p.Status != record.StatusUnavailable || p.Reason == "" {
+			t.Errorf("%s: %s %s", p.Name, p.Status, p.Reason)
 		}
 	}
 	if !strings.Contains(stdout.String(), "rdma      unavailable") {
@@ -46,37 +49,67 @@ func TestGPUCheckWithoutHardware(t *testing.T) {
 }
 
 func TestGPUCheckBadInput(t *testing.T) {
-	for _, args := range [][]string{
-		{"gpucheck"},
-		{"gpucheck", "-out", t.TempDir(), "-probes", "nosuch"},
-		{"gpucheck", "-out", t.TempDir(), "-sizes", "4,x"},
-		{"gpucheck", "-out", t.TempDir(), "-opt", "novalue"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gpucheck", "-probes", "nosuch"}, `unknown probe "nosuch"`},
+		{[]string{"gpucheck", "-sizes", "4,x"}, `--sizes: "x": no number`},
+		{[]string{"gpucheck", "-opt", "novalue"}, "expected key=value"},
+		{[]string{"gpucheck", "-probes", "staged", "-opt", "chunck=1MiB"}, `unknown option "chunck" for probes staged (valid: chunk, gpus, slots, variants)`},
+		{[]string{"measure", "--probes", "tcp,staged", "--opt", "chunck=1MiB"}, `(valid: chunk, gpus, pingpong_max, port, rate, rcvbuf, slots, sndbuf, timeout, variants)`},
+		{[]string{"measure", "--probes", "staged", "--opt", "chunk=lots"}, "option chunk=lots: want a size like 512KiB"},
+		{[]string{"measure", "--probes", "cuda", "--rate", "1Gbit/s"}, "--rate is an option of the tcp probe"},
+		{[]string{"measure", "--diagnose", "--opt", "chunk=1MiB"}, `unknown option "chunk" for probes nvml,topo,rdma,cuda,perftest`},
 	} {
+		out := filepath.Join(t.TempDir(), "run")
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), args, &stdout, &stderr)
+		err := run(context.Background(), append(tc.args, "-out", out), &stdout, &stderr)
 		if code := exitCode(err, &stderr); code != 2 {
-			t.Errorf("%v: exit %d (%v)", args, code, err)
+			t.Errorf("%v: exit %d (%v)", tc.args, code, err)
+		}
+		if strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: stderr %q, want one line saying %q", tc.args, stderr.String(), tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: bad input created the run directory", tc.args)
 		}
 	}
 }
 
-func TestParseSizeList(t *testing.T) {
-	got, err := parseSizeList("4, 4KiB,1MiB,1GiB,16B")
-	want := []int64{4, 4096, 1 << 20, 1 << 30, 16}
-	if err != nil || len(got) != len(want) {
-		t.Fatalf("%v %v", got, err)
+// One runner, one format: `gpupath fit --data` and `gpupath report --data`
+// accept a run of `gpupath measure` (TCP ping-pong over loopback) and one
+// of `gpupath gpucheck` (the CUDA copies, on the stub driver library:
+// no GPU needed) alike.
+func TestFitAndReportReadMeasureAndGPUCheckRuns(t *testing.T) {
+	t.Setenv(gpu.LibCUDAEnv, gputest.CUDAStub(t))
+	tmp := t.TempDir()
+	runs := map[string][]string{
+		"measure":  {"measure", "--probes", "tcp", "--variants", "pingpong", "--sizes", "1,64,1KiB,16KiB", "--budget", "3s", "--quiet"},
+		"gpucheck": {"gpucheck", "-probes", "nvml,cuda", "-sizes", "4,1KiB,64KiB,1MiB", "-budget", "4s", "-opt", "pageable=off", "-quiet"},
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%d: %d, want %d", i, got[i], want[i])
+	for name, args := range runs {
+		dir := filepath.Join(tmp, name)
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), append(args, "-out", dir), &stdout, &stderr); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, stderr.String())
 		}
-	}
-	for _, bad := range []string{"", "0", "-4", "1TiB0", "4kb"} {
-		if _, err := parseSizeList(bad); err == nil {
-			t.Errorf("%q accepted", bad)
+		rd, err := record.ReadRun(dir)
+		if err != nil || len(rd.Results) == 0 || rd.Manifest.Status != record.StatusComplete {
+			t.Fatalf("%s: %v, %+v", name, err, rd)
 		}
-	}
-	if sizeName(1<<30) != "1GiB" || sizeName(4) != "4B" || sizeName(64<<10) != "64KiB" {
-		t.Error("sizeName")
+		stdout.Reset()
+		if err := run(context.Background(), []string{"fit", "--data", dir}, &stdout, &stderr); err != nil {
+			t.Errorf("fit --data %s: %v", name, err)
+		} else if !strings.Contains(stdout.String(), "scenario keys set:") {
+			t.Errorf("fit --data %s:\n%s", name, stdout.String())
+		}
+		rep := filepath.Join(tmp, name+"-report")
+		stdout.Reset()
+		if err := run(context.Background(), []string{"report", "--model-only", "--data", dir, "--out", rep}, &stdout, &stderr); err != nil {
+			t.Errorf("report --data %s: %v", name, err)
+		} else if _, err := os.Stat(filepath.Join(rep, "index.html")); err != nil {
+			t.Errorf("report --data %s: %v", name, err)
+		}
 	}
 }

@@ -6,9 +6,13 @@
 //
 //	gpupath model   [--preset NAME | --scenario FILE] [--set k=v] [--paths ...] [--sizes ...] [--format table|csv|json]
 //	gpupath preset  list | show NAME
-//	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet] [--quick] [--target loopback|veth|host:port]
+//	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet] [--quick] [--target loopback|veth|host:port] [--sizes ...] [--opt k=v] [--diagnose]
+//	gpupath gpucheck [flags of measure]        (gpupath measure --diagnose)
 //	gpupath serve   [--listen 127.0.0.1:7470]   (the peer of measure --target host:port)
+//	gpupath fit     --data DIR [--out scenario.yaml] [--format text|json]
 //	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only]
+//
+// The GPU probes link NVML (go-nvml) only when built with -tags nvml.
 //
 // Exit status: 0 on success, 2 on bad input (one line on stderr), 1 when a
 // run fails for another reason.
@@ -24,6 +28,10 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	// The GPU probes (cuda, nvml, staged) register themselves with the
+	// runner; the rest of the command needs nothing else from them.
+	_ "github.com/gpupath/gpupath/pkg/measure/gpu"
 )
 
 // command is one subcommand: it parses its own flags and does its work.

@@ -14,189 +14,350 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
-	"golang.org/x/sys/unix"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() {
 	commands["measure"] = command{
-		summary: "measure this host: TCP latency/bandwidth/CPU cost, memory copies, syscalls",
+		summary: "measure this host: TCP latency/bandwidth/CPU cost, memory copies, syscalls (GPUs too; --diagnose)",
 		run:     runMeasure,
+	}
+	commands["gpucheck"] = command{
+		summary: "gpupath measure --diagnose: the GPU, topology and RDMA probes with diagnostics (self-check)",
+		run:     runGPUCheck,
 	}
 }
 
+// diagnoseProbes are the probes of the diagnostic run (--diagnose,
+// gpucheck) unless --probes says otherwise: what a new GPU machine has.
+var diagnoseProbes = []string{"nvml", "topo", "rdma", "cuda", "perftest"}
+
+// diagnoseBudget is the default budget of a diagnostic run (and of a quick
+// one): the copy sweep takes most of it.
+const (
+	diagnoseBudget      = 90 * time.Second
+	diagnoseQuickBudget = 30 * time.Second
+)
+
 func runMeasure(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("measure", stdout)
-	probes := fs.String("probes", "", "comma-separated probes to run (default: all; known: "+strings.Join(measure.Names(), ",")+")")
-	out := fs.String("out", "", "run directory (default reports/runs/<host>-<UTC time>)")
-	budget := fs.Duration("budget", 30*time.Second, "wall time of the whole run, shared among the probes")
-	quick := fs.Bool("quick", false, "the quick run that gpupath report makes: short sweeps of tcp, memcpy, syscall, about 20s")
-	quiet := fs.Bool("quiet", false, "print nothing but errors")
-	target := fs.String("target", "loopback", "where the network probes go: loopback, veth (two network namespaces; root), or host:port of a gpupath serve peer")
-	rate := fs.String("rate", "", "with --target veth: shape the link with tbf to this rate, e.g. 1Gbit/s")
-	port := fs.Int("port", 0, "port of the local TCP server (loopback or veth target; 0: any free port)")
-	timeout := fs.Duration("timeout", 5*time.Second, "deadline of every network connect, read and write")
-	sizes := fs.String("sizes", "", "comma-separated sizes instead of each probe's sweep, e.g. 64,4KiB,1MiB")
-	variants := fs.String("variants", "", "tcp variants: pingpong,stream (default both)")
-	tolerance := fs.Float64("tolerance", 0, "stop repeating a size when its median moves less than this fraction (default 0.02)")
-	var extra multiFlag
-	fs.Var(&extra, "opt", "a probe option key=value, repeatable (e.g. pingpong_max=256MiB for tcp, chunk=1MiB for staged, gpus=0,1)")
+	return measureCommand(ctx, "measure", false, args, stdout, stderr)
+}
+
+// runGPUCheck is `gpupath measure --diagnose` under its older name: the
+// same flags (one dash or two), the same runner, the same run directory.
+func runGPUCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return measureCommand(ctx, "gpucheck", true, args, stdout, stderr)
+}
+
+// measureFlags are the flags of measure (and of gpucheck, its diagnostic
+// alias).
+type measureFlags struct {
+	diagnose                                   bool
+	probes, out, target, rate, sizes, variants string
+	sysfs                                      string
+	budget, timeout                            time.Duration
+	quick, quiet                               bool
+	port                                       int
+	tolerance                                  float64
+	opts                                       multiFlag
+
+	set     map[string]bool // the flags given on the command line
+	names   []string        // the probes that run
+	runsTCP bool
+}
+
+func (f *measureFlags) register(fs *flag.FlagSet, diagnose bool) {
+	fs.BoolVar(&f.diagnose, "diagnose", diagnose, "diagnostics on: the GPU, topology and RDMA probes by default ("+strings.Join(diagnoseProbes, ",")+
+		"), what each loads and finds on stderr, a summary (summary.txt) at the end")
+	fs.StringVar(&f.probes, "probes", "", "comma-separated probes to run (default: all, or the diagnostic ones with --diagnose; known: "+strings.Join(measure.Names(), ",")+")")
+	fs.StringVar(&f.out, "out", "", "run directory (default reports/runs/<host>-<UTC time>)")
+	fs.DurationVar(&f.budget, "budget", 30*time.Second, "wall time of the whole run, shared among the probes (default 90s with --diagnose)")
+	fs.BoolVar(&f.quick, "quick", false, "short sweeps; without --diagnose, the quick run that gpupath report makes (tcp, memcpy, syscall, about 20s)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print nothing but errors (and, with --diagnose, the summary)")
+	fs.StringVar(&f.target, "target", "loopback", "where the network probes go: loopback, veth (two network namespaces; root), or host:port of a gpupath serve peer (perftest: the host of its servers)")
+	fs.StringVar(&f.rate, "rate", "", "with --target veth: shape the link with tbf to this rate, e.g. 1Gbit/s")
+	fs.IntVar(&f.port, "port", 0, "port of the local TCP server (loopback or veth target; 0: any free port)")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Second, "deadline of every network connect, read and write")
+	fs.StringVar(&f.sizes, "sizes", "", "message sizes instead of each probe's sweep: a list (64,4KiB,1MiB) or a range (1B:1GiB:x2)")
+	fs.StringVar(&f.variants, "variants", "", "tcp variants: pingpong,stream (default both)")
+	fs.Float64Var(&f.tolerance, "tolerance", 0, "stop repeating a size when its median moves less than this fraction (default 0.02)")
+	fs.StringVar(&f.sysfs, "sysfs", "", "sysfs root of the topo, rdma and perftest probes (default /sys)")
+	fs.Var(&f.opts, "opt", "a probe option key=value, repeatable (e.g. pingpong_max=256MiB for tcp, chunk=1MiB for staged, gpus=0,1); unknown keys are refused")
+}
+
+// parseMeasure reads the flags of measure (or gpucheck, diagnose true)
+// into the runner's configuration, without touching the network or disk.
+func parseMeasure(name string, diagnose bool, args []string, stdout io.Writer) (*measureFlags, measure.RunConfig, error) {
+	f := &measureFlags{}
+	fs := newFlagSet(name, stdout)
+	f.register(fs, diagnose)
 	if err := parseFlags(fs, args, false); err != nil {
+		return nil, measure.RunConfig{}, err
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	cfg, err := f.config()
+	return f, cfg, err
+}
+
+func measureCommand(ctx context.Context, name string, diagnose bool, args []string, stdout, stderr io.Writer) error {
+	f, cfg, err := parseMeasure(name, diagnose, args, stdout)
+	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-
-	cfg := measure.RunConfig{Budget: *budget, Version: Version, Plan: measure.Plan{Target: *target}}
-	if *quick {
-		cfg = measure.QuickConfig("", nil, Version)
-		if set["budget"] {
-			cfg.Budget = *budget
-		}
-		cfg.Plan.Target = *target
+	if err := f.checkNetwork(ctx, cfg.Plan); err != nil {
+		return err
 	}
-	if set["budget"] && *budget <= 0 {
-		return usagef("--budget must be positive, got %v", *budget)
-	}
-	if *probes != "" {
-		cfg.Probes = nil
-		for _, p := range strings.Split(*probes, ",") {
-			p = strings.TrimSpace(p)
-			if p == "" {
-				continue
-			}
-			if _, err := measure.New(p); err != nil {
-				return usagef("unknown probe %q (probes: %s)", p, strings.Join(measure.Names(), ", "))
-			}
-			cfg.Probes = append(cfg.Probes, p)
-		}
-		if len(cfg.Probes) == 0 {
-			return usagef("--probes names no probe")
-		}
-	}
-	if *sizes != "" {
-		for _, s := range strings.Split(*sizes, ",") {
-			n, err := measure.ParseBytes(s)
-			if err != nil {
-				return usagef("--sizes: %v", err)
-			}
-			if n < 1 {
-				return usagef("--sizes: size must be at least 1 byte, got %q", s)
-			}
-			cfg.Plan.Sizes = append(cfg.Plan.Sizes, n)
-		}
-	}
-	if *tolerance < 0 || *tolerance >= 1 {
-		return usagef("--tolerance must be in [0, 1), got %v", *tolerance)
-	}
-	cfg.Plan.Tolerance = *tolerance
-	if *timeout <= 0 {
-		return usagef("--timeout must be positive, got %v", *timeout)
-	}
-	if *port < 0 || *port > 65535 {
-		return usagef("--port %d out of range [0, 65535]", *port)
-	}
-	opts := map[string]string{"timeout": timeout.String()}
-	if *port != 0 {
-		opts["port"] = strconv.Itoa(*port)
-	}
-	if *rate != "" {
-		if _, err := measure.ParseBitRate(*rate); err != nil {
-			return usagef("--rate: %v", err)
-		}
-		opts["rate"] = *rate
-	}
-	if *variants != "" {
-		opts["variants"] = *variants
-	}
-	for _, kv := range extra {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return usagef("--opt %q: expected key=value", kv)
-		}
-		opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	cfg.Plan.Options = opts
-	runsTCP := len(cfg.Probes) == 0 || contains(cfg.Probes, "tcp")
-	if runsTCP {
-		if err := measure.CheckTCPPlan(cfg.Plan); err != nil {
-			return badInput(err)
-		}
-	}
-	if runsTCP && *port != 0 && (*target == "loopback" || *target == "") {
-		if err := portFree(*port); err != nil {
-			return usagef("--port %d: %v", *port, err)
-		}
-	}
-	if runsTCP && *target == "veth" {
-		if err := measure.VethAvailable(); err != nil {
-			return err
-		}
-	}
-	if runsTCP && *target != "loopback" && *target != "veth" && *target != "" {
-		// A peer that does not answer fails now, within the timeout, not
-		// after the other probes have run.
-		if err := measure.CheckPeer(ctx, *target, *timeout); err != nil {
-			return err
-		}
-	}
-
 	host := measure.ReadHost("/")
-	dir := *out
+	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("reports", "runs", measure.RunDirName(host.Hostname, time.Now()))
+		dir = filepath.Join("reports", "runs", record.RunDirName(host.Hostname, time.Now()))
 	}
-	if _, err := os.Stat(filepath.Join(dir, measure.ManifestFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile)); err == nil {
 		return usagef("--out %s already holds a run", dir)
 	}
 	cfg.Dir, cfg.Host = dir, &host
-	if !*quiet {
+	if !f.quiet {
 		cfg.Progress = newProgress(stdout)
+	}
+	if f.diagnose && !f.quiet {
+		cfg.Log = func(format string, a ...any) {
+			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, a...))
+		}
+		cfg.Log("gpupath %s measure --diagnose on %s: probes %s, out %s", Version, host.Hostname, strings.Join(cfg.Probes, ","), dir)
 	}
 	m, err := measure.Run(ctx, cfg)
 	if m == nil {
-		return err
+		return badInputIf(err, errors.Is(err, record.ErrRunExists))
 	}
+	return f.finish(ctx, m, err, dir, stdout)
+}
+
+// badInputIf marks err as bad input when cond holds.
+func badInputIf(err error, cond bool) error {
+	if cond {
+		return badInput(err)
+	}
+	return err
+}
+
+// config turns the flags into the runner's configuration; every error is
+// bad input.
+func (f *measureFlags) config() (measure.RunConfig, error) {
+	if f.set["budget"] && f.budget <= 0 {
+		return measure.RunConfig{}, usagef("--budget must be positive, got %v", f.budget)
+	}
+	cfg := measure.RunConfig{Budget: f.budget, Version: Version, SysRoot: f.sysfs,
+		Plan: measure.Plan{Target: f.target, Quick: f.quick}}
+	switch {
+	case f.set["budget"]:
+	case f.diagnose && f.quick:
+		cfg.Budget = diagnoseQuickBudget
+	case f.diagnose:
+		cfg.Budget = diagnoseBudget
+	case f.quick:
+		cfg.Budget = measure.QuickBudget
+	}
+	names, err := f.probeNames()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Probes, f.names = names, names
+	if len(names) == 0 {
+		f.names = measure.Names()
+	}
+	f.runsTCP = contains(f.names, "tcp")
+	if f.set["sizes"] {
+		if cfg.Plan.Sizes, err = parseSizes(f.sizes); err != nil {
+			return cfg, err
+		}
+	}
+	if f.tolerance < 0 || f.tolerance >= 1 {
+		return cfg, usagef("--tolerance must be in [0, 1), got %v", f.tolerance)
+	}
+	cfg.Plan.Tolerance = f.tolerance
+	if cfg.Plan.Options, err = f.options(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// probeNames resolves --probes, or the default of the mode (nil: all).
+func (f *measureFlags) probeNames() ([]string, error) {
+	if !f.set["probes"] {
+		switch {
+		case f.diagnose:
+			return append([]string(nil), diagnoseProbes...), nil
+		case f.quick:
+			return append([]string(nil), measure.QuickProbes...), nil
+		}
+		return nil, nil
+	}
+	var names []string
+	for _, p := range strings.Split(f.probes, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, err := measure.New(p); err != nil {
+			return nil, usagef("unknown probe %q (probes: %s)", p, strings.Join(measure.Names(), ", "))
+		}
+		names = append(names, p)
+	}
+	if len(names) == 0 {
+		return nil, usagef("--probes names no probe")
+	}
+	return names, nil
+}
+
+// options are the probes' options: --opt key=value, checked against what
+// the probes run declare, and the tcp probe's own flags (--timeout, --port,
+// --rate, --variants), which need the tcp probe.
+func (f *measureFlags) options() (map[string]string, error) {
+	if f.timeout <= 0 {
+		return nil, usagef("--timeout must be positive, got %v", f.timeout)
+	}
+	if f.port < 0 || f.port > 65535 {
+		return nil, usagef("--port %d out of range [0, 65535]", f.port)
+	}
+	opts := map[string]string{}
+	if f.runsTCP {
+		opts["timeout"] = model.Seconds(f.timeout.Seconds()).String()
+		if f.port != 0 {
+			opts["port"] = strconv.Itoa(f.port)
+		}
+		if f.rate != "" {
+			if r, err := model.ParseRate(f.rate); err != nil || !(r > 0) {
+				return nil, usagef("--rate: bad rate %q (want e.g. 1Gbit/s, 300Mbit/s, 1.5GB/s)", f.rate)
+			}
+			opts["rate"] = f.rate
+		}
+		if f.variants != "" {
+			opts["variants"] = f.variants
+		}
+	} else {
+		for _, fl := range []string{"rate", "port", "variants"} {
+			if f.set[fl] {
+				return nil, usagef("--%s is an option of the tcp probe, which --probes leaves out", fl)
+			}
+		}
+	}
+	given := map[string]string{}
+	for _, kv := range f.opts {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("--opt %q: expected key=value", kv)
+		}
+		given[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if err := measure.CheckOptions(f.names, given); err != nil {
+		return nil, usagef("--opt: %v", err)
+	}
+	for k, v := range given {
+		opts[k] = v
+	}
+	if err := measure.CheckOptions(f.names, opts); err != nil {
+		return nil, badInput(err)
+	}
+	return opts, nil
+}
+
+// checkNetwork refuses bad TCP settings and unreachable targets before
+// anything is measured.
+func (f *measureFlags) checkNetwork(ctx context.Context, plan measure.Plan) error {
+	if !f.runsTCP {
+		return nil
+	}
+	if err := measure.CheckTCPPlan(plan); err != nil {
+		return badInput(err)
+	}
+	switch t := f.target; t {
+	case "", "loopback":
+		if f.port != 0 {
+			if err := portFree(f.port); err != nil {
+				return usagef("--port %d: %v", f.port, err)
+			}
+		}
+	case "veth":
+		return measure.VethAvailable()
+	default:
+		// A peer that does not answer fails now, within the timeout, not
+		// after the other probes have run.
+		return measure.CheckPeer(ctx, t, f.timeout)
+	}
+	return nil
+}
+
+// finish reports what the run did: interrupted runs and failed probes are
+// errors; otherwise the this-host scenario is written next to the run, and
+// a diagnostic run's summary printed and kept in summary.txt.
+func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr error, dir string, stdout io.Writer) error {
 	results := 0
 	var failed []string
 	for _, p := range m.Probes {
 		results += p.Results
-		if p.Status == measure.StatusFailed {
+		if p.Status == record.StatusFailed {
 			failed = append(failed, p.Name+": "+p.Reason)
 		}
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
 		return fmt.Errorf("interrupted: %d results kept in %s", results, dir)
 	}
+	if runErr != nil {
+		return runErr
+	}
+	rd, err := record.ReadRun(dir)
 	if err != nil {
 		return err
 	}
-	if err := writeHostScenario(dir, stdout, *quiet); err != nil {
+	ovs, notes, err := calib.ThisHost(rd)
+	if err != nil {
 		return err
 	}
-	if !*quiet {
+	if err := writeHostScenario(rd, ovs, notes, stdout, f.quiet); err != nil {
+		return err
+	}
+	if f.diagnose {
+		summary := diagnoseSummary(rd, ovs)
+		if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, summary)
+	}
+	if !f.quiet {
 		fmt.Fprintf(stdout, "wrote %s (%d results)\n", dir, results)
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%s (results in %s)", strings.Join(failed, "; "), dir)
 	}
-	return nil
+	return ctx.Err()
 }
 
-// writeHostScenario derives the "this host" scenario values from the run
-// (host and GPU probes) and writes them next to it as host-scenario.yaml: a
+// parseSizes reads a --sizes flag with the model's size-list grammar
+// (model.ParseSizes: "8,4096,1MiB", "1B:1GiB:x2"), the same in every
+// command; a bad list is bad input.
+func parseSizes(list string) ([]int64, error) {
+	bs, err := model.ParseSizes(list)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	out := make([]int64, len(bs))
+	for i, b := range bs {
+		out[i] = int64(b)
+	}
+	return out, nil
+}
+
+// writeHostScenario writes the "this host" scenario values of the run (host
+// and GPU probes: calib.ThisHost) next to it as host-scenario.yaml: a
 // scenario file that `gpupath model --scenario` reads (keys it does not set
 // come from the default preset). It checks that the model accepts it.
-func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
-	rd, err := measure.ReadRun(dir)
-	if err != nil {
-		return err
-	}
-	ovs, notes, err := rd.ThisHost()
-	if err != nil {
-		return err
-	}
+func writeHostScenario(rd *record.RunData, ovs []calib.Override, notes []string, stdout io.Writer, quiet bool) error {
 	if len(ovs) == 0 {
 		return nil
 	}
@@ -204,7 +365,7 @@ func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, "host-scenario.yaml")
+	path := filepath.Join(rd.Dir, "host-scenario.yaml")
 	if _, err := model.Parse(text, path); err != nil {
 		return fmt.Errorf("the derived host scenario does not load: %w", err)
 	}
@@ -224,19 +385,19 @@ func writeHostScenario(dir string, stdout io.Writer, quiet bool) error {
 
 // hostScenarioYAML writes the scenario file of a run: a title comment,
 // name and description, then the measured keys with their sources.
-func hostScenarioYAML(rd *measure.RunData, ovs []measure.Override, notes []string) ([]byte, error) {
+func hostScenarioYAML(rd *record.RunData, ovs []calib.Override, notes []string) ([]byte, error) {
 	var b strings.Builder
 	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s. Keys not listed come from the default preset.",
 		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))
 	if len(notes) > 0 {
 		title += " Not derived: " + strings.Join(notes, "; ")
 	}
-	for _, line := range measure.WrapLines(title, 98) {
+	for _, line := range calib.WrapLines(title, 98) {
 		b.WriteString("# " + line + "\n")
 	}
 	fmt.Fprintf(&b, "name: %q\n", "this-host "+rd.Manifest.Host.Hostname)
 	fmt.Fprintf(&b, "description: %q\n", fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)))
-	if err := measure.WriteScenarioYAML(&b, "", ovs); err != nil {
+	if err := calib.WriteScenarioYAML(&b, "", ovs); err != nil {
 		return nil, err
 	}
 	return []byte(b.String()), nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // binary is the gpupath command built once for the tests that run it as a
@@ -102,7 +103,7 @@ func TestMeasureBadInput(t *testing.T) {
 		{[]string{"measure", "--rate", "1Gbit/s"}, "needs the veth target"},
 		{[]string{"measure", "--target", "veth", "--rate", "fast"}, "bad rate"},
 		{[]string{"measure", "--target", "nowhere"}, "bad target"},
-		{[]string{"measure", "--sizes", "64,x"}, "bad size"},
+		{[]string{"measure", "--sizes", "64,x"}, `--sizes: "x": no number`},
 		{[]string{"measure", "--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"measure", "--variants", "bogus"}, "unknown variant"},
 		{[]string{"measure", "extra-arg"}, "unexpected argument"},
@@ -182,7 +183,7 @@ func startMeasure(t *testing.T, dir string, n int, args ...string) (*exec.Cmd, *
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile(filepath.Join(dir, measure.ResultsFile))
+		b, _ := os.ReadFile(filepath.Join(dir, record.ResultsFile))
 		if bytes.Count(b, []byte("\n")) >= n {
 			return cmd, &se
 		}
@@ -227,24 +228,24 @@ func TestMeasureSIGINT(t *testing.T) {
 		t.Errorf("exit %d after SIGINT, want 1", code)
 	}
 	oneLine(t, outcome{stderr: stderr.String()}, "interrupted: ")
-	rd, err := measure.ReadRun(dir)
+	rd, err := record.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rd.Manifest.Status != measure.StatusInterrupted || rd.Manifest.End.IsZero() {
+	if rd.Manifest.Status != record.StatusInterrupted || rd.Manifest.End.IsZero() {
 		t.Errorf("manifest status %s, end %v", rd.Manifest.Status, rd.Manifest.End)
 	}
 	interrupted, counted := 0, 0
 	for _, p := range rd.Manifest.Probes {
 		counted += p.Results
-		if p.Status == measure.StatusInterrupted {
+		if p.Status == record.StatusInterrupted {
 			interrupted++
 		}
 	}
 	if interrupted != 1 {
 		t.Errorf("probes %+v: want exactly one interrupted", rd.Manifest.Probes)
 	}
-	if p := rd.Manifest.Probe("tcp"); p == nil || p.Status != measure.StatusInterrupted {
+	if p := rd.Manifest.Probe("tcp"); p == nil || p.Status != record.StatusInterrupted {
 		t.Errorf("tcp probe %+v, want interrupted", p)
 	}
 	if len(rd.Skipped) != 0 || len(rd.Results) < 5 || len(rd.Results) != counted {
@@ -262,19 +263,19 @@ func TestMeasureSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitExit(t, cmd, 5*time.Second)
-	path := filepath.Join(dir, measure.ResultsFile)
+	path := filepath.Join(dir, record.ResultsFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := bytes.Count(b, []byte("\n"))
-	rd, err := measure.ReadRun(dir)
+	rd, err := record.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Killed: the manifest still says running, every line written is whole
 	// (each record is one write(2)), and every one is read back.
-	if rd.Manifest.Status != measure.StatusRunning {
+	if rd.Manifest.Status != record.StatusRunning {
 		t.Errorf("manifest status %s after SIGKILL", rd.Manifest.Status)
 	}
 	if len(rd.Results) != lines || len(rd.Skipped) != 0 {
@@ -287,7 +288,7 @@ func TestMeasureSIGKILL(t *testing.T) {
 	if err := os.WriteFile(path, b[:cut], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rd, err = measure.ReadRun(dir)
+	rd, err = record.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestMeasureRemotePeer(t *testing.T) {
 	if !strings.Contains(o.stdout, "tcp pingpong 64B "+addr) || !strings.Contains(o.stdout, "wrote "+dir) {
 		t.Errorf("plain progress lines expected on a pipe, got %q", o.stdout)
 	}
-	rd, err := measure.ReadRun(dir)
+	rd, err := record.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,15 +356,15 @@ func TestMeasureQuick(t *testing.T) {
 		t.Errorf("quick run took %v", o.took)
 	}
 	t.Logf("quick run took %v", o.took)
-	rd, err := measure.ReadRun(dir)
+	rd, err := record.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rd.Manifest.Status != measure.StatusComplete {
+	if rd.Manifest.Status != record.StatusComplete {
 		t.Errorf("status %s", rd.Manifest.Status)
 	}
 	for _, p := range measure.QuickProbes {
-		if st := rd.Manifest.Probe(p); st == nil || st.Status != measure.StatusOK || st.Results == 0 {
+		if st := rd.Manifest.Probe(p); st == nil || st.Status != record.StatusOK || st.Results == 0 {
 			t.Errorf("probe %s: %+v", p, st)
 		}
 	}
@@ -397,8 +398,8 @@ func TestMeasureVethInterruptCleansUp(t *testing.T) {
 	if left := gpupathNetns(t, pid); len(left) != 0 {
 		t.Errorf("namespaces left after SIGINT: %v", left)
 	}
-	rd, err := measure.ReadRun(dir)
-	if err != nil || rd.Manifest.Status != measure.StatusInterrupted || len(rd.Results) == 0 || !strings.HasPrefix(rd.Results[0].Target, "veth tbf 300Mbit/s") {
+	rd, err := record.ReadRun(dir)
+	if err != nil || rd.Manifest.Status != record.StatusInterrupted || len(rd.Results) == 0 || !strings.HasPrefix(rd.Results[0].Target, "veth tbf 300Mbit/s") {
 		t.Errorf("run after SIGINT: %v %+v", err, rd)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
 )
 
@@ -49,7 +49,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	var measured []report.Measured
-	var runs []*measure.RunData
+	var runs []*record.RunData
 	for _, d := range data {
 		m, rd, err := readRun(d)
 		if err != nil {
@@ -131,8 +131,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // runQuick makes the quick run into reports/runs/<host>-<UTC time> (where
 // gpupath measure puts its runs, so that it can be given again with --data)
 // and reads it back.
-func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, *measure.RunData, error) {
-	dir := filepath.Join(reportsDir, "runs", measure.RunDirName(host, at))
+func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, *record.RunData, error) {
+	dir := filepath.Join(reportsDir, "runs", record.RunDirName(host, at))
 	if err := quickProbes(ctx, dir, stderr); err != nil {
 		return report.Measured{}, nil, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
 	}

@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
 )
 
@@ -41,10 +41,10 @@ var quickProbes = func(ctx context.Context, dir string, stderr io.Writer) error 
 	return nil
 }
 
-func readMeasureRun(dir string) (report.Measured, *measure.RunData, error) {
-	rd, err := measure.ReadRun(dir)
+func readMeasureRun(dir string) (report.Measured, *record.RunData, error) {
+	rd, err := record.ReadRun(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return report.Measured{}, nil, fmt.Errorf("no %s: not a run directory of gpupath measure", measure.ManifestFile)
+		return report.Measured{}, nil, fmt.Errorf("no %s: not a run directory of gpupath measure", record.ManifestFile)
 	}
 	if err != nil {
 		// The message names the file inside dir; the caller names dir.
@@ -54,15 +54,15 @@ func readMeasureRun(dir string) (report.Measured, *measure.RunData, error) {
 	m := report.Measured{Source: dir, Start: man.Start, Tool: man.Version, Status: string(man.Status), Host: hostLine(man.Host)}
 	for _, p := range man.Probes {
 		switch p.Status {
-		case measure.StatusUnavailable:
+		case record.StatusUnavailable:
 			m.NotMeasured = append(m.NotMeasured, report.NotMeasured{Probe: p.Name, Reason: strings.TrimPrefix(p.Reason, "not measured: ")})
-		case measure.StatusFailed:
+		case record.StatusFailed:
 			m.NotMeasured = append(m.NotMeasured, report.NotMeasured{Probe: p.Name, Reason: "failed: " + p.Reason})
 		}
 	}
 	name := man.Results
 	if name == "" || filepath.Base(name) != name {
-		name = measure.ResultsFile
+		name = record.ResultsFile
 	}
 	for _, s := range rd.Skipped {
 		m.Skipped = append(m.Skipped, fmt.Sprintf("%s:%d: %s", name, s.Line, s.Reason))
@@ -79,7 +79,7 @@ func readMeasureRun(dir string) (report.Measured, *measure.RunData, error) {
 // calibrate fits the model to the runs (as gpupath fit does, with its
 // default seed) for the report's section "Model against measurement". A
 // calibration that cannot be made is no error: the report says why.
-func calibrate(runs []*measure.RunData, base *model.Scenario) (*calib.Calibration, string) {
+func calibrate(runs []*record.RunData, base *model.Scenario) (*calib.Calibration, string) {
 	if len(runs) == 0 {
 		return nil, ""
 	}
@@ -94,7 +94,7 @@ func calibrate(runs []*measure.RunData, base *model.Scenario) (*calib.Calibratio
 }
 
 // hostLine describes the measuring host in one line.
-func hostLine(h measure.Host) string {
+func hostLine(h record.Host) string {
 	parts := []string{h.Hostname}
 	if h.Hostname == "" {
 		parts[0] = "unknown host"
@@ -115,43 +115,32 @@ func hostLine(h measure.Host) string {
 // memcpy and syscall probes are costs of single operations; the rest
 // (ping-pong, copies, RDMA latency) are latencies. Records without the
 // value their series draws, or with values that are not finite, are left out.
-func measuredOf(recs []measure.Result) []report.Series {
-	type key struct{ probe, variant, path, stage, target string }
-	idx := map[key]int{}
+func measuredOf(recs []record.Result) []report.Series {
 	var out []report.Series
-	for _, r := range recs {
-		k := key{r.Probe, r.Variant, r.Path, r.Stage, r.Target}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			s := report.Series{Label: seriesLabel(r), Probe: r.Probe, Variant: r.Variant, Path: r.Path, Stage: r.Stage, Target: r.Target, Quantity: report.Latency}
-			switch {
-			case strings.Contains(r.Variant, "stream") || strings.Contains(r.Variant, "bw"):
-				s.Quantity = report.Bandwidth
-			case r.Probe == "memcpy" || r.Probe == "syscall":
-				s.Quantity = report.Cost
+	for _, g := range record.Group(recs, record.ByProbe|record.ByVariant|record.ByPath|record.ByStage|record.ByTarget) {
+		s := report.Series{Label: seriesLabel(g.Results[0]), Probe: g.Probe, Variant: g.Variant, Path: g.Path, Stage: g.Stage, Target: g.Target, Quantity: report.Latency}
+		switch {
+		case strings.Contains(g.Variant, "stream") || strings.Contains(g.Variant, "bw"):
+			s.Quantity = report.Bandwidth
+		case g.Probe == "memcpy" || g.Probe == "syscall":
+			s.Quantity = report.Cost
+		}
+		for _, r := range g.Results {
+			if r.Bytes < 1 || !finite(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) {
+				continue
 			}
+			p := report.Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS), P99: model.Seconds(r.P99S),
+				Rate: model.Rate(r.ThroughputBps), CPU: model.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
+			if s.Quantity == report.Bandwidth && p.Rate <= 0 || s.Quantity != report.Bandwidth && p.Median <= 0 {
+				continue // nothing to draw
+			}
+			s.Points = append(s.Points, p)
+		}
+		if len(s.Points) > 0 {
 			out = append(out, s)
 		}
-		if r.Bytes < 1 || !finite(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) {
-			continue
-		}
-		p := report.Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS), P99: model.Seconds(r.P99S),
-			Rate: model.Rate(r.ThroughputBps), CPU: model.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
-		if out[i].Quantity == report.Bandwidth && p.Rate <= 0 || out[i].Quantity != report.Bandwidth && p.Median <= 0 {
-			continue // nothing to draw
-		}
-		out[i].Points = append(out[i].Points, p)
 	}
-	var kept []report.Series
-	for _, s := range out {
-		if len(s.Points) > 0 {
-			sort.SliceStable(s.Points, func(a, b int) bool { return s.Points[a].Bytes < s.Points[b].Bytes })
-			kept = append(kept, s)
-		}
-	}
-	return kept
+	return out
 }
 
 func finite(vs ...float64) bool {
@@ -163,7 +152,7 @@ func finite(vs ...float64) bool {
 	return true
 }
 
-func seriesLabel(r measure.Result) string {
+func seriesLabel(r record.Result) string {
 	l := r.Probe
 	if r.Variant != "" {
 		l += " " + r.Variant

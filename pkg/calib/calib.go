@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Large is the median absolute percentage error above which a comparison
@@ -75,11 +77,11 @@ func (c *Calibration) fitHandoff(series map[string]*Series) {
 	if len(diffs) < 2 {
 		return
 	}
-	h := medianOf(diffs) / 2
+	h := stats.Median(diffs) / 2
 	if h <= 0 {
 		return
 	}
-	c.set(c.Scenario, "stack.handoff", measure.FormatSeconds(h),
+	c.set(c.Scenario, "stack.handoff", compact.Seconds(h),
 		fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), model.Bytes(handoffMax).Human()))
 	c.Loopback = loopbackOf(c.Scenario)
 }
@@ -186,200 +188,6 @@ type RunInfo struct {
 // ErrNothing is returned when the runs hold nothing to calibrate.
 var ErrNothing = errors.New("no records to calibrate from (need cuda copies, tcp ping-pong on loopback, or GPU peer copies)")
 
-// Calibrate fits the runs and builds the calibrated scenario on top of
-// base (nil: the default preset) with the runs' "this host" values.
-func Calibrate(runs []*measure.RunData, base *model.Scenario, opt fit.Options) (*Calibration, error) {
-	if len(runs) == 0 {
-		return nil, ErrNothing
-	}
-	if base == nil {
-		base = model.Default()
-	}
-	c := &Calibration{Base: base.Clone()}
-	var all []measure.Result
-	for _, r := range runs {
-		c.Runs = append(c.Runs, RunInfo{Dir: r.Dir, Host: r.Manifest.Host.Hostname, Start: r.Manifest.Start})
-		all = append(all, r.Results...)
-		if len(r.Skipped) > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d damaged line(s) of results.jsonl skipped", r.Dir, len(r.Skipped)))
-		}
-	}
-	series := collect(runs)
-	s := base.Clone()
-	// This host's measured facts first (links, topology, memcpy, stack costs).
-	for _, r := range runs {
-		ovs, _, err := r.ThisHost()
-		if err != nil {
-			c.Warnings = append(c.Warnings, err.Error())
-		}
-		for _, o := range append(ovs, inventoryTopology(r, ovs)...) {
-			c.set(s, o.Key, o.Value, o.Source)
-		}
-	}
-	gpuName := func(se Series) string { return fmt.Sprintf("%s %s %s, %s", se.Probe, se.Variant, se.Timer, se.Target) }
-
-	// Stages A and G: synchronous pinned copies (what cudaMemcpy costs).
-	d2h, okA := pick(series, "cuda", "d2h-pinned", "wall", "gpu0")
-	h2d, okG := pick(series, "cuda", "h2d-pinned", "wall", "gpu0")
-	var fa, fg fit.Result
-	var err error
-	if okA {
-		if fa, err = fit.AlphaBeta(d2h.Obs, opt); err != nil {
-			c.Warnings = append(c.Warnings, "stage A: "+err.Error())
-			okA = false
-		} else {
-			c.Fits = append(c.Fits, Fitted{Stage: "A", Name: "cudaMemcpy D2H (pinned, synchronous)", Series: d2h, Fit: fa,
-				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
-		}
-	}
-	if okG {
-		if fg, err = fit.AlphaBeta(h2d.Obs, opt); err != nil {
-			c.Warnings = append(c.Warnings, "stage G: "+err.Error())
-			okG = false
-		} else {
-			c.Fits = append(c.Fits, Fitted{Stage: "G", Name: "cudaMemcpy H2D (pinned, synchronous)", Series: h2d, Fit: fg,
-				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
-		}
-	}
-	switch {
-	case okA && okG:
-		// The model has one copy latency and rate for both directions: the
-		// mean α and the harmonic mean β keep A + G exact.
-		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
-		c.set(s, "gpu.copy_latency", measure.FormatSeconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", gpuName(d2h), fa.Alpha, gpuName(h2d), fg.Alpha))
-		if b := harmonic(fa.Beta.Value, fg.Beta.Value); b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.copy_rate", measure.FormatRate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
-		}
-	case okA || okG:
-		f, se := fa, d2h
-		if okG {
-			f, se = fg, h2d
-		}
-		c.set(s, "gpu.copy_latency", measure.FormatSeconds(f.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", gpuName(se), f.Alpha))
-		if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.copy_rate", measure.FormatRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(se), f.Beta))
-		}
-	}
-
-	// The loopback TCP transfer: ping-pong one-way time, α + n/β, with a
-	// knee where the buffers stop fitting in the caches when two regimes
-	// describe the data much better than one line.
-	if tcp, ok := pick(series, "tcp", "pingpong", "wall", "loopback"); ok {
-		if f, err := fit.AlphaBeta(tcp.Obs, opt); err != nil {
-			c.Warnings = append(c.Warnings, "loopback TCP: "+err.Error())
-		} else {
-			lb := loopbackOf(base)
-			fd := Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp, Fit: f,
-				PresetAlpha: float64(route(lb, "host-tcp").Evaluate(1).Latency), PresetBeta: float64(route(lb, "host-tcp").Evaluate(1 << 30).Bandwidth)}
-			if g, ok := kneeFit(tcp, f, opt); ok {
-				fd.Regimes = &g
-				fd.Fit = g.Below
-			}
-			c.Fits = append(c.Fits, fd)
-			c.set(s, "loopback.latency", measure.FormatSeconds(fd.Fit.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", fd.Fit.Alpha))
-			if b := fd.Fit.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-				c.set(s, "loopback.rate", measure.FormatRate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", fd.Fit.Beta))
-			}
-			if g := fd.Regimes; g != nil {
-				c.set(s, "loopback.knee", measure.FormatBytes(int64(g.Break)), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", model.Bytes(g.Break).Human(), 100*g.Improvement))
-				c.set(s, "loopback.rate_beyond", measure.FormatRate(g.Above.Beta.Value), fmt.Sprintf("fit: β above the break (%s B/s)", g.Above.Beta))
-			}
-		}
-	}
-
-	// The loopback streaming goodput at writes of the chunk size: the period
-	// of the TCP stage when chunks follow each other.
-	if sizes, rates := streamPoints(runs, "loopback"); len(sizes) > 0 {
-		chunk := float64(s.Pipeline.Chunk)
-		for _, se := range series {
-			if se.Probe == "staged" && se.Chunk > 0 {
-				chunk = float64(se.Chunk)
-			}
-		}
-		if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
-			c.set(s, "loopback.stream_rate", measure.FormatRate(r), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
-		} else if len(sizes) > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", model.Bytes(chunk).Human()))
-		}
-	}
-
-	// Copies of a bounce buffer the CPU has touched (the tcp path).
-	cr, okCR := pick(series, "cuda", "d2h-pinned-cpuread", "wall", "gpu0")
-	cw, okCW := pick(series, "cuda", "h2d-pinned-cpuwrite", "wall", "gpu0")
-	var cached []Fitted
-	for _, x := range []struct {
-		ok    bool
-		se    Series
-		stage string
-		name  string
-	}{{okCR, cr, "A*", "cudaMemcpy D2H into a buffer the CPU read (in its caches)"}, {okCW, cw, "G*", "cudaMemcpy H2D from a buffer the CPU wrote (dirty in its caches)"}} {
-		if !x.ok {
-			continue
-		}
-		f, err := fit.AlphaBeta(x.se.Obs, opt)
-		if err != nil {
-			c.Warnings = append(c.Warnings, x.stage+": "+err.Error())
-			continue
-		}
-		fd := Fitted{Stage: x.stage, Name: x.name, Series: x.se, Fit: f, PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())}
-		if g, ok := kneeFit(x.se, f, opt); ok {
-			fd.Regimes = &g
-			fd.Fit = g.Below
-		}
-		c.Fits = append(c.Fits, fd)
-		cached = append(cached, fd)
-	}
-	if len(cached) > 0 {
-		var as, bs, ks []float64
-		for _, f := range cached {
-			as = append(as, f.Fit.Alpha.Value)
-			bs = append(bs, f.Fit.Beta.Value)
-			if f.Regimes != nil {
-				ks = append(ks, f.Regimes.Break)
-			}
-		}
-		c.set(s, "gpu.cached_copy_latency", measure.FormatSeconds(mean(as)), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
-		b := bs[0]
-		if len(bs) == 2 {
-			b = harmonic(bs[0], bs[1])
-		}
-		if b > 0 && !math.IsInf(b, 0) {
-			c.set(s, "gpu.cached_copy_rate", measure.FormatRate(b), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
-		}
-		if len(ks) > 0 {
-			c.set(s, "gpu.cached_copy_knee", measure.FormatBytes(int64(mean(ks))), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
-		}
-	}
-
-	// GPU peer copies (NVLink or PCIe P2P).
-	if peer, ok := pickPeer(series); ok {
-		if f, err := fit.AlphaBeta(peer.Obs, opt); err != nil {
-			c.Warnings = append(c.Warnings, "gpu-peer: "+err.Error())
-		} else {
-			c.Fits = append(c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: f,
-				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(peerRate(base))})
-			if b := f.Beta.Value; b > 0 && !math.IsInf(b, 0) {
-				c.set(s, "gpu.nvlink_rate", measure.FormatRate(b), fmt.Sprintf("fit: β of %s (%s B/s)", gpuName(peer), f.Beta))
-			}
-		}
-	}
-	if len(c.Fits) == 0 {
-		return nil, ErrNothing
-	}
-	s.Name = "calibrated " + hostList(c.Runs)
-	s.Description = fmt.Sprintf("%s with fitted stage parameters from %d run(s)", base.Name, len(runs))
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("calibrated scenario: %w", err)
-	}
-	c.Scenario = s
-	c.Loopback = loopbackOf(s)
-	c.fitHandoff(series)
-	c.compare(series, opt)
-	c.stageTable(series)
-	c.inSitu(runs)
-	return c, nil
-}
-
 func hostList(runs []RunInfo) string {
 	seen := map[string]bool{}
 	var hs []string
@@ -459,7 +267,7 @@ func peerRate(s *model.Scenario) model.Rate {
 
 // streamPoints returns the tcp stream goodput per write size on a target,
 // ascending (the median over runs).
-func streamPoints(runs []*measure.RunData, target string) ([]float64, []float64) {
+func streamPoints(runs []*record.RunData, target string) ([]float64, []float64) {
 	by := map[float64][]float64{}
 	for _, run := range runs {
 		for _, r := range run.Results {
@@ -475,13 +283,16 @@ func streamPoints(runs []*measure.RunData, target string) ([]float64, []float64)
 	sort.Float64s(sizes)
 	rates := make([]float64, len(sizes))
 	for i, n := range sizes {
-		rates[i] = medianOf(by[n])
+		rates[i] = stats.Median(by[n])
 	}
 	return sizes, rates
 }
 
-// collect groups the runs' timing records into series.
-func collect(runs []*measure.RunData) map[string]*Series {
+// collect groups the runs' timing records into series (record.Group by
+// probe, variant, timer and target), merged over the runs: at each size the
+// repetitions of every run are pooled for the fit, and the medians of the
+// runs' records give the curve.
+func collect(runs []*record.RunData) map[string]*Series {
 	out := map[string]*Series{}
 	type acc struct {
 		samples map[float64][]float64
@@ -489,6 +300,7 @@ func collect(runs []*measure.RunData) map[string]*Series {
 	}
 	accs := map[string]*acc{}
 	for _, run := range runs {
+		var timing []record.Result
 		for _, r := range run.Results {
 			if r.Iterations <= 0 || r.MedianS <= 0 || r.Bytes <= 0 {
 				continue
@@ -496,27 +308,32 @@ func collect(runs []*measure.RunData) map[string]*Series {
 			if r.Probe == "tcp" && r.Variant == "stream" {
 				continue // throughput records, not one-way times
 			}
-			k := seriesKey(r.Probe, r.Variant, r.Timer, r.Target)
+			timing = append(timing, r)
+		}
+		for _, g := range record.Group(timing, record.ByProbe|record.ByVariant|record.ByTimer|record.ByTarget) {
+			k := seriesKey(g.Probe, g.Variant, g.Timer, g.Target)
 			se := out[k]
 			if se == nil {
-				se = &Series{Probe: r.Probe, Variant: r.Variant, Timer: r.Timer, Target: r.Target}
+				se = &Series{Probe: g.Probe, Variant: g.Variant, Timer: g.Timer, Target: g.Target}
 				out[k] = se
 				accs[k] = &acc{samples: map[float64][]float64{}, medians: map[float64][]float64{}}
-			}
-			if ch := r.Extra["chunk_bytes"]; ch > 0 && r.Variant == "pipelined" {
-				se.Chunk = int64(ch)
 			}
 			if !contains(se.Runs, run.Dir) {
 				se.Runs = append(se.Runs, run.Dir)
 			}
 			a := accs[k]
-			n := float64(r.Bytes)
-			if len(r.Samples) > 0 {
-				a.samples[n] = append(a.samples[n], r.Samples...)
-			} else {
-				a.samples[n] = append(a.samples[n], r.MedianS)
+			for _, r := range g.Results {
+				if ch := r.Extra["chunk_bytes"]; ch > 0 && r.Variant == "pipelined" {
+					se.Chunk = int64(ch)
+				}
+				n := float64(r.Bytes)
+				if len(r.Samples) > 0 {
+					a.samples[n] = append(a.samples[n], r.Samples...)
+				} else {
+					a.samples[n] = append(a.samples[n], r.MedianS)
+				}
+				a.medians[n] = append(a.medians[n], r.MedianS)
 			}
-			a.medians[n] = append(a.medians[n], r.MedianS)
 		}
 	}
 	for k, se := range out {
@@ -529,7 +346,7 @@ func collect(runs []*measure.RunData) map[string]*Series {
 		for _, n := range sizes {
 			se.Obs = append(se.Obs, fit.Observation{Bytes: n, Seconds: a.samples[n]})
 			se.Bytes = append(se.Bytes, n)
-			se.Medians = append(se.Medians, medianOf(a.medians[n]))
+			se.Medians = append(se.Medians, stats.Median(a.medians[n]))
 		}
 	}
 	return out
@@ -560,12 +377,6 @@ func pickPeer(all map[string]*Series) (Series, bool) {
 	}
 	sort.Strings(keys)
 	return *all[keys[0]], true
-}
-
-func medianOf(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return measure.Quantile(s, 0.5)
 }
 
 func contains(list []string, s string) bool {

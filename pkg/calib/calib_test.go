@@ -3,19 +3,21 @@ package calib
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // synthetic builds a run whose records follow known stage parameters with
 // 2 % lognormal noise: copies α 8 µs, β 50 GB/s (both directions); loopback
 // TCP α 20 µs, β 3 GB/s; the staged transfer is their sum (store and
 // forward) or the pipeline of them (chunks of 512 KiB).
-func synthetic(t *testing.T, seed uint64) *measure.RunData {
+func synthetic(t *testing.T, seed uint64) *record.RunData {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	noisy := func(v float64, k int) []float64 {
@@ -25,17 +27,17 @@ func synthetic(t *testing.T, seed uint64) *measure.RunData {
 		}
 		return out
 	}
-	rec := func(probe, variant, timer, target string, n int64, t float64, extra map[string]float64) measure.Result {
+	rec := func(probe, variant, timer, target string, n int64, t float64, extra map[string]float64) record.Result {
 		s := noisy(t, 15)
-		st := measure.Summarize(s)
-		return measure.Result{Probe: probe, Variant: variant, Timer: timer, Target: target, Bytes: n,
-			Iterations: st.Iterations, MedianS: st.Median, MinS: st.Min, P99S: st.P99, Samples: s, Extra: extra}
+		sorted := slices.Sorted(slices.Values(s))
+		return record.Result{Probe: probe, Variant: variant, Timer: timer, Target: target, Bytes: n,
+			Iterations: len(s), MedianS: stats.Quantile(sorted, 0.5), MinS: sorted[0], P99S: stats.Quantile(sorted, 0.99), Samples: s, Extra: extra}
 	}
 	const (
 		ca, cb = 8e-6, 50e9
 		ta, tb = 20e-6, 3e9
 	)
-	var rs []measure.Result
+	var rs []record.Result
 	for n := int64(4); n <= 256<<20; n *= 4 {
 		x := float64(n)
 		rs = append(rs, rec("cuda", "d2h-pinned", "wall", "gpu0", n, ca+x/cb, nil))
@@ -48,11 +50,11 @@ func synthetic(t *testing.T, seed uint64) *measure.RunData {
 		pipe := 2*(ca+c/cb) + ta + c/tb + (k-1)*(ta/2+(512<<10)/tb)
 		rs = append(rs, rec("staged", "pipelined", "wall", "gpu0->gpu0 over loopback TCP", n, pipe, map[string]float64{"chunk_bytes": 512 << 10}))
 	}
-	return &measure.RunData{Dir: "runs/synthetic", Manifest: measure.Manifest{Host: measure.Host{Hostname: "synth"}}, Results: rs}
+	return &record.RunData{Dir: "runs/synthetic", Manifest: record.Manifest{Host: record.Host{Hostname: "synth"}}, Results: rs}
 }
 
 func TestCalibrateRecoversAndPredicts(t *testing.T) {
-	c, err := Calibrate([]*measure.RunData{synthetic(t, 1)}, nil, fit.Options{Seed: 3})
+	c, err := Calibrate([]*record.RunData{synthetic(t, 1)}, nil, fit.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +126,8 @@ func TestCalibrateNothing(t *testing.T) {
 	if _, err := Calibrate(nil, nil, fit.Options{}); err == nil {
 		t.Error("no runs accepted")
 	}
-	empty := &measure.RunData{Dir: "x"}
-	if _, err := Calibrate([]*measure.RunData{empty}, nil, fit.Options{}); err == nil {
+	empty := &record.RunData{Dir: "x"}
+	if _, err := Calibrate([]*record.RunData{empty}, nil, fit.Options{}); err == nil {
 		t.Error("a run without records accepted")
 	}
 }

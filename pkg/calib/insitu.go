@@ -5,10 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/internal/stats"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
-// inSituKey names the record field (measure.Result.Extra) that holds a stage
+// inSituKey names the record field (record.Result.Extra) that holds a stage
 // row's own time inside the staged store-and-forward transfer: the D2H
 // copy, the send-to-receive time of the socket transfer, the H2D copy; ""
 // for a row the staged probe does not time.
@@ -27,7 +28,7 @@ func inSituKey(row StageRow) string {
 // inSitu fills each stage row's InSitu from the staged store-and-forward
 // records: the stage's time inside the transfer at StageSizes (the median
 // over runs at each recorded size, read log–log between sizes).
-func (c *Calibration) inSitu(runs []*measure.RunData) {
+func (c *Calibration) inSitu(runs []*record.RunData) {
 	by := map[string]map[float64][]float64{}
 	for _, run := range runs {
 		for _, r := range run.Results {
@@ -57,7 +58,7 @@ func (c *Calibration) inSitu(runs []*measure.RunData) {
 		sort.Float64s(sizes)
 		meds := make([]float64, len(sizes))
 		for j, n := range sizes {
-			meds[j] = medianOf(m[n])
+			meds[j] = stats.Median(m[n])
 		}
 		row := &c.Stages[i]
 		row.InSitu = make([]float64, len(StageSizes))

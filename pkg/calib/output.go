@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
@@ -20,7 +19,7 @@ import (
 func (c *Calibration) YAML(now time.Time) []byte {
 	var b bytes.Buffer
 	comment := func(text string, indent string) {
-		for _, line := range measure.WrapLines(text, 96) {
+		for _, line := range WrapLines(text, 96) {
 			b.WriteString(indent + "# " + line + "\n")
 		}
 	}

@@ -1,7 +1,7 @@
 package calib
 
 import (
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -12,8 +12,8 @@ import (
 // manifest; the manifest keeps the GPUs, NICs, RDMA and network devices
 // of the topo probe's inventory, which is all the classification reads, so
 // the same overrides are derived from them.
-func inventoryTopology(r *measure.RunData, ovs []measure.Override) []measure.Override {
-	facts, err := r.GPUFacts()
+func inventoryTopology(r *record.RunData, ovs []Override) []Override {
+	facts, err := HostFacts(r)
 	if err != nil || facts.Topo == nil || facts.Topo.System != nil || len(facts.Topo.GPUs) == 0 || len(facts.Topo.NICs) == 0 {
 		return nil
 	}
@@ -24,8 +24,8 @@ func inventoryTopology(r *measure.RunData, ovs []measure.Override) []measure.Ove
 	for _, o := range ovs {
 		have[o.Key] = true
 	}
-	var out []measure.Override
-	for _, o := range measure.GPUHostOverrides(facts) {
+	var out []Override
+	for _, o := range GPUHostOverrides(facts) {
 		switch o.Key {
 		case "topology.gpu_nic", "nic.pcie", "nic.rdma", "nic.kind", "nic.rate":
 			if !have[o.Key] {

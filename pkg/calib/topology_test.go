@@ -7,17 +7,17 @@ import (
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
 // withTopology adds a topo probe inventory to a run's manifest: a GPU and
 // an Ethernet NIC without RDMA on one PCIe switch (the shape of a manifest
 // written by gpupath measure, which keeps no full sysfs reading).
-func withTopology(t *testing.T, rd *measure.RunData) *measure.RunData {
+func withTopology(t *testing.T, rd *record.RunData) *record.RunData {
 	t.Helper()
 	sw := []string{"0000:16:00.0", "0000:17:00.0"}
-	inv := measure.TopoInventory{
+	inv := record.TopoInventory{
 		GPUs: []topo.PCIDevice{{Address: "0000:18:00.0", Class: 0x030200, Vendor: topo.VendorNVIDIA, Device: 0x2335, NUMANode: 0, HostBridge: "pci0000:15",
 			Bridges: append(append([]string(nil), sw...), "0000:17:01.0"), Link: topo.Link{MaxGTs: 32, MaxWidth: 16}}},
 		NICs: []topo.PCIDevice{{Address: "0000:19:00.0", Class: 0x020000, Vendor: 0x15b3, Device: 0x1021, NUMANode: 0, HostBridge: "pci0000:15",
@@ -28,7 +28,7 @@ func withTopology(t *testing.T, rd *measure.RunData) *measure.RunData {
 		t.Fatal(err)
 	}
 	out := *rd
-	out.Manifest.Probes = append(append([]measure.ProbeStatus(nil), rd.Manifest.Probes...), measure.ProbeStatus{Name: "topo", Status: measure.StatusOK, Inventory: b})
+	out.Manifest.Probes = append(append([]record.ProbeStatus(nil), rd.Manifest.Probes...), record.ProbeStatus{Name: "topo", Status: record.StatusOK, Inventory: b})
 	return &out
 }
 
@@ -36,7 +36,7 @@ func withTopology(t *testing.T, rd *measure.RunData) *measure.RunData {
 // inventory; the calibrated scenario gets the GPU↔NIC class and the NIC
 // from it, as a live run's "this host" scenario does.
 func TestCalibrateTopologyFromManifest(t *testing.T) {
-	c, err := Calibrate([]*measure.RunData{withTopology(t, synthetic(t, 1))}, nil, fit.Options{Seed: 3})
+	c, err := Calibrate([]*record.RunData{withTopology(t, synthetic(t, 1))}, nil, fit.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestCalibrateTopologyFromManifest(t *testing.T) {
 		}
 	}
 	// Without the inventory nothing of the NIC is set.
-	c, err = Calibrate([]*measure.RunData{synthetic(t, 1)}, nil, fit.Options{Seed: 3})
+	c, err = Calibrate([]*record.RunData{synthetic(t, 1)}, nil, fit.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestCalibrateTopologyFromManifest(t *testing.T) {
 // (records' insitu_*_s), read at the table's sizes; rows without them none.
 func TestCalibrateInSitu(t *testing.T) {
 	rd := synthetic(t, 1)
-	c, err := Calibrate([]*measure.RunData{rd}, nil, fit.Options{Seed: 3})
+	c, err := Calibrate([]*record.RunData{rd}, nil, fit.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCalibrateInSitu(t *testing.T) {
 		}
 		with.Results = append(with.Results, r)
 	}
-	c, err = Calibrate([]*measure.RunData{&with}, nil, fit.Options{Seed: 3})
+	c, err = Calibrate([]*record.RunData{&with}, nil, fit.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

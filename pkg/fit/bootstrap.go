@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/gpupath/gpupath/internal/stats"
 )
 
 // rng draws indices from a PCG stream. PCG's output is fixed by its
@@ -85,7 +87,7 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 					buf = append(buf, r[g.index(len(r))])
 				}
 			}
-			y[i] = medianOf(buf)
+			y[i] = stats.MedianInPlace(buf)
 		}
 		// A resample that does not settle keeps its last iterate, which
 		// is still non-negative; it is rare and only widens the interval.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/gpupath/gpupath/internal/stats"
 )
 
 // Point is one size of a model-against-measurement comparison.
@@ -90,7 +92,7 @@ func summarize(bytes, predicted, measured []float64) Comparison {
 		}
 	}
 	slices.Sort(ape)
-	c.MedianAPE = median(ape)
+	c.MedianAPE = stats.Quantile(ape, 0.5)
 	return c
 }
 

@@ -3,8 +3,6 @@ package fit
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,23 +218,6 @@ func TestMergeDuplicateSizes(t *testing.T) {
 	}
 	if a.Alpha != b.Alpha || a.Beta != b.Beta || b.Sizes != 3 || b.Repetitions != 6 {
 		t.Errorf("merged fit %+v %+v differs from %+v %+v", b.Alpha, b.Beta, a.Alpha, a.Beta)
-	}
-}
-
-func TestMedianOf(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for n := 1; n < 200; n++ {
-		for trial := 0; trial < 5; trial++ {
-			xs := make([]float64, n)
-			for i := range xs {
-				xs[i] = float64(r.IntN(10)) // many ties
-			}
-			s := slices.Clone(xs)
-			slices.Sort(s)
-			if got, want := medianOf(xs), median(s); got != want {
-				t.Fatalf("n=%d: medianOf %v, median %v", n, got, want)
-			}
-		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/gpupath/gpupath/internal/stats"
 )
 
 // Interval is a point estimate with its bootstrap percentile interval
@@ -91,8 +93,8 @@ func (v *Interval) UnmarshalJSON(b []byte) error {
 func interval(value float64, sorted []float64, level float64) Interval {
 	v := Interval{Value: value, Lo: value, Hi: value}
 	if len(sorted) > 0 {
-		v.Lo = math.Min(value, quantile(sorted, (1-level)/2))
-		v.Hi = math.Max(value, quantile(sorted, (1+level)/2))
+		v.Lo = math.Min(value, stats.Quantile(sorted, (1-level)/2))
+		v.Hi = math.Max(value, stats.Quantile(sorted, (1+level)/2))
 	}
 	return v
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/gpupath/gpupath/internal/stats"
 )
 
 // Observation is the timing of one message size: its repetitions, in
@@ -100,7 +102,7 @@ func prepare(obs []Observation) (*data, error) {
 		r := byBytes[b]
 		slices.Sort(r)
 		d.reps = append(d.reps, r)
-		d.med = append(d.med, median(r))
+		d.med = append(d.med, stats.Quantile(r, 0.5))
 		d.n += len(r)
 	}
 	var why []string
@@ -130,106 +132,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// median of sorted values.
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return mid(sorted[n/2-1], sorted[n/2])
-}
-
-// medianOf returns the median of xs, reordering xs (quickselect: linear
-// time, no allocation).
-func medianOf(xs []float64) float64 {
-	n := len(xs)
-	if n == 0 {
-		return math.NaN()
-	}
-	hi := selectKth(xs, n/2)
-	if n%2 == 1 {
-		return hi
-	}
-	// The lower middle is the largest value left of position n/2.
-	lo := xs[0]
-	for _, x := range xs[1 : n/2] {
-		lo = math.Max(lo, x)
-	}
-	return mid(lo, hi)
-}
-
-// selectKth reorders xs so that xs[k] is the k-th smallest, everything
-// before it no larger and everything after no smaller, and returns xs[k].
-// xs holds no NaN.
-func selectKth(xs []float64, k int) float64 {
-	lo, hi := 0, len(xs)-1
-	for lo < hi {
-		// Median of three as the pivot, then Hoare partition.
-		mid := lo + (hi-lo)/2
-		if xs[mid] < xs[lo] {
-			xs[mid], xs[lo] = xs[lo], xs[mid]
-		}
-		if xs[hi] < xs[lo] {
-			xs[hi], xs[lo] = xs[lo], xs[hi]
-		}
-		if xs[hi] < xs[mid] {
-			xs[hi], xs[mid] = xs[mid], xs[hi]
-		}
-		pivot := xs[mid]
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] < pivot {
-				i++
-			}
-			for xs[j] > pivot {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return xs[k]
-		}
-	}
-	return xs[k]
-}
-
-// quantile of sorted values, linear interpolation between order statistics
-// (R's type 7, the same as measure.Quantile).
-func quantile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	if q <= 0 {
-		return sorted[0]
-	}
-	if q >= 1 {
-		return sorted[n-1]
-	}
-	pos := q * float64(n-1)
-	lo := int(pos)
-	if lo+1 >= n {
-		return sorted[n-1]
-	}
-	f := pos - float64(lo)
-	if f == 0 {
-		return sorted[lo]
-	}
-	return sorted[lo]*(1-f) + sorted[lo+1]*f
 }
 
 // checkMonotonic warns when a larger size is clearly faster than a smaller
@@ -266,7 +168,7 @@ func (d *data) checkMonotonic(mu []float64) []Warning {
 	var sigma float64
 	if len(dev) > 0 {
 		slices.Sort(dev)
-		sigma = median(dev) / 0.9539
+		sigma = stats.Quantile(dev, 0.5) / 0.9539
 	} else {
 		for i, r := range d.reps {
 			m := math.Max(mu[i], 1e-3*d.med[i])
@@ -275,7 +177,7 @@ func (d *data) checkMonotonic(mu []float64) []Warning {
 			}
 		}
 		slices.Sort(dev)
-		sigma = 1.4826 * median(dev)
+		sigma = 1.4826 * stats.Quantile(dev, 0.5)
 	}
 	se := 1.2533 * sigma / math.Sqrt(float64(minReps))
 	tol := math.Min(0.5, math.Max(0.10, 6*se))
@@ -299,7 +201,3 @@ func fmtBytes(b float64) string {
 	}
 	return fmt.Sprintf("%.4g", b)
 }
-
-// mid is the midpoint of a ≤ b without overflow near MaxFloat64 or
-// underflow to 0 between subnormals.
-func mid(a, b float64) float64 { return a + (b-a)/2 }

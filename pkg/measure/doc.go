@@ -1,34 +1,42 @@
-// Package measure probes the real machine: TCP sockets with their CPU cost,
-// host memory copies, system-call cost, CUDA copies, NVML, PCIe topology and
-// RDMA devices. Each probe is absent-safe: a missing GPU, driver, library or
-// device is reported as "not measured: reason" (ErrUnavailable), never a crash
-// and never an invented number.
+// Package measure is the runner of gpupath's probes and the probes of the
+// host itself.
 //
-// Results are streamed as JSON Lines (results.jsonl) next to a manifest of
-// the host (manifest.json), so an interrupted run keeps what it measured and
-// everything downstream (fitting, plots, reports) can be re-run without
-// hardware. The package prints nothing and never exits.
+// The runner (Run, run.go) measures with the probes a RunConfig names and
+// writes a run directory through pkg/record: the manifest at the start
+// (running), as each probe starts and ends, and at the end (complete or
+// interrupted); each record is appended with one write as it is measured,
+// so an interrupted run keeps what it measured. The run's budget is shared
+// among the probes by weight (Weighted). A probe that is unavailable (no
+// GPU, driver, library, device or permission: ErrUnavailable) or fails is
+// recorded as such and the run goes on. QuickConfig and RunQuick are the
+// short run of `gpupath report`. Progress (Bar, Lines, or a notebook's own)
+// is told about each probe and record.
 //
-// The pieces:
+// Probes (Probe, a registry filled by each probe's init: Register, Names,
+// New) declare the options they read (Optioner; CheckOptions refuses
+// others); Repeat repeats an operation after a warm-up until its median is
+// stable or its time is spent, and Summarize gives the median and
+// percentiles (internal/stats). The host probes:
 //
-//   - Run writes a run directory: the manifest at the start (running), after
-//     each probe, and at the end (complete or interrupted); each record is
-//     appended with one write as it is measured. QuickConfig and RunQuick
-//     are the short run of `gpupath report`. Progress (Bar, Lines, or a
-//     notebook's own) is told about each probe and record.
-//   - ReadRun reads a run directory back; it skips, and lists with line
-//     numbers, results.jsonl lines that are not whole records (a run killed
-//     mid-write) and fails with file, line and column on a bad manifest.
-//   - Probes: "tcp" (tcp.go: ping-pong and streaming over loopback, a veth
-//     pair between two network namespaces, optionally shaped with tbf, or a
-//     `gpupath serve` peer; Server and Client are the two ends), "memcpy"
-//     (memcpy.go), "syscall" (syscall.go). Network sockets are raw blocking
-//     file descriptors on locked OS threads, each call under a deadline;
-//     servers listen on loopback unless asked otherwise.
-//   - HostOverrides turns records into the model's "this host" scenario
-//     values (cpu.memcpy_rate, stack.*) with their derivation, and
-//     WriteScenarioYAML writes them as a scenario fragment.
+//   - "tcp" (tcp.go, tcpclient.go, tcpserver.go): ping-pong latency and
+//     streaming goodput with their CPU cost, over loopback, a veth pair
+//     between two network namespaces (veth.go, optionally shaped with tbf),
+//     or to a `gpupath serve` peer (Server and Client are the two ends), on
+//     the raw blocking sockets of internal/rawsock;
+//   - "memcpy" (memcpy.go): a Go copy on one core, warm and cold caches;
+//   - "syscall" (syscall.go): a bare system call, socketpair and loopback
+//     TCP send and receive;
+//   - "topo" (pcietopo.go): the PCIe tree from sysfs (pkg/topo), GPUs, NICs
+//     and how each GPU reaches each NIC;
+//   - "rdma" (rdma.go): RDMA devices and ports from sysfs;
+//   - "perftest" (perftest.go): the linux-rdma perftest tools, when
+//     installed and an RDMA port is active.
 //
-// It does not model anything (pkg/model does) and does not draw (pkg/plots).
-// The network probes need Linux.
+// The GPU probes (cuda, staged, nvml) are in pkg/measure/gpu, which
+// registers them when imported. ReadHost describes the machine for the
+// manifest.
+//
+// It does not read runs back (pkg/record does), derive scenario values or
+// fit (pkg/calib, pkg/fit), model (pkg/model) or draw (pkg/plots). It
+// prints nothing and never exits. The network probes need Linux.
 package measure

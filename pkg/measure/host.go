@@ -8,57 +8,18 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
-
-// Host describes the machine a run was measured on, as far as it can be read
-// cheaply from /proc and /sys. Fields that cannot be read stay empty; Notes
-// says why.
-type Host struct {
-	Hostname      string `json:"hostname"`
-	Kernel        string `json:"kernel"`                   // release, as uname -r
-	KernelVersion string `json:"kernel_version,omitempty"` // build, as uname -v
-	OS            string `json:"os,omitempty"`             // PRETTY_NAME of os-release
-	Arch          string `json:"arch"`
-	CPUModel      string `json:"cpu_model,omitempty"`
-	CPUs          int    `json:"cpus"`                // logical CPUs in /proc/cpuinfo
-	MemoryBytes   int64  `json:"memory_bytes"`        // MemTotal
-	LLCBytes      int64  `json:"llc_bytes,omitempty"` // largest CPU cache of cpu0 (sysfs)
-	// GPUs and Driver come from /proc/driver/nvidia when the NVIDIA driver
-	// is loaded; the GPU probes record the full picture.
-	GPUs      []GPU    `json:"gpus,omitempty"`
-	Driver    string   `json:"driver,omitempty"`
-	NICs      []NIC    `json:"nics,omitempty"`
-	GoVersion string   `json:"go_version"`
-	Notes     []string `json:"notes,omitempty"`
-}
-
-// GPU is one GPU as /proc/driver/nvidia/gpus lists it.
-type GPU struct {
-	Model string `json:"model"`
-	BusID string `json:"bus_id"`
-}
-
-// NIC is one network interface from /sys/class/net.
-type NIC struct {
-	Name   string `json:"name"`
-	Driver string `json:"driver,omitempty"` // kernel driver of the device; empty for virtual
-	MAC    string `json:"mac,omitempty"`
-	State  string `json:"state,omitempty"` // operstate
-	MTU    int    `json:"mtu,omitempty"`
-	// SpeedMbps is the link speed the driver reports; 0 when unknown.
-	SpeedMbps int `json:"speed_mbps,omitempty"`
-	// Virtual is true for interfaces without a device (lo, veth, bridges).
-	Virtual bool `json:"virtual"`
-}
 
 // ReadHost reads the host description under root ("" or "/" for this
 // machine; a directory of fixtures in tests). It never fails: what cannot be
 // read is left empty and noted.
-func ReadHost(root string) Host {
+func ReadHost(root string) record.Host {
 	if root == "" {
 		root = "/"
 	}
-	h := Host{Arch: runtime.GOARCH, GoVersion: runtime.Version()}
+	h := record.Host{Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 	read := func(p string) (string, bool) {
 		b, err := os.ReadFile(filepath.Join(root, p))
 		if err != nil {
@@ -191,8 +152,8 @@ func isDottedNumber(w string) bool {
 }
 
 // parseNvidiaInformation reads /proc/driver/nvidia/gpus/*/information.
-func parseNvidiaInformation(s string) GPU {
-	var g GPU
+func parseNvidiaInformation(s string) record.GPU {
+	var g record.GPU
 	for _, line := range strings.Split(s, "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
@@ -242,12 +203,12 @@ func parseCacheSize(s string) int64 {
 }
 
 // readNICs lists the interfaces under a /sys/class/net directory.
-func readNICs(dir string) ([]NIC, error) {
+func readNICs(dir string) ([]record.NIC, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var nics []NIC
+	var nics []record.NIC
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
 		rd := func(f string) string {
@@ -257,7 +218,7 @@ func readNICs(dir string) ([]NIC, error) {
 			}
 			return strings.TrimSpace(string(b))
 		}
-		n := NIC{Name: e.Name(), MAC: rd("address"), State: rd("operstate")}
+		n := record.NIC{Name: e.Name(), MAC: rd("address"), State: rd("operstate")}
 		n.MTU, _ = strconv.Atoi(rd("mtu"))
 		if sp, err := strconv.Atoi(rd("speed")); err == nil && sp > 0 {
 			n.SpeedMbps = sp

@@ -3,6 +3,8 @@ package measure
 import (
 	"runtime"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func TestReadHostFixture(t *testing.T) {
@@ -19,14 +21,14 @@ func TestReadHostFixture(t *testing.T) {
 	if h.LLCBytes != 32<<20 {
 		t.Errorf("LLC %d, want 32MiB", h.LLCBytes)
 	}
-	if h.Driver != "580.159.04" || len(h.GPUs) != 1 || h.GPUs[0] != (GPU{Model: "NVIDIA H200", BusID: "0000:19:00.0"}) {
+	if h.Driver != "580.159.04" || len(h.GPUs) != 1 || h.GPUs[0] != (record.GPU{Model: "NVIDIA H200", BusID: "0000:19:00.0"}) {
 		t.Errorf("gpus %+v driver %q", h.GPUs, h.Driver)
 	}
 	if len(h.NICs) != 2 {
 		t.Fatalf("nics %+v", h.NICs)
 	}
 	eth, lo := h.NICs[0], h.NICs[1]
-	if eth != (NIC{Name: "eth0", Driver: "mlx5_core", MAC: "02:00:00:aa:bb:cc", State: "up", MTU: 9000, SpeedMbps: 100000}) {
+	if eth != (record.NIC{Name: "eth0", Driver: "mlx5_core", MAC: "02:00:00:aa:bb:cc", State: "up", MTU: 9000, SpeedMbps: 100000}) {
 		t.Errorf("eth0 %+v", eth)
 	}
 	if lo.Name != "lo" || !lo.Virtual || lo.SpeedMbps != 0 || lo.MTU != 65536 {

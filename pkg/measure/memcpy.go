@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // MemcpySizes is the default sweep of the memcpy probe: 4 KiB to 64 MiB by ×4.
@@ -58,7 +60,7 @@ func coldRegion(llc, size int64) int64 {
 	return max(r, 2*size)
 }
 
-func (p *memcpyProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *memcpyProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	sizes := memcpySizes(plan)
 	for _, s := range sizes {
 		if s < 1 || s > 1<<30 {
@@ -125,7 +127,7 @@ func (p *memcpyProbe) Run(ctx context.Context, plan Plan, emit func(Result) erro
 			if err != nil {
 				return err
 			}
-			r := Result{
+			r := record.Result{
 				Probe: "memcpy", Variant: variant, Stage: "B,F", Path: "host-tcp", Target: "host", Timer: "wall",
 				Bytes: size, Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99,
 				MeanS: st.Mean, Spread: st.Spread, Stable: st.Stable,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -29,33 +30,24 @@ type TopoProbe struct {
 	// SysRoot is the sysfs mount point; "" means /sys.
 	SysRoot string
 	Log     func(format string, args ...any)
-	inv     *TopoInventory
-}
-
-// TopoInventory is what the sysfs probes found.
-type TopoInventory struct {
-	GPUs  []topo.PCIDevice  `json:"gpus,omitempty"`
-	NICs  []topo.PCIDevice  `json:"nics,omitempty"`
-	Pairs []topo.Pair       `json:"gpu_nic,omitempty"`
-	RDMA  []topo.RDMADevice `json:"rdma,omitempty"`
-	Net   []topo.NetDev     `json:"net,omitempty"`
-	// Warnings are attributes that could not be read.
-	Warnings []string `json:"warnings,omitempty"`
-	// System is the full reading (every PCI function), for the report's
-	// diagram; it is not serialised into the manifest.
-	System *topo.System `json:"-"`
+	inv     *record.TopoInventory
 }
 
 // Name returns "topo".
 func (p *TopoProbe) Name() string { return "topo" }
+
+// Weight is the probe's share of a run's budget (Weighted): an inventory
+// takes almost none.
+func (p *TopoProbe) Weight() float64 { return 0.05 }
+
+// SetSysRoot points the probe at another sysfs root.
+func (p *TopoProbe) SetSysRoot(root string) { p.SysRoot = root }
 
 // SetLog sets the diagnostics sink.
 func (p *TopoProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 
 // Inventory returns the *TopoInventory of the last Run.
 func (p *TopoProbe) Inventory() any { return p.inv }
-
-func (p *TopoProbe) reader() topo.Reader { return topo.Reader{Root: p.SysRoot} }
 
 // Available checks that sysfs lists PCI devices.
 func (p *TopoProbe) Available() error {
@@ -74,7 +66,7 @@ func sysfsRoot(r string) string {
 }
 
 // ReadTopology reads the sysfs tree at root ("" for /sys) into an inventory.
-func ReadTopology(root string) (*TopoInventory, error) {
+func ReadTopology(root string) (*record.TopoInventory, error) {
 	sys, err := topo.Reader{Root: root}.Read()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -82,23 +74,23 @@ func ReadTopology(root string) (*TopoInventory, error) {
 		}
 		return nil, err
 	}
-	return &TopoInventory{
+	return &record.TopoInventory{
 		GPUs: sys.GPUs(), NICs: sys.NICs(), Pairs: sys.GPUNICPairs(),
 		RDMA: sys.RDMA, Net: sys.Net, Warnings: sys.Warnings, System: sys,
 	}, nil
 }
 
 // Run reads the topology and emits its records.
-func (p *TopoProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *TopoProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	inv, err := ReadTopology(p.SysRoot)
 	if err != nil {
 		return err
 	}
 	p.inv = inv
 	now := time.Now()
-	dev := func(kind string, d topo.PCIDevice) Result {
+	dev := func(kind string, d topo.PCIDevice) record.Result {
 		names := append(append([]string(nil), d.RDMADevs...), d.NetDevs...)
-		return Result{Probe: "topo", Variant: kind, Target: d.Address, Time: now,
+		return record.Result{Probe: "topo", Variant: kind, Target: d.Address, Time: now,
 			Note: fmt.Sprintf("%04x:%04x %s %s %s", d.Vendor, d.Device, d.Driver, d.Link.Max(), strings.Join(names, ",")),
 			Extra: map[string]float64{
 				"pcie_gen_max": float64(d.Link.MaxGen()), "pcie_width_max": float64(d.Link.MaxWidth),
@@ -120,7 +112,7 @@ func (p *TopoProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 		if p.Log != nil {
 			p.Log("topo: GPU %s - NIC %s %v: %s (ancestor %s, %d bridges)", pr.GPU, pr.NIC, pr.NICNames, pr.Class, pr.Ancestor, pr.Bridges)
 		}
-		r := Result{Probe: "topo", Variant: "gpu-nic", Target: "gpu@" + pr.GPU + "->nic@" + pr.NIC, Time: now,
+		r := record.Result{Probe: "topo", Variant: "gpu-nic", Target: "gpu@" + pr.GPU + "->nic@" + pr.NIC, Time: now,
 			Note:  string(pr.Class),
 			Extra: map[string]float64{"class_rank": float64(pr.Class.Rank()), "bridges": float64(pr.Bridges)}}
 		if err := emit(r); err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/importers/perftest"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -78,6 +79,24 @@ type PerftestRun struct {
 
 // Name returns "perftest".
 func (p *PerftestProbe) Name() string { return "perftest" }
+
+// Weight is the probe's share of a run's budget (Weighted).
+func (p *PerftestProbe) Weight() float64 { return 2 }
+
+// Options are the settings the perftest probe reads from Plan.Options.
+func (p *PerftestProbe) Options() []Option {
+	return []Option{
+		{Name: "rdma_dev", Kind: OptText, Doc: "RDMA device, e.g. mlx5_0 (default: the first with an active port)"},
+		{Name: "rdma_port", Kind: OptInt, Doc: "port of the RDMA device (default: its first active one)"},
+		{Name: "gid_index", Kind: OptInt, Doc: "GID index for RoCE (-x)"},
+		{Name: "use_cuda", Kind: OptInt, Off: true, Doc: "GPU for the gdr runs, or off (default: GPU 0 when sysfs shows an NVIDIA GPU)"},
+		{Name: "perftest_port", Kind: OptInt, Doc: "TCP port of perftest's exchange (default: a free one)"},
+		{Name: "perftest_args", Kind: OptText, Doc: "more arguments for both sides, e.g. \"-n 2000\""},
+	}
+}
+
+// SetSysRoot points the probe at another sysfs root.
+func (p *PerftestProbe) SetSysRoot(root string) { p.SysRoot = root }
 
 // SetLog sets the diagnostics sink.
 func (p *PerftestProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
@@ -150,7 +169,7 @@ func pickPort(devs []topo.RDMADevice, name string, port int) (topo.RDMADevice, t
 }
 
 // Run runs the tools; see the type's documentation.
-func (p *PerftestProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *PerftestProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	paths, missing := p.found()
 	if len(paths) == 0 {
 		return Unavailable("perftest not installed (%s not on PATH)", strings.Join(missing, ", "))
@@ -441,7 +460,7 @@ func (s *perftestServer) stop() {
 	<-s.done
 }
 
-func (p *PerftestProbe) emitReport(tool, mem, dev, target string, rep *perftest.Report, emit func(Result) error) error {
+func (p *PerftestProbe) emitReport(tool, mem, dev, target string, rep *perftest.Report, emit func(record.Result) error) error {
 	path := "rdma"
 	if mem != "host" {
 		path = "gdr"
@@ -451,7 +470,7 @@ func (p *PerftestProbe) emitReport(tool, mem, dev, target string, rep *perftest.
 		tgt = target + " " + dev
 	}
 	now := time.Now()
-	base := Result{Probe: "perftest", Variant: tool, Path: path, Target: tgt, Timer: "perftest", Time: now}
+	base := record.Result{Probe: "perftest", Variant: tool, Path: path, Target: tgt, Timer: "perftest", Time: now}
 	for _, row := range rep.Bandwidth {
 		r := base
 		r.Bytes, r.Iterations = row.Bytes, int(row.Iterations)

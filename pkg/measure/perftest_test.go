@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/sysfstest"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // fakePerftest writes a fake perftest tool into dir: run without a host
@@ -69,7 +72,7 @@ func TestPerftestRunner(t *testing.T) {
 	fakePerftest(t, bin, "ib_write_lat", "moc-ib_read_lat-a-client-roce-rdma_cm-tos41-raw.txt",
 		"moc-ib_read_lat-a-use_cuda-dmabuf-h100-client-raw.txt", "moc-ib_read_lat-server-side-no-results-raw.txt", 0)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	root := writeSysfs(t, sysfsOpts{gpu: true, ib: true, state: "4: ACTIVE", layer: "Ethernet", rate: "400 Gb/sec (4X NDR)"})
+	root := sysfstest.Write(t, sysfstest.Opts{GPU: true, IB: true, State: "4: ACTIVE", Layer: "Ethernet", Rate: "400 Gb/sec (4X NDR)"})
 	p := &PerftestProbe{SysRoot: root, Timeout: 20 * time.Second}
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
@@ -101,7 +104,7 @@ func TestPerftestRunner(t *testing.T) {
 		t.Errorf("latency record %+v", lat)
 	}
 	// Last host bandwidth row: 8 MiB at 232.02 Gb/s average.
-	var bw Result
+	var bw record.Result
 	for _, r := range res {
 		if r.Variant == "ib_write_bw" && r.Path == "rdma" && r.Bytes == 8388608 {
 			bw = r
@@ -144,7 +147,7 @@ func TestPerftestSizesAndFailures(t *testing.T) {
 	fakePerftest(t, bin, "ib_write_bw", "dranet-ib_write_bw-a-gbits-gke-h200-roce-completion-error.txt", "",
 		"moc-ib_write_bw-a-gbits-server-side-last-size-only-raw.txt", 1)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	root := writeSysfs(t, sysfsOpts{gpu: true, ib: true, state: "4: ACTIVE", layer: "Ethernet", rate: "400 Gb/sec (4X NDR)"})
+	root := sysfstest.Write(t, sysfstest.Opts{GPU: true, IB: true, State: "4: ACTIVE", Layer: "Ethernet", Rate: "400 Gb/sec (4X NDR)"})
 	p := &PerftestProbe{SysRoot: root, Tools: []string{"ib_write_bw"}, Timeout: 20 * time.Second}
 	res, err := runCollect(t, p, Plan{Sizes: []int64{65536, 1 << 20}, Options: map[string]string{"gid_index": "3"}})
 	if err == nil || !strings.Contains(err.Error(), "Completion with error at client") {
@@ -178,7 +181,7 @@ func TestPerftestSizesAndFailures(t *testing.T) {
 func TestPerftestUnavailable(t *testing.T) {
 	bin := t.TempDir()
 	t.Setenv("PATH", bin)
-	root := writeSysfs(t, sysfsOpts{ib: true, state: "1: DOWN", layer: "Ethernet", rate: "400 Gb/sec (4X NDR)"})
+	root := sysfstest.Write(t, sysfstest.Opts{IB: true, State: "1: DOWN", Layer: "Ethernet", Rate: "400 Gb/sec (4X NDR)"})
 	p := &PerftestProbe{SysRoot: root}
 	if err := p.Available(); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "not on PATH") {
 		t.Errorf("no tools: %v", err)
@@ -189,7 +192,7 @@ func TestPerftestUnavailable(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no active RDMA port (mlx5_0/1 DOWN)") {
 		t.Errorf("port down: %v", err)
 	}
-	p.SysRoot = writeSysfs(t, sysfsOpts{})
+	p.SysRoot = sysfstest.Write(t, sysfstest.Opts{})
 	if _, err := runCollect(t, p, Plan{}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no RDMA device") {
 		t.Errorf("no device: %v", err)
 	}
@@ -198,12 +201,12 @@ func TestPerftestUnavailable(t *testing.T) {
 	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p = &PerftestProbe{SysRoot: writeSysfs(t, sysfsOpts{ib: true, state: "4: ACTIVE", layer: "InfiniBand", rate: "200 Gb/sec (4X HDR)"}),
+	p = &PerftestProbe{SysRoot: sysfstest.Write(t, sysfstest.Opts{IB: true, State: "4: ACTIVE", Layer: "InfiniBand", Rate: "200 Gb/sec (4X HDR)"}),
 		Tools: []string{"ib_write_lat"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err = p.Run(ctx, Plan{}, func(Result) error { return nil })
+	err = p.Run(ctx, Plan{}, func(record.Result) error { return nil })
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("hung server: %v after %v", err, time.Since(start))
 	}

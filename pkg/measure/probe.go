@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
+
+	"github.com/gpupath/gpupath/internal/rawsock"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // ErrUnavailable marks a probe that cannot run on this machine (no GPU, no
@@ -28,69 +30,12 @@ func Unavailable(format string, args ...any) error {
 type Probe interface {
 	Name() string
 	Available() error
-	Run(ctx context.Context, plan Plan, emit func(Result) error) error
+	Run(ctx context.Context, plan Plan, emit func(record.Result) error) error
 }
 
-// Plan is what the runner asks of a probe.
-type Plan struct {
-	// Budget is the time allowed for the whole probe (all sizes).
-	Budget time.Duration `json:"budget_ns"`
-	// PerSize is the time allowed for one size; zero means Budget split evenly.
-	PerSize time.Duration `json:"per_size_ns,omitempty"`
-	// Sizes to measure, in bytes; empty means the probe's own default sweep.
-	Sizes []int64 `json:"sizes,omitempty"`
-	// Quick asks for a short run (used by `gpupath report`).
-	Quick bool `json:"quick,omitempty"`
-	// Tolerance is the relative stability of the median at which repetition stops.
-	Tolerance float64 `json:"tolerance,omitempty"`
-	// Target names where network probes go: "loopback" (default), "veth", or host:port.
-	Target string `json:"target,omitempty"`
-	// Options holds probe-specific settings (key=value from the command line).
-	Options map[string]string `json:"options,omitempty"`
-}
-
-// Result is one measured record: one probe × variant × size. It is written as
-// one line of results.jsonl. Times are seconds, sizes bytes, rates bytes/s.
-type Result struct {
-	Probe   string `json:"probe"`
-	Variant string `json:"variant,omitempty"` // e.g. "pingpong", "stream", "h2d-pinned"
-	// Stage and Path name what of the model this measures: a stage letter or
-	// name ("A", "B", "memcpy") and/or a model path ("host-tcp").
-	Stage  string `json:"stage,omitempty"`
-	Path   string `json:"path,omitempty"`
-	Target string `json:"target,omitempty"` // "loopback", "veth 1Gbit/s", "gpu0", "gpu0->gpu1"
-	Timer  string `json:"timer,omitempty"`  // "wall" or "cuda-event"
-	Bytes  int64  `json:"bytes"`
-
-	Iterations int     `json:"iterations"`
-	MinS       float64 `json:"min_s"`
-	MedianS    float64 `json:"median_s"`
-	P99S       float64 `json:"p99_s"`
-	MeanS      float64 `json:"mean_s,omitempty"`
-	// Spread is the relative interquartile range (p75-p25)/median.
-	Spread float64 `json:"spread"`
-	// Stable tells whether the median settled within the tolerance before the budget ran out.
-	Stable bool `json:"stable"`
-	// ThroughputBps is payload bytes per second (for latency records: bytes/median).
-	ThroughputBps float64 `json:"throughput_Bps"`
-	// CPUUserS and CPUSysS are CPU seconds per iteration (per message), all
-	// local processes and threads taking part (both ends when both are local).
-	CPUUserS float64 `json:"cpu_user_s"`
-	CPUSysS  float64 `json:"cpu_sys_s"`
-	// CPUScope says whose CPU time CPUUserS and CPUSysS cover and how it was
-	// taken (e.g. "client thread + server thread (RUSAGE_THREAD)"); empty
-	// when the probe does not measure CPU time.
-	CPUScope string `json:"cpu_scope,omitempty"`
-
-	// Samples are the recorded iterations' times in seconds, in the order
-	// measured (at most MaxSamples, evenly thinned): what fitting bootstraps
-	// over. For stream records they are per write, like MedianS.
-	Samples []float64 `json:"samples_s,omitempty"`
-
-	Time  time.Time          `json:"time"`
-	Extra map[string]float64 `json:"extra,omitempty"`
-	Note  string             `json:"note,omitempty"`
-}
+// Plan is what the runner asks of a probe: the record format's plan
+// (pkg/record), which the manifest keeps.
+type Plan = record.Plan
 
 var registry = map[string]func() Probe{}
 
@@ -121,4 +66,27 @@ func New(name string) (Probe, error) {
 		return nil, fmt.Errorf("unknown probe %q (probes: %v)", name, Names())
 	}
 	return f(), nil
+}
+
+// SocketOptions are the settings applied to every socket of the network
+// probes (buffer sizes; TCP_NODELAY is always on).
+type SocketOptions = rawsock.Options
+
+// ErrTimeout is returned (wrapped) when a peer does not answer within the
+// configured timeout.
+var ErrTimeout = rawsock.ErrTimeout
+
+// InventoryReporter is implemented by probes that also find out what
+// hardware is there (devices, links, topology). After Run, Inventory
+// returns a JSON-able value for the manifest, next to the probe's status.
+// The runner may ignore it; nothing in the results depends on it.
+type InventoryReporter interface {
+	Inventory() any
+}
+
+// Verboser is implemented by probes that can report diagnostics while they
+// run (what was loaded, allocated, skipped). The command line sets it for
+// its diagnostic mode; libraries never print by themselves.
+type Verboser interface {
+	SetLog(func(format string, args ...any))
 }

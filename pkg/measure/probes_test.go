@@ -4,9 +4,12 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func runProbe(t *testing.T, name string, plan Plan) []Result {
+func runProbe(t *testing.T, name string, plan Plan) []record.Result {
 	t.Helper()
 	p, err := New(name)
 	if err != nil {
@@ -15,9 +18,9 @@ func runProbe(t *testing.T, name string, plan Plan) []Result {
 	if err := p.Available(); err != nil {
 		t.Fatalf("%s unavailable: %v", name, err)
 	}
-	var rs []Result
+	var rs []record.Result
 	start := time.Now()
-	if err := p.Run(context.Background(), plan, func(r Result) error { rs = append(rs, r); return nil }); err != nil {
+	if err := p.Run(context.Background(), plan, func(r record.Result) error { rs = append(rs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	// A probe keeps to its budget, give or take the minimum repetitions and
@@ -68,7 +71,7 @@ func TestSyscallProbe(t *testing.T) {
 	// two are measured at different moments on a machine that may be busy,
 	// so only a gross inversion counts.
 	if rs[2].MedianS < rs[0].MedianS/2 {
-		t.Errorf("tcp-send %s far below getppid %s", FormatSeconds(rs[2].MedianS), FormatSeconds(rs[0].MedianS))
+		t.Errorf("tcp-send %s far below getppid %s", compact.Seconds(rs[2].MedianS), compact.Seconds(rs[0].MedianS))
 	}
 }
 
@@ -82,4 +85,12 @@ func TestQuickConfig(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// runCollect runs one probe and returns what it emitted.
+func runCollect(t *testing.T, p Probe, plan Plan) ([]record.Result, error) {
+	t.Helper()
+	var out []record.Result
+	err := p.Run(context.Background(), plan, func(r record.Result) error { out = append(out, r); return nil })
+	return out, err
 }

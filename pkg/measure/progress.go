@@ -5,6 +5,10 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Progress is told how a run goes: a probe starts (with the number of
@@ -15,32 +19,32 @@ import (
 // (Bar), write plain lines (Lines), or update a notebook cell.
 type Progress interface {
 	Start(probe string, steps int, budget time.Duration)
-	Step(r Result)
-	Done(st ProbeStatus)
+	Step(r record.Result)
+	Done(st record.ProbeStatus)
 }
 
 // Describe is a one-line summary of a record, for progress output and logs:
 // "tcp pingpong 64B loopback: 17.1us median, p99 75.3us (n=36304)".
-func Describe(r Result) string {
+func Describe(r record.Result) string {
 	var b strings.Builder
 	b.WriteString(r.Probe)
 	if r.Variant != "" {
 		b.WriteString(" " + r.Variant)
 	}
-	fmt.Fprintf(&b, " %s", FormatBytes(r.Bytes))
+	fmt.Fprintf(&b, " %s", model.Bytes(r.Bytes))
 	if r.Target != "" {
 		b.WriteString(" " + r.Target)
 	}
 	b.WriteString(": ")
 	if r.Variant == "stream" || (r.Probe == "memcpy" && r.ThroughputBps > 0) {
 		if r.Variant == "stream" {
-			b.WriteString(FormatBitRate(r.ThroughputBps))
+			b.WriteString(compact.BitRate(r.ThroughputBps))
 		} else {
-			b.WriteString(FormatRate(r.ThroughputBps))
+			b.WriteString(compact.Rate(r.ThroughputBps))
 		}
-		fmt.Fprintf(&b, ", %s per op median", FormatSeconds(r.MedianS))
+		fmt.Fprintf(&b, ", %s per op median", compact.Seconds(r.MedianS))
 	} else {
-		fmt.Fprintf(&b, "%s median, p99 %s", FormatSeconds(r.MedianS), FormatSeconds(r.P99S))
+		fmt.Fprintf(&b, "%s median, p99 %s", compact.Seconds(r.MedianS), compact.Seconds(r.P99S))
 	}
 	fmt.Fprintf(&b, " (n=%d", r.Iterations)
 	if !r.Stable {
@@ -51,12 +55,12 @@ func Describe(r Result) string {
 }
 
 // describeStatus is a one-line summary of a probe's outcome.
-func describeStatus(st ProbeStatus) string {
+func describeStatus(st record.ProbeStatus) string {
 	s := fmt.Sprintf("%s: %s", st.Name, st.Status)
-	if !st.Start.IsZero() && !st.End.IsZero() && st.Status != StatusUnavailable {
+	if !st.Start.IsZero() && !st.End.IsZero() && st.Status != record.StatusUnavailable {
 		s += fmt.Sprintf(" in %.1fs", st.End.Sub(st.Start).Seconds())
 	}
-	if st.Status != StatusUnavailable {
+	if st.Status != record.StatusUnavailable {
 		s += fmt.Sprintf(", %d results", st.Results)
 	}
 	if st.Reason != "" {
@@ -79,10 +83,10 @@ func (l Lines) Start(probe string, steps int, budget time.Duration) {
 }
 
 // Step writes the result.
-func (l Lines) Step(r Result) { fmt.Fprintln(l.W, "  "+Describe(r)) }
+func (l Lines) Step(r record.Result) { fmt.Fprintln(l.W, "  "+Describe(r)) }
 
 // Done writes the outcome.
-func (l Lines) Done(st ProbeStatus) { fmt.Fprintln(l.W, describeStatus(st)) }
+func (l Lines) Done(st record.ProbeStatus) { fmt.Fprintln(l.W, describeStatus(st)) }
 
 // Bar is a Progress for a terminal: one line per probe, redrawn in place
 // with a bar of results done and the last result, ended by the outcome.
@@ -115,7 +119,7 @@ func (b *Bar) Start(probe string, steps int, budget time.Duration) {
 }
 
 // Step advances the bar and shows the result.
-func (b *Bar) Step(r Result) {
+func (b *Bar) Step(r record.Result) {
 	b.done++
 	d := Describe(r)
 	if i := strings.Index(d, ": "); i >= 0 && strings.HasPrefix(d, r.Probe+" ") {
@@ -125,7 +129,7 @@ func (b *Bar) Step(r Result) {
 }
 
 // Done ends the probe's line with its outcome.
-func (b *Bar) Done(st ProbeStatus) {
+func (b *Bar) Done(st record.ProbeStatus) {
 	line := describeStatus(st)
 	pad := ""
 	if b.last > len(line) {

@@ -3,6 +3,8 @@ package measure
 import (
 	"context"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // QuickBudget is the wall time of the quick run that `gpupath report` makes
@@ -27,6 +29,6 @@ func QuickConfig(dir string, progress Progress, version string) RunConfig {
 }
 
 // RunQuick makes the quick run into dir (see QuickConfig and Run).
-func RunQuick(ctx context.Context, dir string, progress Progress, version string) (*Manifest, error) {
+func RunQuick(ctx context.Context, dir string, progress Progress, version string) (*record.Manifest, error) {
 	return Run(ctx, QuickConfig(dir, progress, version))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -40,6 +41,13 @@ type RDMAInventory struct {
 // Name returns "rdma".
 func (p *RDMAProbe) Name() string { return "rdma" }
 
+// Weight is the probe's share of a run's budget (Weighted): an inventory
+// takes almost none.
+func (p *RDMAProbe) Weight() float64 { return 0.05 }
+
+// SetSysRoot points the probe at another sysfs root.
+func (p *RDMAProbe) SetSysRoot(root string) { p.SysRoot = root }
+
 // SetLog sets the diagnostics sink.
 func (p *RDMAProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 
@@ -67,7 +75,7 @@ func rdmaPresent(root string) error {
 }
 
 // Run reads the devices and emits one record per port.
-func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	if err := rdmaPresent(p.SysRoot); err != nil {
 		return err
 	}
@@ -97,9 +105,9 @@ func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 			if p.Log != nil {
 				p.Log("rdma: %s port %d: %s, %d GIDs, netdevs %v", d.Name, port.Port, note, len(port.GIDs), d.NetDevs)
 			}
-			res := Result{Probe: "rdma", Variant: "port", Target: fmt.Sprintf("%s/%d", d.Name, port.Port), Time: now, Note: note,
-				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": boolFloat(port.Active()),
-					"gids": float64(len(port.GIDs)), "infiniband": boolFloat(topo.LinkKind(port.LinkLayer) == "ib")}}
+			res := record.Result{Probe: "rdma", Variant: "port", Target: fmt.Sprintf("%s/%d", d.Name, port.Port), Time: now, Note: note,
+				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": record.Bool(port.Active()),
+					"gids": float64(len(port.GIDs)), "infiniband": record.Bool(topo.LinkKind(port.LinkLayer) == "ib")}}
 			if err := emit(res); err != nil {
 				return err
 			}

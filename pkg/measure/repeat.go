@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/stats"
 )
 
 // RepeatConfig says how often an operation is repeated.
@@ -73,39 +75,16 @@ func Summarize(samples []float64) Stats {
 	st := Stats{
 		Iterations: len(s),
 		Min:        s[0],
-		Median:     Quantile(s, 0.5),
-		P25:        Quantile(s, 0.25),
-		P75:        Quantile(s, 0.75),
-		P99:        Quantile(s, 0.99),
+		Median:     stats.Quantile(s, 0.5),
+		P25:        stats.Quantile(s, 0.25),
+		P75:        stats.Quantile(s, 0.75),
+		P99:        stats.Quantile(s, 0.99),
 		Mean:       sum / float64(len(s)),
 	}
 	if st.Median > 0 {
 		st.Spread = (st.P75 - st.P25) / st.Median
 	}
 	return st
-}
-
-// Quantile returns the q-quantile (0 ≤ q ≤ 1) of sorted values by linear
-// interpolation between closest ranks; NaN for no values.
-func Quantile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	if q <= 0 {
-		return sorted[0]
-	}
-	if q >= 1 {
-		return sorted[n-1]
-	}
-	pos := q * float64(n-1)
-	lo := int(math.Floor(pos))
-	hi := lo + 1
-	if hi >= n {
-		return sorted[lo]
-	}
-	f := pos - float64(lo)
-	return sorted[lo]*(1-f) + sorted[hi]*f
 }
 
 // Repeat runs op after a warm-up until the median of its timings is stable
@@ -149,7 +128,7 @@ func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (
 		}
 		samples = append(samples, t)
 		if len(samples) >= next {
-			m := median(samples)
+			m := stats.Median(samples)
 			if !math.IsNaN(prevMedian) && prevMedian > 0 && math.Abs(m-prevMedian)/prevMedian <= cfg.Tolerance {
 				calm++
 			} else {
@@ -170,12 +149,6 @@ func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (
 	st := Summarize(samples)
 	st.Stable = stable
 	return st, samples, nil
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return Quantile(s, 0.5)
 }
 
 // MaxSamples bounds the samples a record keeps.

@@ -8,15 +8,13 @@ import (
 	"time"
 )
 
-func TestQuantile(t *testing.T) {
-	s := []float64{1, 2, 3, 4, 5}
-	for _, tc := range []struct{ q, want float64 }{{0, 1}, {0.5, 3}, {0.25, 2}, {1, 5}, {0.99, 4.96}} {
-		if got := Quantile(s, tc.q); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("Quantile(%v) = %v, want %v", tc.q, got, tc.want)
-		}
+func TestSummarize(t *testing.T) {
+	st := Summarize([]float64{5, 1, 4, 2, 3})
+	if st.Iterations != 5 || st.Min != 1 || st.Median != 3 || st.P25 != 2 || st.P75 != 4 || math.Abs(st.P99-4.96) > 1e-12 || st.Mean != 3 || st.Spread != 2.0/3 {
+		t.Errorf("Summarize = %+v", st)
 	}
-	if !math.IsNaN(Quantile(nil, 0.5)) {
-		t.Error("Quantile of nothing should be NaN")
+	if st := Summarize(nil); st.Iterations != 0 {
+		t.Errorf("Summarize(nil) = %+v", st)
 	}
 }
 

@@ -5,84 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
-
-// File names inside a run directory.
-const (
-	ManifestFile = "manifest.json"
-	ResultsFile  = "results.jsonl"
-)
-
-// ManifestFormat is the version of the manifest layout written by this package.
-const ManifestFormat = 1
-
-// Status is the state of a run or of one probe in it.
-type Status string
-
-// The states of a run (running, complete, interrupted) and of a probe
-// (pending, running, ok, unavailable, failed, interrupted).
-const (
-	StatusPending     Status = "pending"
-	StatusRunning     Status = "running"
-	StatusOK          Status = "ok"
-	StatusUnavailable Status = "unavailable"
-	StatusFailed      Status = "failed"
-	StatusInterrupted Status = "interrupted"
-	StatusComplete    Status = "complete"
-)
-
-// ProbeStatus is the outcome of one probe in a run.
-type ProbeStatus struct {
-	Name   string `json:"name"`
-	Status Status `json:"status"`
-	// Reason says why a probe was unavailable, how it failed, or where it
-	// was interrupted.
-	Reason string `json:"reason,omitempty"`
-	// Results counts the records the probe wrote to results.jsonl.
-	Results int `json:"results"`
-	// BudgetS is the time the probe was given, in seconds.
-	BudgetS float64   `json:"budget_s,omitempty"`
-	Start   time.Time `json:"start,omitzero"`
-	End     time.Time `json:"end,omitzero"`
-	// Inventory is what a probe that implements InventoryReporter found
-	// (devices, links, topology), as JSON.
-	Inventory json.RawMessage `json:"inventory,omitempty"`
-}
-
-// Manifest describes a measurement run: the host, the plan, and per probe
-// what came of it. It is written as manifest.json when the run starts
-// (status running), rewritten as each probe starts and ends, and finalised
-// (complete or interrupted) at the end.
-type Manifest struct {
-	Format  int           `json:"format"`
-	Tool    string        `json:"tool"`
-	Version string        `json:"version"`
-	Status  Status        `json:"status"`
-	Start   time.Time     `json:"start"`
-	End     time.Time     `json:"end,omitzero"`
-	BudgetS float64       `json:"budget_s"`
-	Host    Host          `json:"host"`
-	Plan    Plan          `json:"plan"`
-	Probes  []ProbeStatus `json:"probes"`
-	// Results names the JSON Lines file of the records, relative to the run directory.
-	Results string `json:"results"`
-}
-
-// Probe returns the status of the named probe, or nil.
-func (m *Manifest) Probe(name string) *ProbeStatus {
-	for i := range m.Probes {
-		if m.Probes[i].Name == name {
-			return &m.Probes[i]
-		}
-	}
-	return nil
-}
 
 // RunConfig says what a run measures and where it writes.
 type RunConfig struct {
@@ -95,15 +22,22 @@ type RunConfig struct {
 	// their weights; time a probe leaves unused goes to the ones after it.
 	Budget time.Duration
 	// Plan is handed to each probe with its share of the budget filled in.
+	// Its options must be ones the probes declare (CheckOptions).
 	Plan Plan
 	// Progress is told about each probe and result; nil for none.
 	Progress Progress
 	// Version of the tool, for the manifest.
 	Version string
 	// Host describes the machine; nil reads it with ReadHost("/").
-	Host *Host
+	Host *record.Host
 	// Now is the clock for the manifest's times (default time.Now).
 	Now func() time.Time
+	// SysRoot is the sysfs root of the probes that read sysfs (topo, rdma,
+	// perftest: SysfsReader); "" means /sys.
+	SysRoot string
+	// Log receives the diagnostics of the probes that give them (Verboser):
+	// what was loaded, allocated, skipped. nil discards them.
+	Log func(format string, args ...any)
 }
 
 // Weighted may be implemented by a probe to ask for a larger or smaller
@@ -118,8 +52,11 @@ type Stepper interface {
 	Steps(plan Plan) int
 }
 
-// ErrRunExists is returned when the run directory already holds a manifest.
-var ErrRunExists = errors.New("run directory already holds a run")
+// SysfsReader is implemented by probes that read sysfs, so that a run can
+// point them at another root (a fixture).
+type SysfsReader interface {
+	SetSysRoot(root string)
+}
 
 // Run measures with the configured probes and writes the run directory. Each
 // result is appended to results.jsonl as soon as it is measured (one write
@@ -129,176 +66,218 @@ var ErrRunExists = errors.New("run directory already holds a run")
 //
 // When ctx is cancelled the probe in progress is marked interrupted, the
 // rest stay pending, the manifest is finalised as interrupted, and Run
-// returns the manifest with ctx's error. Other errors are about the run
-// directory (it cannot be written).
-func Run(ctx context.Context, cfg RunConfig) (*Manifest, error) {
+// returns the manifest with ctx's error. Other errors are about the
+// configuration (found before anything is written) or the run directory
+// (it cannot be written).
+func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
+	r, err := newRunner(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.create(); err != nil {
+		return nil, err
+	}
+	defer r.w.Close()
+	var runErr error
+	for i := range r.probes {
+		if ctx.Err() != nil {
+			break
+		}
+		if runErr = r.runProbe(ctx, i); runErr != nil {
+			break
+		}
+	}
+	r.m.End = r.now().UTC()
+	r.m.Status = record.StatusComplete
+	if ctx.Err() != nil {
+		r.m.Status = record.StatusInterrupted
+	}
+	if err := r.w.WriteManifest(r.m); err != nil {
+		return r.m, err
+	}
+	if runErr != nil {
+		return r.m, runErr
+	}
+	return r.m, ctx.Err()
+}
+
+// runner is one Run: its probes, their weights, the manifest and where it
+// all goes.
+type runner struct {
+	cfg     RunConfig
+	now     func() time.Time
+	names   []string
+	probes  []Probe
+	weights []float64
+	w       *record.Writer
+	m       *record.Manifest
+	start   time.Time
+}
+
+// newRunner checks the configuration and makes the probes.
+func newRunner(cfg RunConfig) (*runner, error) {
 	if cfg.Budget <= 0 {
 		return nil, fmt.Errorf("budget must be positive, got %v", cfg.Budget)
 	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
+	r := &runner{cfg: cfg, now: cfg.Now, names: cfg.Probes}
+	if r.now == nil {
+		r.now = time.Now
 	}
-	names := cfg.Probes
-	if len(names) == 0 {
-		names = Names()
+	if len(r.names) == 0 {
+		r.names = Names()
 	}
-	probes := make([]Probe, len(names))
-	for i, n := range names {
+	if err := CheckOptions(r.names, cfg.Plan.Options); err != nil {
+		return nil, err
+	}
+	for _, n := range r.names {
 		p, err := New(n)
 		if err != nil {
 			return nil, err
 		}
-		probes[i] = p
+		if s, ok := p.(SysfsReader); ok && cfg.SysRoot != "" {
+			s.SetSysRoot(cfg.SysRoot)
+		}
+		if v, ok := p.(Verboser); ok && cfg.Log != nil {
+			v.SetLog(cfg.Log)
+		}
+		w := 1.0
+		if wp, ok := p.(Weighted); ok && wp.Weight() > 0 {
+			w = wp.Weight()
+		}
+		r.probes, r.weights = append(r.probes, p), append(r.weights, w)
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(filepath.Join(cfg.Dir, ManifestFile)); err == nil {
-		return nil, fmt.Errorf("%s: %w", cfg.Dir, ErrRunExists)
-	}
-	host := cfg.Host
+	return r, nil
+}
+
+// create makes the run directory and writes the first manifest (running,
+// every probe pending).
+func (r *runner) create() error {
+	host := r.cfg.Host
 	if host == nil {
 		h := ReadHost("/")
 		host = &h
 	}
-	start := now()
-	m := &Manifest{
-		Format: ManifestFormat, Tool: "gpupath", Version: cfg.Version, Status: StatusRunning,
-		Start: start.UTC(), BudgetS: cfg.Budget.Seconds(), Host: *host, Plan: cfg.Plan, Results: ResultsFile,
-	}
-	m.Plan.Budget = cfg.Budget
-	for _, n := range names {
-		m.Probes = append(m.Probes, ProbeStatus{Name: n, Status: StatusPending})
-	}
-	rf, err := os.OpenFile(filepath.Join(cfg.Dir, ResultsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	w, err := record.Create(r.cfg.Dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer rf.Close()
-	if err := writeManifest(cfg.Dir, m); err != nil {
-		return nil, err
+	r.w = w
+	r.m = &record.Manifest{
+		Format: record.ManifestFormat, Tool: "gpupath", Version: r.cfg.Version, Status: record.StatusRunning,
+		Start: r.now().UTC(), BudgetS: r.cfg.Budget.Seconds(), Host: *host, Plan: r.cfg.Plan, Results: record.ResultsFile,
 	}
-	weights := make([]float64, len(probes))
-	for i, p := range probes {
-		weights[i] = 1
-		if w, ok := p.(Weighted); ok && w.Weight() > 0 {
-			weights[i] = w.Weight()
-		}
+	r.m.Plan.Budget = r.cfg.Budget
+	for _, n := range r.names {
+		r.m.Probes = append(r.m.Probes, record.ProbeStatus{Name: n, Status: record.StatusPending})
 	}
-	runStart := time.Now()
-	var runErr error
-	for i, p := range probes {
-		st := &m.Probes[i]
-		if ctx.Err() != nil {
-			break
-		}
-		if err := p.Available(); err != nil {
-			st.Status, st.Reason = StatusUnavailable, reasonOf(err)
-			st.Start, st.End = now().UTC(), now().UTC()
-			if cfg.Progress != nil {
-				cfg.Progress.Done(*st)
-			}
-			if err := writeManifest(cfg.Dir, m); err != nil {
-				return m, err
-			}
-			continue
-		}
-		// The probe's share of what is left, by weight among those left.
-		left := cfg.Budget - time.Since(runStart)
-		var wsum float64
-		for _, w := range weights[i:] {
-			wsum += w
-		}
-		budget := time.Duration(float64(left) * weights[i] / wsum)
-		budget = max(budget, 100*time.Millisecond)
-		plan := cfg.Plan
-		plan.Budget = budget
-		st.Status, st.BudgetS, st.Start = StatusRunning, budget.Seconds(), now().UTC()
-		if err := writeManifest(cfg.Dir, m); err != nil {
-			return m, err
-		}
-		steps := 0
-		if s, ok := p.(Stepper); ok {
-			steps = s.Steps(plan)
-		}
-		if cfg.Progress != nil {
-			cfg.Progress.Start(names[i], steps, budget)
-		}
-		// A hard stop well past the budget, in case a probe overruns.
-		hard := budget + budget/2 + 10*time.Second
-		pctx, cancel := context.WithTimeout(ctx, hard)
-		var writeErr error
-		emit := func(r Result) error {
-			if r.Probe == "" {
-				r.Probe = names[i]
-			}
-			if r.Time.IsZero() {
-				r.Time = now().UTC()
-			}
-			if err := checkFinite(&r); err != nil {
-				return err // the probe's fault: it fails, the run goes on
-			}
-			if err := appendResult(rf, r); err != nil {
-				writeErr = err
-				return err
-			}
-			st.Results++
-			if cfg.Progress != nil {
-				cfg.Progress.Step(r)
-			}
-			return nil
-		}
-		err := p.Run(pctx, plan, emit)
-		cancel()
-		st.End = now().UTC()
-		if ir, ok := p.(InventoryReporter); ok {
-			if inv := ir.Inventory(); inv != nil {
-				if b, jerr := json.Marshal(inv); jerr == nil && string(b) != "null" {
-					st.Inventory = b
-				}
+	r.start = time.Now()
+	if err := w.WriteManifest(r.m); err != nil {
+		w.Close()
+		return err
+	}
+	return nil
+}
+
+// share is probe i's share of what is left of the budget, by weight among
+// the probes left (at least 100 ms).
+func (r *runner) share(i int) time.Duration {
+	left := r.cfg.Budget - time.Since(r.start)
+	var wsum float64
+	for _, w := range r.weights[i:] {
+		wsum += w
+	}
+	return max(time.Duration(float64(left)*r.weights[i]/wsum), 100*time.Millisecond)
+}
+
+// runProbe runs probe i and records its outcome in the manifest. The error
+// is about the run directory only: a probe that fails is an outcome.
+func (r *runner) runProbe(ctx context.Context, i int) error {
+	p, st := r.probes[i], &r.m.Probes[i]
+	if err := p.Available(); err != nil {
+		st.Status, st.Reason = record.StatusUnavailable, reasonOf(err)
+		st.Start, st.End = r.now().UTC(), r.now().UTC()
+		r.done(*st)
+		return r.w.WriteManifest(r.m)
+	}
+	budget := r.share(i)
+	plan := r.cfg.Plan
+	plan.Budget = budget
+	st.Status, st.BudgetS, st.Start = record.StatusRunning, budget.Seconds(), r.now().UTC()
+	if err := r.w.WriteManifest(r.m); err != nil {
+		return err
+	}
+	steps := 0
+	if s, ok := p.(Stepper); ok {
+		steps = s.Steps(plan)
+	}
+	if r.cfg.Progress != nil {
+		r.cfg.Progress.Start(r.names[i], steps, budget)
+	}
+	// A hard stop well past the budget, in case a probe overruns.
+	hard := budget + budget/2 + 10*time.Second
+	pctx, cancel := context.WithTimeout(ctx, hard)
+	var writeErr error
+	err := p.Run(pctx, plan, r.emitter(st, &writeErr))
+	cancel()
+	st.End = r.now().UTC()
+	if ir, ok := p.(InventoryReporter); ok {
+		if inv := ir.Inventory(); inv != nil {
+			if b, jerr := json.Marshal(inv); jerr == nil && string(b) != "null" {
+				st.Inventory = b
 			}
 		}
-		switch {
-		case writeErr != nil:
-			st.Status, st.Reason = StatusFailed, "writing results: "+writeErr.Error()
-			runErr = writeErr
-		case ctx.Err() != nil:
-			st.Status, st.Reason = StatusInterrupted, fmt.Sprintf("interrupted after %d results", st.Results)
-		case err == nil:
-			st.Status = StatusOK
-		case errors.Is(err, ErrUnavailable):
-			st.Status, st.Reason = StatusUnavailable, reasonOf(err)
-		case pctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
-			st.Status, st.Reason = StatusFailed, fmt.Sprintf("stopped at %v, past its budget of %v", hard.Round(time.Millisecond), budget.Round(time.Millisecond))
-		default:
-			st.Status, st.Reason = StatusFailed, oneLine(err.Error())
+	}
+	switch {
+	case writeErr != nil:
+		st.Status, st.Reason = record.StatusFailed, "writing results: "+writeErr.Error()
+	case ctx.Err() != nil:
+		st.Status, st.Reason = record.StatusInterrupted, fmt.Sprintf("interrupted after %d results", st.Results)
+	case err == nil:
+		st.Status = record.StatusOK
+	case errors.Is(err, ErrUnavailable):
+		st.Status, st.Reason = record.StatusUnavailable, reasonOf(err)
+	case pctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
+		st.Status, st.Reason = record.StatusFailed, fmt.Sprintf("stopped at %v, past its budget of %v", hard.Round(time.Millisecond), budget.Round(time.Millisecond))
+	default:
+		st.Status, st.Reason = record.StatusFailed, oneLine(err.Error())
+	}
+	r.done(*st)
+	if err := r.w.WriteManifest(r.m); err != nil {
+		return err
+	}
+	return writeErr
+}
+
+// emitter is the emit function of a probe: each record gets the probe's
+// name and the time if it has none, is checked (a NaN fails the probe, not
+// the run) and appended; a failed write is kept in *writeErr.
+func (r *runner) emitter(st *record.ProbeStatus, writeErr *error) func(record.Result) error {
+	return func(res record.Result) error {
+		if res.Probe == "" {
+			res.Probe = st.Name
 		}
-		if cfg.Progress != nil {
-			cfg.Progress.Done(*st)
+		if res.Time.IsZero() {
+			res.Time = r.now().UTC()
 		}
-		if err := writeManifest(cfg.Dir, m); err != nil {
-			return m, err
+		if err := res.Sanitize(); err != nil {
+			return err // the probe's fault: it fails, the run goes on
 		}
-		if runErr != nil {
-			break
+		if err := r.w.Append(res); err != nil {
+			*writeErr = err
+			return err
 		}
+		st.Results++
+		if r.cfg.Progress != nil {
+			r.cfg.Progress.Step(res)
+		}
+		return nil
 	}
-	m.End = now().UTC()
-	m.Status = StatusComplete
-	if ctx.Err() != nil {
-		m.Status = StatusInterrupted
+}
+
+func (r *runner) done(st record.ProbeStatus) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress.Done(st)
 	}
-	if err := writeManifest(cfg.Dir, m); err != nil {
-		return m, err
-	}
-	if runErr != nil {
-		return m, runErr
-	}
-	if ctx.Err() != nil {
-		return m, ctx.Err()
-	}
-	return m, nil
 }
 
 // reasonOf strips the "not measured: " prefix of an unavailable error.
@@ -312,69 +291,4 @@ func reasonOf(err error) string {
 
 func oneLine(s string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
-}
-
-// appendResult writes one record as one line with a single write(2): the
-// line is in the page cache when it returns, so a crash or SIGKILL of the
-// process cannot lose it (a power failure can; there is no fsync).
-func appendResult(f io.Writer, r Result) error {
-	if err := checkFinite(&r); err != nil {
-		return err
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = f.Write(b)
-	return err
-}
-
-// checkFinite refuses NaN and infinities in the record's fields (JSON cannot
-// hold them) and drops them from Extra, which is free-form.
-func checkFinite(r *Result) error {
-	for name, v := range map[string]float64{
-		"min_s": r.MinS, "median_s": r.MedianS, "p99_s": r.P99S, "mean_s": r.MeanS, "spread": r.Spread,
-		"throughput_Bps": r.ThroughputBps, "cpu_user_s": r.CPUUserS, "cpu_sys_s": r.CPUSysS,
-	} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("result %s/%s %d B: %s is %v", r.Probe, r.Variant, r.Bytes, name, v)
-		}
-	}
-	for k, v := range r.Extra {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			delete(r.Extra, k)
-		}
-	}
-	return nil
-}
-
-// writeManifest replaces manifest.json atomically (write, then rename), so
-// a reader never sees half a manifest.
-func writeManifest(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	tmp := filepath.Join(dir, ManifestFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, ManifestFile))
-}
-
-// RunDirName is the default name of a run directory: <host>-<UTC time>,
-// e.g. "node1-20261129T135400Z".
-func RunDirName(host string, t time.Time) string {
-	host = strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ' ' || r < 32 {
-			return '_'
-		}
-		return r
-	}, host)
-	if host == "" {
-		host = "host"
-	}
-	return host + "-" + t.UTC().Format("20060102T150405Z")
 }

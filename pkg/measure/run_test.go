@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // fakeProbe emits n results and then returns err; check runs inside emit
@@ -29,7 +31,7 @@ func (p *fakeProbe) Name() string     { return p.name }
 func (p *fakeProbe) Available() error { return p.avail }
 func (p *fakeProbe) Weight() float64  { return p.weight }
 func (p *fakeProbe) Steps(Plan) int   { return p.n }
-func (p *fakeProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *fakeProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	if p.budget != nil {
 		*p.budget = plan.Budget
 	}
@@ -37,7 +39,7 @@ func (p *fakeProbe) Run(ctx context.Context, plan Plan, emit func(Result) error)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := Result{Variant: "v", Bytes: int64(i + 1), Iterations: 10, MedianS: 1e-6 * float64(i+1)}
+		r := record.Result{Variant: "v", Bytes: int64(i + 1), Iterations: 10, MedianS: 1e-6 * float64(i+1)}
 		if p.nan {
 			r.MedianS = math.NaN()
 		}
@@ -71,18 +73,18 @@ type recordingProgress struct{ events []string }
 func (r *recordingProgress) Start(probe string, steps int, budget time.Duration) {
 	r.events = append(r.events, "start "+probe)
 }
-func (r *recordingProgress) Step(res Result) { r.events = append(r.events, "step "+res.Probe) }
-func (r *recordingProgress) Done(st ProbeStatus) {
+func (r *recordingProgress) Step(res record.Result) { r.events = append(r.events, "step "+res.Probe) }
+func (r *recordingProgress) Done(st record.ProbeStatus) {
 	r.events = append(r.events, "done "+st.Name+" "+string(st.Status))
 }
 
 func TestRunRecordsEveryOutcome(t *testing.T) {
 	dir := t.TempDir()
 	var sawLines []int
-	var sawStatus []Status
+	var sawStatus []record.Status
 	useFake(t, &fakeProbe{name: "fake-ok", n: 3, check: func(i int) {
 		// Written through: the record is in the file before the probe goes on.
-		rd, err := ReadRun(dir)
+		rd, err := record.ReadRun(dir)
 		if err != nil {
 			t.Errorf("mid-run read: %v", err)
 			return
@@ -94,7 +96,7 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 	useFake(t, &fakeProbe{name: "fake-late-unavail", n: 1, err: Unavailable("no libcuda.so.1")})
 	useFake(t, &fakeProbe{name: "fake-fail", n: 1, err: errors.New("boom\nsecond line")})
 	prog := &recordingProgress{}
-	host := Host{Hostname: "testhost"}
+	host := record.Host{Hostname: "testhost"}
 	m, err := Run(context.Background(), RunConfig{
 		Dir: dir, Probes: []string{"fake-ok", "fake-unavail", "fake-late-unavail", "fake-fail"},
 		Budget: time.Second, Progress: prog, Version: "v-test", Host: &host,
@@ -105,25 +107,25 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 	if want := []int{1, 2, 3}; len(sawLines) != 3 || sawLines[0] != 1 || sawLines[2] != 3 {
 		t.Errorf("records visible mid-run: %v, want %v", sawLines, want)
 	}
-	if len(sawStatus) < 2 || sawStatus[0] != StatusRunning || sawStatus[1] != StatusRunning {
+	if len(sawStatus) < 2 || sawStatus[0] != record.StatusRunning || sawStatus[1] != record.StatusRunning {
 		t.Errorf("manifest mid-run: %v, want running/running", sawStatus)
 	}
-	rd, err := ReadRun(dir)
+	rd, err := record.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rd.Manifest.Status != StatusComplete || rd.Manifest.End.IsZero() || rd.Manifest.Host.Hostname != "testhost" || rd.Manifest.Version != "v-test" {
+	if rd.Manifest.Status != record.StatusComplete || rd.Manifest.End.IsZero() || rd.Manifest.Host.Hostname != "testhost" || rd.Manifest.Version != "v-test" {
 		t.Errorf("final manifest %+v", rd.Manifest)
 	}
 	want := map[string]struct {
-		st      Status
+		st      record.Status
 		reason  string
 		results int
 	}{
-		"fake-ok":           {StatusOK, "", 3},
-		"fake-unavail":      {StatusUnavailable, "no GPU", 0},
-		"fake-late-unavail": {StatusUnavailable, "no libcuda.so.1", 1},
-		"fake-fail":         {StatusFailed, "boom; second line", 1},
+		"fake-ok":           {record.StatusOK, "", 3},
+		"fake-unavail":      {record.StatusUnavailable, "no GPU", 0},
+		"fake-late-unavail": {record.StatusUnavailable, "no libcuda.so.1", 1},
+		"fake-fail":         {record.StatusFailed, "boom; second line", 1},
 	}
 	for name, w := range want {
 		p := m.Probe(name)
@@ -141,11 +143,11 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 	if got != wantEv {
 		t.Errorf("progress events\n got %s\nwant %s", got, wantEv)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ManifestFile+".tmp")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile+".tmp")); !os.IsNotExist(err) {
 		t.Error("temporary manifest left behind")
 	}
 	// A second run into the same directory is refused.
-	if _, err := Run(context.Background(), RunConfig{Dir: dir, Probes: []string{"fake-ok"}, Budget: time.Second, Host: &host}); !errors.Is(err, ErrRunExists) {
+	if _, err := Run(context.Background(), RunConfig{Dir: dir, Probes: []string{"fake-ok"}, Budget: time.Second, Host: &host}); !errors.Is(err, record.ErrRunExists) {
 		t.Errorf("second run: %v, want ErrRunExists", err)
 	}
 }
@@ -157,19 +159,19 @@ func TestRunInterrupted(t *testing.T) {
 	useFake(t, &fakeProbe{name: "fake-first", n: 2})
 	useFake(t, &fakeProbe{name: "fake-cancel", n: 5, cancel: cancel})
 	useFake(t, &fakeProbe{name: "fake-never", n: 1})
-	host := Host{Hostname: "testhost"}
+	host := record.Host{Hostname: "testhost"}
 	m, err := Run(ctx, RunConfig{Dir: dir, Probes: []string{"fake-first", "fake-cancel", "fake-never"}, Budget: time.Second, Host: &host})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	rd, rerr := ReadRun(dir)
+	rd, rerr := record.ReadRun(dir)
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	if rd.Manifest.Status != StatusInterrupted || m.Status != StatusInterrupted {
+	if rd.Manifest.Status != record.StatusInterrupted || m.Status != record.StatusInterrupted {
 		t.Errorf("run status %s", rd.Manifest.Status)
 	}
-	for name, want := range map[string]Status{"fake-first": StatusOK, "fake-cancel": StatusInterrupted, "fake-never": StatusPending} {
+	for name, want := range map[string]record.Status{"fake-first": record.StatusOK, "fake-cancel": record.StatusInterrupted, "fake-never": record.StatusPending} {
 		if p := rd.Manifest.Probe(name); p == nil || p.Status != want {
 			t.Errorf("%s: %+v, want %s", name, p, want)
 		}
@@ -183,7 +185,7 @@ func TestRunBudgetShares(t *testing.T) {
 	var a, b time.Duration
 	useFake(t, &fakeProbe{name: "fake-w3", n: 1, weight: 3, budget: &a})
 	useFake(t, &fakeProbe{name: "fake-w1", n: 1, weight: 1, budget: &b})
-	host := Host{}
+	host := record.Host{}
 	if _, err := Run(context.Background(), RunConfig{Dir: t.TempDir(), Probes: []string{"fake-w3", "fake-w1"}, Budget: 8 * time.Second, Host: &host}); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func TestRunBudgetShares(t *testing.T) {
 }
 
 func TestRunRefusesBadInput(t *testing.T) {
-	host := Host{}
+	host := record.Host{}
 	if _, err := Run(context.Background(), RunConfig{Dir: t.TempDir(), Budget: 0, Host: &host}); err == nil {
 		t.Error("zero budget accepted")
 	}
@@ -208,13 +210,13 @@ func TestRunRefusesBadInput(t *testing.T) {
 	dir := t.TempDir()
 	useFake(t, &fakeProbe{name: "fake-nan", n: 1, nan: true})
 	m, err := Run(context.Background(), RunConfig{Dir: dir, Probes: []string{"fake-nan"}, Budget: time.Second, Host: &host})
-	if err != nil || m.Probe("fake-nan").Status != StatusFailed || !strings.Contains(m.Probe("fake-nan").Reason, "median_s is NaN") {
+	if err != nil || m.Probe("fake-nan").Status != record.StatusFailed || !strings.Contains(m.Probe("fake-nan").Reason, "median_s is NaN") {
 		t.Errorf("NaN record: err %v, status %+v", err, m.Probe("fake-nan"))
 	}
 }
 
 func TestRunDirName(t *testing.T) {
-	got := RunDirName("node 1/a", time.Date(2026, 11, 29, 13, 54, 0, 0, time.FixedZone("x", 3600)))
+	got := record.RunDirName("node 1/a", time.Date(2026, 11, 29, 13, 54, 0, 0, time.FixedZone("x", 3600)))
 	if got != "node_1_a-20261129T125400Z" {
 		t.Errorf("RunDirName = %q", got)
 	}

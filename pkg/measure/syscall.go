@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpupath/gpupath/internal/rawsock"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() { Register("syscall", func() Probe { return &syscallProbe{} }) }
@@ -45,7 +48,7 @@ func syscallSizes(plan Plan) []int64 {
 // enough that the batch fits the default socket buffers many times over.
 const tcpBatch = 32
 
-func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	sizes := syscallSizes(plan)
 	for _, s := range sizes {
 		if s < 1 || s > 64<<10 {
@@ -66,7 +69,7 @@ func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(Result) err
 	cfg := func() RepeatConfig { return RepeatConfig{Budget: budget(), Tolerance: plan.Tolerance} }
 	record := func(variant, stage string, size int64, st Stats, batch int, note string) error {
 		done++
-		return emit(Result{
+		return emit(record.Result{
 			Probe: "syscall", Variant: variant, Stage: stage, Path: "host-tcp", Target: "host", Timer: "wall",
 			Bytes: size, Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99,
 			MeanS: st.Mean, Spread: st.Spread, Stable: st.Stable,
@@ -96,24 +99,28 @@ func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(Result) err
 	if err != nil {
 		return os.NewSyscallError("socketpair", err)
 	}
-	a := &rawConn{fd: fds[0], peer: "socketpair", timeout: 5 * time.Second}
-	b := &rawConn{fd: fds[1], peer: "socketpair", timeout: 5 * time.Second}
-	defer a.close()
-	defer b.close()
-	for _, c := range []*rawConn{a, b} {
-		if err := setTimeouts(c.fd, c.timeout); err != nil {
-			return err
-		}
+	a, err := rawsock.NewConn(fds[0], "socketpair", 5*time.Second)
+	if err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return err
 	}
+	defer a.Close()
+	b, err := rawsock.NewConn(fds[1], "socketpair", 5*time.Second)
+	if err != nil {
+		unix.Close(fds[1])
+		return err
+	}
+	defer b.Close()
 	const pairBatch = 64
 	one := make([]byte, 1)
 	st, _, err = Repeat(ctx, cfg(), func() (float64, error) {
 		t0 := time.Now()
 		for i := 0; i < pairBatch; i++ {
-			if err := a.writeAll(one); err != nil {
+			if err := a.WriteAll(one); err != nil {
 				return 0, err
 			}
-			if err := b.readFull(one); err != nil {
+			if err := b.ReadFull(one); err != nil {
 				return 0, err
 			}
 		}
@@ -151,36 +158,36 @@ func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(Result) err
 // connection, both ends driven by the calling (locked) thread.
 func tcpSendRecv(ctx context.Context, size int64, cfg RepeatConfig) (send, recv Stats, err error) {
 	const timeout = 5 * time.Second
-	ln, err := listenRaw(ctx, "127.0.0.1:0", "", timeout)
+	ln, err := rawsock.Listen(ctx, "127.0.0.1:0", "", timeout)
 	if err != nil {
 		return send, recv, err
 	}
-	defer ln.close()
-	tx, err := dialRaw(ctx, ln.addr.String(), "", timeout, SocketOptions{})
+	defer ln.Close()
+	tx, err := rawsock.Dial(ctx, ln.Addr().String(), "", timeout, SocketOptions{})
 	if err != nil {
 		return send, recv, err
 	}
-	defer tx.close()
-	rx, err := ln.accept(timeout, timeout, SocketOptions{})
+	defer tx.Close()
+	rx, err := ln.Accept(timeout, timeout, SocketOptions{})
 	if err != nil {
 		if errors.Is(err, ErrTimeout) {
 			err = errors.New("loopback accept timed out")
 		}
 		return send, recv, err
 	}
-	defer rx.close()
+	defer rx.Close()
 	buf := make([]byte, size)
 	var recvAll []float64
 	send, sendSamples, err := Repeat(ctx, cfg, func() (float64, error) {
 		t0 := time.Now()
 		for i := 0; i < tcpBatch; i++ {
-			if err := tx.writeAll(buf); err != nil {
+			if err := tx.WriteAll(buf); err != nil {
 				return 0, err
 			}
 		}
 		t1 := time.Now()
 		for i := 0; i < tcpBatch; i++ {
-			if err := rx.readFull(buf); err != nil {
+			if err := rx.ReadFull(buf); err != nil {
 				return 0, err
 			}
 		}

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // TCP probe defaults.
@@ -41,6 +44,19 @@ type tcpProbe struct{}
 func (*tcpProbe) Name() string     { return "tcp" }
 func (*tcpProbe) Available() error { return nil }
 func (*tcpProbe) Weight() float64  { return 3 }
+
+// Options are the settings the tcp probe reads from Plan.Options.
+func (*tcpProbe) Options() []Option {
+	return []Option{
+		{Name: "variants", Kind: OptWords, Default: "pingpong,stream", Doc: "which measurements: pingpong, stream"},
+		{Name: "port", Kind: OptInt, Default: "0", Doc: "port of the local server (0: any free port)"},
+		{Name: "rate", Kind: OptRate, Doc: "shape the veth link with tbf to this rate, e.g. 1Gbit/s (veth target only)"},
+		{Name: "timeout", Kind: OptDuration, Default: "5s", Doc: "deadline of every connect, read and write"},
+		{Name: "sndbuf", Kind: OptSize, Doc: "SO_SNDBUF of every socket (default: the kernel's autotuning)"},
+		{Name: "rcvbuf", Kind: OptSize, Doc: "SO_RCVBUF of every socket (default: the kernel's autotuning)"},
+		{Name: "pingpong_max", Kind: OptSize, Doc: "extend the ping-pong sweep by ×4 up to this size"},
+	}
+}
 func (p *tcpProbe) Steps(plan Plan) int {
 	o, err := parseTCPOptions(plan)
 	if err != nil {
@@ -76,12 +92,12 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		// Extend the ping-pong sweep by ×4 up to this size (for example to
 		// cover the sizes of a staged GPU transfer, where buffers no longer
 		// fit in the caches).
-		m, err := ParseBytes(v)
+		m, err := model.ParseBytes(v)
 		if err != nil || m < 1 || m > maxMessage {
 			return o, fmt.Errorf("tcp: pingpong_max=%q: want a size up to %d bytes", v, maxMessage)
 		}
 		pp = append([]int64(nil), pp...)
-		for n := pp[len(pp)-1] * 4; n <= m; n *= 4 {
+		for n := pp[len(pp)-1] * 4; n <= int64(m); n *= 4 {
 			pp = append(pp, n)
 		}
 	}
@@ -108,23 +124,23 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		o.port = p
 	}
 	if v, ok := plan.Options["rate"]; ok && v != "" {
-		r, err := ParseBitRate(v)
-		if err != nil {
-			return o, fmt.Errorf("tcp: %v", err)
+		r, err := model.ParseRate(v)
+		if err != nil || !(r > 0) {
+			return o, fmt.Errorf("tcp: bad rate %q (want e.g. 1Gbit/s, 300Mbit/s, 1.5GB/s)", v)
 		}
-		o.rate = r
+		o.rate = float64(r)
 	}
 	if v, ok := plan.Options["timeout"]; ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
+		d, err := model.ParseDuration(v)
+		if err != nil || !(d > 0) {
 			return o, fmt.Errorf("tcp: bad timeout %q", v)
 		}
-		o.timeout = d
+		o.timeout = time.Duration(float64(d) * float64(time.Second))
 	}
 	for key, dst := range map[string]*int{"sndbuf": &o.sock.SendBuffer, "rcvbuf": &o.sock.RecvBuffer} {
 		if v, ok := plan.Options[key]; ok && v != "" {
-			n, err := ParseBytes(v)
-			if err != nil || n > 1<<30 {
+			n, err := model.ParseBytes(v)
+			if err != nil || n < 0 || n > 1<<30 {
 				return o, fmt.Errorf("tcp: bad %s %q", key, v)
 			}
 			*dst = int(n)
@@ -165,12 +181,12 @@ func CheckPeer(ctx context.Context, addr string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	defer conn.close()
+	defer conn.Close()
 	_, _, err = c.finish(conn)
 	return err
 }
 
-func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) error {
+func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	o, err := parseTCPOptions(plan)
 	if err != nil {
 		return err
@@ -241,7 +257,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) 
 		ex, err := client.PingPong(ctx, size, repeat(perSize()))
 		done++
 		if err != nil {
-			return fmt.Errorf("ping-pong %s: %w", FormatBytes(size), err)
+			return fmt.Errorf("ping-pong %s: %w", model.Bytes(size), err)
 		}
 		if err := emit(pingPongResult(ex, label, scope)); err != nil {
 			return err
@@ -258,7 +274,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) 
 		ex, err := client.Stream(ctx, size, repeat(b))
 		done++
 		if err != nil {
-			return fmt.Errorf("stream %s: %w", FormatBytes(size), err)
+			return fmt.Errorf("stream %s: %w", model.Bytes(size), err)
 		}
 		if err := emit(streamResult(ex, label, scope, shaped)); err != nil {
 			return err
@@ -267,12 +283,12 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(Result) error) 
 	return nil
 }
 
-func pingPongResult(ex *Exchange, target, scope string) Result {
+func pingPongResult(ex *Exchange, target, scope string) record.Result {
 	st := ex.Stats
 	msgs := float64(2 * ex.Messages) // one-way messages
 	both := perMessage(CPUTime{ex.Client.User + ex.Server.User, ex.Client.Sys + ex.Server.Sys}, msgs)
 	cl, sv := perMessage(ex.Client, msgs), perMessage(ex.Server, msgs)
-	r := Result{
+	r := record.Result{
 		Probe: "tcp", Variant: "pingpong", Path: "host-tcp", Target: target, Timer: "wall", Bytes: ex.Size,
 		Iterations: st.Iterations, MinS: st.Min, MedianS: st.Median, P99S: st.P99, MeanS: st.Mean,
 		Spread: st.Spread, Stable: st.Stable,
@@ -294,11 +310,11 @@ func pingPongResult(ex *Exchange, target, scope string) Result {
 	return r
 }
 
-func streamResult(ex *Exchange, target, scope string, shaped float64) Result {
+func streamResult(ex *Exchange, target, scope string, shaped float64) record.Result {
 	st := ex.Stats
 	// Samples are seconds per chunk; the record's times are per write.
 	perWrite := float64(ex.Size) / float64(ex.Chunk)
-	r := Result{
+	r := record.Result{
 		Probe: "tcp", Variant: "stream", Path: "host-tcp", Target: target, Timer: "wall", Bytes: ex.Size,
 		Iterations: st.Iterations, MinS: st.Min * perWrite, MedianS: st.Median * perWrite, P99S: st.P99 * perWrite,
 		MeanS: st.Mean * perWrite, Spread: st.Spread, Stable: st.Stable, CPUScope: scope,

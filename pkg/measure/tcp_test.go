@@ -14,6 +14,11 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/internal/rawsock"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // startServer runs a loopback Server for the test.
@@ -52,7 +57,7 @@ func TestTCPPingPongAndStream(t *testing.T) {
 		t.Errorf("stream chunk %d bytes %d iterations %d", ex.Chunk, ex.Bytes, ex.Stats.Iterations)
 	}
 	if rate := float64(ex.Chunk) / ex.Stats.Median; rate < 10e6 {
-		t.Errorf("loopback stream at %s", FormatRate(rate))
+		t.Errorf("loopback stream at %s", compact.Rate(rate))
 	}
 	if ex.Messages*(64<<10) != ex.Bytes {
 		t.Errorf("%d writes of 64KiB for %d bytes", ex.Messages, ex.Bytes)
@@ -64,12 +69,12 @@ func TestTCPPingPongAndStream(t *testing.T) {
 
 func TestTCPProbeLoopback(t *testing.T) {
 	p, _ := New("tcp")
-	var rs []Result
+	var rs []record.Result
 	plan := Plan{Budget: 2 * time.Second, Sizes: []int64{1, 64 << 10}, Target: "loopback"}
 	if n := p.(Stepper).Steps(plan); n != 4 {
 		t.Errorf("steps %d, want 4", n)
 	}
-	err := p.Run(context.Background(), plan, func(r Result) error { rs = append(rs, r); return nil })
+	err := p.Run(context.Background(), plan, func(r record.Result) error { rs = append(rs, r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +163,16 @@ func TestTCPConnectTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	sa, _ := unix.Getsockname(fd)
-	addr := addrPortOf(sa).String()
+	addr := rawsock.AddrPortOf(sa).String()
 	// Fill the accept queue (backlog 0 holds one) with connections that stay.
-	var fill []*rawConn
+	var fill []*rawsock.Conn
 	defer func() {
 		for _, c := range fill {
-			c.close()
+			c.Close()
 		}
 	}()
 	for i := 0; i < 4; i++ {
-		c, err := dialRaw(context.Background(), addr, "", 200*time.Millisecond, SocketOptions{})
+		c, err := rawsock.Dial(context.Background(), addr, "", 200*time.Millisecond, SocketOptions{})
 		if err != nil {
 			break
 		}
@@ -254,17 +259,18 @@ func TestTCPStreamShapedVeth(t *testing.T) {
 	for _, rate := range []string{"1Gbit/s", "300Mbit/s"} {
 		t.Run(strings.ReplaceAll(rate, "/", "_"), func(t *testing.T) {
 			p, _ := New("tcp")
-			var rs []Result
+			var rs []record.Result
 			plan := Plan{Budget: 3 * time.Second, Target: "veth", Sizes: []int64{128 << 10},
 				Options: map[string]string{"rate": rate, "variants": "stream"}}
-			if err := p.Run(context.Background(), plan, func(r Result) error { rs = append(rs, r); return nil }); err != nil {
+			if err := p.Run(context.Background(), plan, func(r record.Result) error { rs = append(rs, r); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if len(rs) != 1 {
 				t.Fatalf("%d records", len(rs))
 			}
 			r := rs[0]
-			shaped, _ := ParseBitRate(rate)
+			sr, _ := model.ParseRate(rate)
+			shaped := float64(sr)
 			mss := int(r.Extra["mss"])
 			hdr := int(r.Extra["tcp_header_bytes"])
 			if mss < 1000 || mss > 1460 || (hdr != 40 && hdr != 52) {
@@ -277,11 +283,11 @@ func TestTCPStreamShapedVeth(t *testing.T) {
 			got := r.ThroughputBps
 			dev := got/want - 1
 			t.Logf("shaped %s: goodput %s, expected %s (mss %d, headers %d+14), deviation %+.2f%%, %d samples, %v retransmits",
-				rate, FormatBitRate(got), FormatBitRate(want), mss, hdr, 100*dev, r.Iterations, r.Extra["retransmits"])
+				rate, compact.BitRate(got), compact.BitRate(want), mss, hdr, 100*dev, r.Iterations, r.Extra["retransmits"])
 			if math.Abs(dev) > 0.05 {
-				t.Errorf("goodput %s is %.1f%% off the shaped rate's %s", FormatBitRate(got), 100*dev, FormatBitRate(want))
+				t.Errorf("goodput %s is %.1f%% off the shaped rate's %s", compact.BitRate(got), 100*dev, compact.BitRate(want))
 			}
-			if r.Target != "veth tbf "+FormatBitRate(shaped) {
+			if r.Target != "veth tbf "+compact.BitRate(shaped) {
 				t.Errorf("target label %q", r.Target)
 			}
 		})

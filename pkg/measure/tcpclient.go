@@ -8,6 +8,8 @@ import (
 	"math"
 	"runtime"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/rawsock"
 )
 
 // Client is the sending end of the TCP probe. It talks to a Server (in this
@@ -80,8 +82,8 @@ func (c *Client) timeout() time.Duration {
 }
 
 // open connects and performs the hello/welcome handshake.
-func (c *Client) open(ctx context.Context, mode uint16, size, chunk int64) (*rawConn, error) {
-	conn, err := dialRaw(ctx, c.Addr, c.Netns, c.timeout(), c.Socket)
+func (c *Client) open(ctx context.Context, mode uint16, size, chunk int64) (*rawsock.Conn, error) {
+	conn, err := rawsock.Dial(ctx, c.Addr, c.Netns, c.timeout(), c.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -91,40 +93,40 @@ func (c *Client) open(ctx context.Context, mode uint16, size, chunk int64) (*raw
 	binary.LittleEndian.PutUint16(hello[6:], mode)
 	binary.LittleEndian.PutUint64(hello[8:], uint64(size))
 	binary.LittleEndian.PutUint64(hello[16:], uint64(chunk))
-	if err := conn.writeAll(hello[:]); err != nil {
-		conn.close()
+	if err := conn.WriteAll(hello[:]); err != nil {
+		conn.Close()
 		return nil, err
 	}
 	var w [8]byte
-	if err := conn.readFull(w[:]); err != nil {
-		conn.close()
+	if err := conn.ReadFull(w[:]); err != nil {
+		conn.Close()
 		if errors.Is(err, ErrTimeout) {
 			return nil, fmt.Errorf("peer %s did not answer the gpupath handshake within %v: %w", c.Addr, c.timeout(), ErrTimeout)
 		}
 		return nil, fmt.Errorf("peer %s: handshake: %w", c.Addr, err)
 	}
 	if [4]byte(w[:4]) != magicHello {
-		conn.close()
+		conn.Close()
 		return nil, fmt.Errorf("peer %s is not a gpupath server", c.Addr)
 	}
 	if v := binary.LittleEndian.Uint16(w[4:]); v != protoVersion {
-		conn.close()
+		conn.Close()
 		return nil, fmt.Errorf("peer %s speaks protocol version %d, want %d", c.Addr, v, protoVersion)
 	}
 	if st := binary.LittleEndian.Uint16(w[6:]); st != 0 {
-		conn.close()
+		conn.Close()
 		return nil, fmt.Errorf("peer %s refused the request (size %d bytes)", c.Addr, size)
 	}
 	return conn, nil
 }
 
 // finish ends the stream and reads the server's trailer.
-func (c *Client) finish(conn *rawConn) (count uint64, server CPUTime, err error) {
-	if err := conn.closeWrite(); err != nil {
+func (c *Client) finish(conn *rawsock.Conn) (count uint64, server CPUTime, err error) {
+	if err := conn.CloseWrite(); err != nil {
 		return 0, CPUTime{}, err
 	}
 	var tr [trailerLen]byte
-	if err := conn.readFull(tr[:]); err != nil {
+	if err := conn.ReadFull(tr[:]); err != nil {
 		return 0, CPUTime{}, fmt.Errorf("peer %s: reading its CPU report: %w", c.Addr, err)
 	}
 	if [4]byte(tr[:4]) != magicTrailer {
@@ -149,25 +151,25 @@ func (c *Client) PingPong(ctx context.Context, size int64, cfg RepeatConfig) (*E
 	if err != nil {
 		return nil, err
 	}
-	defer conn.close()
+	defer conn.Close()
 	buf := make([]byte, size)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
 	var trips int64
-	u0, s0 := threadCPU()
+	u0, s0 := ThreadCPU()
 	st, samples, err := Repeat(ctx, cfg, func() (float64, error) {
 		t0 := time.Now()
-		if err := conn.writeAll(buf); err != nil {
+		if err := conn.WriteAll(buf); err != nil {
 			return 0, err
 		}
-		if err := conn.readFull(buf); err != nil {
+		if err := conn.ReadFull(buf); err != nil {
 			return 0, err
 		}
 		trips++
 		return time.Since(t0).Seconds() / 2, nil
 	})
-	u1, s1 := threadCPU()
+	u1, s1 := ThreadCPU()
 	if err != nil {
 		return nil, err
 	}
@@ -216,24 +218,24 @@ func (c *Client) Stream(ctx context.Context, size int64, cfg RepeatConfig) (*Exc
 	if err != nil {
 		return nil, err
 	}
-	defer conn.close()
+	defer conn.Close()
 	var ack [8]byte
 	var writes int64
-	u0, s0 := threadCPU()
+	u0, s0 := ThreadCPU()
 	st, samples, err := Repeat(ctx, cfg, func() (float64, error) {
 		t0 := time.Now()
 		for sent := int64(0); sent < chunk; sent += size {
-			if err := conn.writeAll(buf[:min(size, chunk-sent)]); err != nil {
+			if err := conn.WriteAll(buf[:min(size, chunk-sent)]); err != nil {
 				return 0, err
 			}
 			writes++
 		}
-		if err := conn.readFull(ack[:]); err != nil {
+		if err := conn.ReadFull(ack[:]); err != nil {
 			return 0, err
 		}
 		return time.Since(t0).Seconds(), nil
 	})
-	u1, s1 := threadCPU()
+	u1, s1 := ThreadCPU()
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +268,7 @@ func (c *Client) calibrate(ctx context.Context, buf []byte, d time.Duration) (fl
 	if err != nil {
 		return 0, err
 	}
-	defer conn.close()
+	defer conn.Close()
 	var ack [8]byte
 	start := time.Now()
 	var rate float64
@@ -276,12 +278,12 @@ func (c *Client) calibrate(ctx context.Context, buf []byte, d time.Duration) (fl
 		}
 		t0 := time.Now()
 		for s := int64(0); s < chunk; s += size {
-			if err := conn.writeAll(buf[:min(size, chunk-s)]); err != nil {
+			if err := conn.WriteAll(buf[:min(size, chunk-s)]); err != nil {
 				return 0, err
 			}
 		}
 		for a := int64(0); a < chunk/unit; a++ {
-			if err := conn.readFull(ack[:]); err != nil {
+			if err := conn.ReadFull(ack[:]); err != nil {
 				return 0, err
 			}
 		}
@@ -305,8 +307,8 @@ func (c *Client) calibrate(ctx context.Context, buf []byte, d time.Duration) (fl
 	return rate, nil
 }
 
-func (e *Exchange) tcpInfo(conn *rawConn) {
-	ti, err := conn.tcpInfo()
+func (e *Exchange) tcpInfo(conn *rawsock.Conn) {
+	ti, err := conn.TCPInfo()
 	if err != nil {
 		return
 	}

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/rawsock"
 )
 
 // The TCP probe protocol. Each measurement opens one connection:
@@ -71,7 +73,7 @@ type ServerConfig struct {
 // (`gpupath serve`).
 type Server struct {
 	cfg ServerConfig
-	ln  *rawListener
+	ln  *rawsock.Listener
 	mu  sync.Mutex
 	// serving and closed are guarded by mu.
 	serving, closed bool
@@ -98,14 +100,14 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.MaxConnTime <= 0 {
 		cfg.MaxConnTime = 10 * time.Minute
 	}
-	ap, err := resolve(ctx, cfg.Addr, cfg.Timeout)
+	ap, err := rawsock.Resolve(ctx, cfg.Addr, cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
 	if !ap.Addr().Unmap().IsLoopback() && !cfg.AllowNonLoopback {
 		return nil, fmt.Errorf("listen %s: not a loopback address (listening on the network must be asked for explicitly)", cfg.Addr)
 	}
-	ln, err := listenRaw(ctx, netip.AddrPortFrom(ap.Addr(), ap.Port()).String(), cfg.Netns, cfg.Timeout)
+	ln, err := rawsock.Listen(ctx, netip.AddrPortFrom(ap.Addr(), ap.Port()).String(), cfg.Netns, cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +121,7 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 }
 
 // Addr is the address the server listens on, with the port it got.
-func (s *Server) Addr() string { return s.ln.addr.String() }
+func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Serve accepts and serves connections until ctx is done or Close is
 // called; it returns after every connection handler has ended (each is
@@ -142,7 +144,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			return nil
 		default:
 		}
-		c, err := s.ln.accept(100*time.Millisecond, s.cfg.Timeout, s.cfg.Socket)
+		c, err := s.ln.Accept(100*time.Millisecond, s.cfg.Timeout, s.cfg.Socket)
 		if errors.Is(err, ErrTimeout) {
 			continue
 		}
@@ -152,7 +154,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		select {
 		case s.sem <- struct{}{}:
 		default:
-			c.close() // too many at once
+			c.Close() // too many at once
 			continue
 		}
 		s.wg.Add(1)
@@ -176,19 +178,19 @@ func (s *Server) Close() error {
 		if serving {
 			<-s.done // within 100ms plus the handlers' I/O timeouts
 		}
-		err = s.ln.close()
+		err = s.ln.Close()
 	})
 	return err
 }
 
 // handle serves one connection on its own OS thread, so that its thread CPU
 // time is the cost of this connection alone.
-func (s *Server) handle(c *rawConn) {
+func (s *Server) handle(c *rawsock.Conn) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer c.close()
+	defer c.Close()
 	var hello [helloLen]byte
-	if err := c.readFull(hello[:]); err != nil {
+	if err := c.ReadFull(hello[:]); err != nil {
 		return
 	}
 	mode := binary.LittleEndian.Uint16(hello[6:])
@@ -204,14 +206,14 @@ func (s *Server) handle(c *rawConn) {
 		(mode == modePingPong || chunk >= 1)
 	if !ok {
 		binary.LittleEndian.PutUint16(welcome[6:], 1)
-		c.writeAll(welcome[:])
+		c.WriteAll(welcome[:])
 		return
 	}
-	if err := c.writeAll(welcome[:]); err != nil {
+	if err := c.WriteAll(welcome[:]); err != nil {
 		return
 	}
 	deadline := time.Now().Add(s.cfg.MaxConnTime)
-	u0, s0 := threadCPU()
+	u0, s0 := ThreadCPU()
 	var count uint64
 	var err error
 	if mode == modePingPong {
@@ -219,7 +221,7 @@ func (s *Server) handle(c *rawConn) {
 	} else {
 		count, err = serveStream(c, int(size), chunk, deadline)
 	}
-	u1, s1 := threadCPU()
+	u1, s1 := ThreadCPU()
 	if err != nil {
 		return
 	}
@@ -228,7 +230,7 @@ func (s *Server) handle(c *rawConn) {
 	binary.LittleEndian.PutUint64(tr[8:], count)
 	binary.LittleEndian.PutUint64(tr[16:], nanos(u1-u0))
 	binary.LittleEndian.PutUint64(tr[24:], nanos(s1-s0))
-	c.writeAll(tr[:])
+	c.WriteAll(tr[:])
 }
 
 func nanos(s float64) uint64 {
@@ -242,17 +244,17 @@ var errConnTooLong = errors.New("connection ran past its time limit")
 
 // servePingPong echoes size-byte messages until the client ends the stream
 // at a message boundary; it returns the number of round trips.
-func servePingPong(c *rawConn, size int, deadline time.Time) (uint64, error) {
+func servePingPong(c *rawsock.Conn, size int, deadline time.Time) (uint64, error) {
 	buf := make([]byte, size)
 	var n uint64
 	for {
-		if err := c.readFull(buf); err != nil {
+		if err := c.ReadFull(buf); err != nil {
 			if err == io.EOF {
 				return n, nil
 			}
 			return n, err
 		}
-		if err := c.writeAll(buf); err != nil {
+		if err := c.WriteAll(buf); err != nil {
 			return n, err
 		}
 		n++
@@ -264,14 +266,14 @@ func servePingPong(c *rawConn, size int, deadline time.Time) (uint64, error) {
 
 // serveStream reads and discards the stream in reads of up to size bytes and
 // acknowledges every chunk; it returns the number of bytes received.
-func serveStream(c *rawConn, size int, chunk uint64, deadline time.Time) (uint64, error) {
+func serveStream(c *rawsock.Conn, size int, chunk uint64, deadline time.Time) (uint64, error) {
 	buf := make([]byte, size)
 	var got uint64
 	next := chunk
 	var ack [8]byte
 	reads := 0
 	for {
-		n, err := c.readSome(buf)
+		n, err := c.ReadSome(buf)
 		if err == io.EOF {
 			return got, nil
 		}
@@ -281,7 +283,7 @@ func serveStream(c *rawConn, size int, chunk uint64, deadline time.Time) (uint64
 		got += uint64(n)
 		for got >= next {
 			binary.LittleEndian.PutUint64(ack[:], next)
-			if err := c.writeAll(ack[:]); err != nil {
+			if err := c.WriteAll(ack[:]); err != nil {
 				return got, err
 			}
 			next += chunk

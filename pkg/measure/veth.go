@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/compact"
 )
 
 // VethConfig describes a pair of network namespaces joined by a veth link,
@@ -37,7 +39,7 @@ const NetnsPrefix = "gpupath-"
 
 // Veth is a live pair of namespaces; Close removes them.
 type Veth struct {
-	// ServerNs and ClientNs are the namespace names (for ip netns, inNetns).
+	// ServerNs and ClientNs are the namespace names (for ip netns, rawsock.InNetns).
 	ServerNs, ClientNs string
 	// ServerDev and ClientDev are the interface names inside them.
 	ServerDev, ClientDev string
@@ -150,7 +152,7 @@ func (v *Veth) Close() error {
 // Label describes the target for records: "veth" or "veth tbf 1Gbit/s".
 func (v *Veth) Label() string {
 	if v.Config.Rate > 0 {
-		return "veth tbf " + FormatBitRate(v.Config.Rate)
+		return "veth tbf " + compact.BitRate(v.Config.Rate)
 	}
 	return "veth"
 }

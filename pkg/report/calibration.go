@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -540,38 +538,27 @@ func unmeasuredStages(cal *calib.Calibration) string {
 // of more than one chunk that both measured: the table, and a sentence
 // on the largest sizes.
 func speedup(cal *calib.Calibration) (*docTable, string) {
-	sf, pl := findComparison(cal, "tcp", "store-and-forward"), findComparison(cal, "tcp", "pipelined")
-	if sf == nil || pl == nil {
+	rows, err := calib.Speedup(cal)
+	if err != nil {
 		return nil, ""
 	}
 	from := float64(cal.Chunk)
 	if from <= 0 {
 		from = 1 << 20
 	}
-	type pt struct{ n, sfm, plm, sfc, plc float64 }
-	var pts []pt
-	for i, n := range sf.Bytes {
-		if n <= from {
-			continue
-		}
-		if j := slices.Index(pl.Bytes, n); j >= 0 {
-			pts = append(pts, pt{n, sf.Measured[i], pl.Measured[j], sf.Calibrated[i], pl.Calibrated[j]})
+	var pts []calib.SpeedupRow
+	for _, r := range rows {
+		if r.Bytes > from {
+			pts = append(pts, r)
 		}
 	}
 	if len(pts) == 0 {
 		return nil, ""
 	}
-	sort.Slice(pts, func(i, j int) bool { return pts[i].n < pts[j].n })
 	t := &docTable{Caption: "The staged transfer's two variants at the sizes of more than one chunk: measured medians and the speed-up of pipelining (store-and-forward time / pipelined time), measured and as the calibrated model predicts it.",
 		Head:   []string{"size", "store-and-forward", "pipelined", "speed-up, measured", "speed-up, calibrated model"},
 		Widths: []float64{0.8, 1.1, 1.1, 1.1, 1.2},
 		Right:  []bool{true, true, true, true, true}}
-	ratio := func(a, b float64) float64 {
-		if !finitePos(a) || !finitePos(b) {
-			return math.NaN()
-		}
-		return a / b
-	}
 	times := func(r float64) string {
 		if math.IsNaN(r) {
 			return "—"
@@ -579,31 +566,31 @@ func speedup(cal *calib.Calibration) (*docTable, string) {
 		return fmt.Sprintf("%.2f×", r)
 	}
 	for _, p := range pts {
-		t.Rows = append(t.Rows, []cell{c(model.Bytes(p.n).Human()), c(secs(p.sfm)), c(secs(p.plm)), c(times(ratio(p.sfm, p.plm))), c(times(ratio(p.sfc, p.plc)))})
+		x := p.Speedup()
+		t.Rows = append(t.Rows, []cell{c(model.Bytes(p.Bytes).Human()), c(secs(p.StoreAndForward.Measured)), c(secs(p.Pipelined.Measured)), c(times(x.Measured)), c(times(x.Calibrated))})
 	}
 	big := pts[len(pts)-1]
-	r := ratio(big.sfm, big.plm)
+	r := big.Speedup().Measured
 	var b strings.Builder
 	verb := "faster"
 	if r < 1 {
 		verb = "slower"
 	}
 	fmt.Fprintf(&b, "At the largest size, %s, the pipelined transfer (chunks of %s overlapping the copies and the socket transfer) takes %s against %s store-and-forward: %.2f× %s (%.0f%% %s time).",
-		model.Bytes(big.n).Human(), model.Bytes(from).Human(), secs(big.plm), secs(big.sfm), r, verb, math.Abs(100*(1-1/r)), map[bool]string{true: "less", false: "more"}[r >= 1])
+		model.Bytes(big.Bytes).Human(), model.Bytes(from).Human(), secs(big.Pipelined.Measured), secs(big.StoreAndForward.Measured), r, verb, math.Abs(100*(1-1/r)), map[bool]string{true: "less", false: "more"}[r >= 1])
 	k := min(3, len(pts))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	mlo, mhi := math.Inf(1), math.Inf(-1)
 	for _, p := range pts[len(pts)-k:] {
-		x := ratio(p.sfm, p.plm)
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-		y := ratio(p.sfc, p.plc)
-		mlo, mhi = math.Min(mlo, y), math.Max(mhi, y)
+		x := p.Speedup()
+		lo, hi = math.Min(lo, x.Measured), math.Max(hi, x.Measured)
+		mlo, mhi = math.Min(mlo, x.Calibrated), math.Max(mhi, x.Calibrated)
 	}
 	if k > 1 {
 		fmt.Fprintf(&b, " Over the %d largest sizes (%s to %s) the measured speed-up is %.2f× to %.2f×; the calibrated model predicts %.2f× to %.2f×.",
-			k, model.Bytes(pts[len(pts)-k].n).Human(), model.Bytes(big.n).Human(), lo, hi, mlo, mhi)
+			k, model.Bytes(pts[len(pts)-k].Bytes).Human(), model.Bytes(big.Bytes).Human(), lo, hi, mlo, mhi)
 	} else {
-		fmt.Fprintf(&b, " The calibrated model predicts %.2f×.", ratio(big.sfc, big.plc))
+		fmt.Fprintf(&b, " The calibrated model predicts %.2f×.", big.Speedup().Calibrated)
 	}
 	return t, b.String()
 }

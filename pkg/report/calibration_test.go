@@ -12,16 +12,16 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // h200Run is the run measured on one H200 that is committed in
 // reports/examples/h200-1gpu/run, copied to testdata/h200-run so that the
 // tests do not change when the example is measured again.
-var h200Run = sync.OnceValues(func() (*measure.RunData, error) {
-	return measure.ReadRun(filepath.Join("testdata", "h200-run"))
+var h200Run = sync.OnceValues(func() (*record.RunData, error) {
+	return record.ReadRun(filepath.Join("testdata", "h200-run"))
 })
 
 // calibratedInput is a report of the default scenario with the H200 run
@@ -36,11 +36,11 @@ func calibratedInput(t testing.TB) Input {
 	return calibrate(t, rd, "calibrated-golden")
 }
 
-func calibrate(t testing.TB, rd *measure.RunData, id string) Input {
+func calibrate(t testing.TB, rd *record.RunData, id string) Input {
 	t.Helper()
 	in := goldenInput()
 	in.RunID, in.ProbeNote = id, ""
-	c, err := calib.Calibrate([]*measure.RunData{rd}, in.Scenario, fit.Options{Seed: 1})
+	c, err := calib.Calibrate([]*record.RunData{rd}, in.Scenario, fit.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func calibrate(t testing.TB, rd *measure.RunData, id string) Input {
 // measuredRun maps the run's staged transfers and loopback ping-pong to
 // report series (gpupath report maps every record; these are enough for
 // the measurements section next to the calibration).
-func measuredRun(rd *measure.RunData) Measured {
+func measuredRun(rd *record.RunData) Measured {
 	m := Measured{Source: rd.Dir, Host: rd.Manifest.Host.Hostname, Start: rd.Manifest.Start, Tool: rd.Manifest.Version, Status: string(rd.Manifest.Status)}
 	idx := map[string]int{}
 	for _, r := range rd.Results {

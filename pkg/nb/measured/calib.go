@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
-	"gonum.org/v1/plot/vg"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Seed is the bootstrap seed of the notebooks' fits (as `gpupath fit`'s
@@ -25,11 +26,11 @@ const Seed = 1
 // out: their loopback and copies were measured on another machine, and a
 // fit merges the series of all the runs it is given.
 func Calibrate(root string, base *model.Scenario) (*calib.Calibration, error) {
-	rd, err := measure.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
+	rd, err := record.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
 	if err != nil {
 		return nil, err
 	}
-	return calib.Calibrate([]*measure.RunData{rd}, base, fit.Options{Seed: Seed})
+	return calib.Calibrate([]*record.RunData{rd}, base, fit.Options{Seed: Seed})
 }
 
 // CalibrationNote says in Markdown what was calibrated from what: the runs,
@@ -152,7 +153,7 @@ func ResidualsInput(c *calib.Calibration, root string, preset bool) (plots.Input
 		}
 		s.Name = c.Base.Name + " on loopback"
 	}
-	rd, err := measure.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
+	rd, err := record.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
 	if err != nil {
 		return plots.Input{}, err
 	}
@@ -319,39 +320,20 @@ func StageRows(c *calib.Calibration) string {
 // is than store-and-forward at the largest size measured in both
 // variants: measured, and as the calibrated and the preset model predict.
 func Speedup(c *calib.Calibration) (string, error) {
-	var sf, pl *calib.Comparison
-	for _, cmp := range staged(c) {
-		switch cmp.Variant {
-		case "store-and-forward":
-			sf = &cmp
-		case "pipelined":
-			pl = &cmp
-		}
+	rows, err := calib.Speedup(c)
+	if err != nil {
+		return "", fmt.Errorf("nb: %w", err)
 	}
-	if sf == nil || pl == nil {
-		return "", fmt.Errorf("nb: the staged transfer was not measured in both variants")
-	}
-	i, j := -1, -1
-	for a := len(sf.Bytes) - 1; a >= 0 && i < 0; a-- {
-		for b := range pl.Bytes {
-			if pl.Bytes[b] == sf.Bytes[a] {
-				i, j = a, b
-				break
-			}
-		}
-	}
-	if i < 0 {
-		return "", fmt.Errorf("nb: the two variants share no size")
-	}
-	n := model.Bytes(sf.Bytes[i])
-	x := func(a, b float64) string { return ratio(a/b) + "×" }
+	r := rows[len(rows)-1]
+	sf, pl, x := r.StoreAndForward, r.Pipelined, r.Speedup()
+	times := func(v float64) string { return ratio(v) + "×" }
 	chunk := ""
 	if c.Chunk > 0 {
 		chunk = " in " + model.Bytes(c.Chunk).Human() + " chunks"
 	}
 	return fmt.Sprintf("At %s, pipelining%s makes the staged transfer **%s as fast** as store-and-forward: %s against %s, measured. "+
 		"The calibrated model predicts %s (%s against %s); the `%s` model %s (%s against %s).",
-		n.Human(), chunk, x(sf.Measured[i], pl.Measured[j]), model.Seconds(pl.Measured[j]).Human(), model.Seconds(sf.Measured[i]).Human(),
-		x(sf.Calibrated[i], pl.Calibrated[j]), model.Seconds(pl.Calibrated[j]).Human(), model.Seconds(sf.Calibrated[i]).Human(),
-		c.Base.Name, x(sf.Preset[i], pl.Preset[j]), model.Seconds(pl.Preset[j]).Human(), model.Seconds(sf.Preset[i]).Human()), nil
+		model.Bytes(r.Bytes).Human(), chunk, times(x.Measured), model.Seconds(pl.Measured).Human(), model.Seconds(sf.Measured).Human(),
+		times(x.Calibrated), model.Seconds(pl.Calibrated).Human(), model.Seconds(sf.Calibrated).Human(),
+		c.Base.Name, times(x.Preset), model.Seconds(pl.Preset).Human(), model.Seconds(sf.Preset).Human()), nil
 }

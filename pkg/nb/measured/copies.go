@@ -7,10 +7,11 @@ import (
 	"math"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // copyVariants are the copy probe's variants the copy figure draws, with
@@ -29,9 +30,9 @@ var copyVariants = []struct {
 // copyModel is the model's synchronous copy (the tcp path's stage A) on
 // base with the run's GPU link: the copy latency and the rate the PCIe
 // link gives, not the measured one.
-func copyModel(base *model.Scenario, rd *measure.RunData) (*model.Scenario, model.Stage, error) {
+func copyModel(base *model.Scenario, rd *record.RunData) (*model.Scenario, model.Stage, error) {
 	sets := []string{"gpu.copy_rate=0B/s", "gpu.cached_copy_latency=0s", "gpu.cached_copy_rate=0B/s", "gpu.cached_copy_knee=0B"}
-	ovs, _, err := rd.ThisHost()
+	ovs, _, err := calib.ThisHost(rd)
 	if err != nil {
 		return nil, model.Stage{}, err
 	}
@@ -60,7 +61,7 @@ func copyModel(base *model.Scenario, rd *measure.RunData) (*model.Scenario, mode
 // cudaMemcpy, wall time, pinned and pageable, both directions) against
 // size, over the model's copy stage on base with the run's PCIe link, and
 // the link's raw rate and modeled copy rate as references.
-func CopyChart(base *model.Scenario, rd *measure.RunData) (*nb.Chart, error) {
+func CopyChart(base *model.Scenario, rd *record.RunData) (*nb.Chart, error) {
 	s, st, err := copyModel(base, rd)
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ func CopyChart(base *model.Scenario, rd *measure.RunData) (*nb.Chart, error) {
 
 func linkWords(l model.Link) string { return fmt.Sprintf("gen%d x%d", l.Gen, l.Lanes) }
 
-func probeOutcome(rd *measure.RunData, probe string) string {
+func probeOutcome(rd *record.RunData, probe string) string {
 	for _, p := range rd.Manifest.Probes {
 		if p.Name == probe {
 			return strings.TrimSpace(string(p.Status) + " " + p.Reason)
@@ -111,22 +112,22 @@ func probeOutcome(rd *measure.RunData, probe string) string {
 // CopyNote says in Markdown what the copy figure shows: the largest
 // pinned copies against the model's rate and the raw link, the pageable
 // ones, and the fixed cost of a small copy against the model's.
-func CopyNote(base *model.Scenario, rd *measure.RunData) (string, error) {
+func CopyNote(base *model.Scenario, rd *record.RunData) (string, error) {
 	s, st, err := copyModel(base, rd)
 	if err != nil {
 		return "", err
 	}
-	last := func(variant string) (measure.Result, bool) {
+	last := func(variant string) (record.Result, bool) {
 		rs := pick(rd, "cuda", variant, "wall")
 		if len(rs) == 0 {
-			return measure.Result{}, false
+			return record.Result{}, false
 		}
 		return rs[len(rs)-1], true
 	}
-	first := func(variant string) (measure.Result, bool) {
+	first := func(variant string) (record.Result, bool) {
 		rs := pick(rd, "cuda", variant, "wall")
 		if len(rs) == 0 {
-			return measure.Result{}, false
+			return record.Result{}, false
 		}
 		return rs[0], true
 	}

@@ -11,11 +11,12 @@
 // preset and the calibrated model, stage by stage, and the speed-up of
 // pipelining.
 //
-// It is a package of its own because it imports pkg/measure and pkg/calib,
-// and with them cgo (NVML): the notebooks that only model import pkg/nb
-// alone and link faster. Like pkg/nb it returns strings, figures and data
+// It is a package of its own because it imports the runner (pkg/measure,
+// for the live cell) and pkg/calib: the notebooks that only model import
+// pkg/nb alone and link less. It links no GPU library (the live cell runs
+// the host probes only). Like pkg/nb it returns strings, figures and data
 // with an error, never prints, and does not import the GoNB kernel's
-// packages. It reads run directories (LoadRuns, Calibrate, Residuals) and
-// writes only in QuickRun, which makes a run under the repository's
-// reports/runs/.
+// packages. It reads run directories through pkg/record (LoadRuns,
+// Calibrate, Residuals; records become curves by record.Group) and writes
+// only in QuickRun, which makes a run under the repository's reports/runs/.
 package measured

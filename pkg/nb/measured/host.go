@@ -6,21 +6,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // RunHost is an HTML table of the machine a run was measured on: host,
 // OS and kernel, CPU and memory, each GPU as NVML saw it (PCIe link now
 // and at most, BAR1, memory), the driver and CUDA versions, the network
 // interfaces, the GPU–NIC topology class, and the run itself.
-func RunHost(rd *measure.RunData) (string, error) {
+func RunHost(rd *record.RunData) (string, error) {
 	if rd == nil {
 		return "", fmt.Errorf("nb: no run")
 	}
 	h, man := rd.Manifest.Host, rd.Manifest
-	facts, err := rd.GPUFacts()
+	facts, err := calib.HostFacts(rd)
 	if err != nil {
 		return "", err
 	}
@@ -86,7 +87,7 @@ func RunHost(rd *measure.RunData) (string, error) {
 	return t.HTML(), nil
 }
 
-func gpuLine(d measure.GPUDevice) string {
+func gpuLine(d record.GPUDevice) string {
 	parts := []string{d.Name, d.PCIBusID}
 	if d.PCIeGenCurrent > 0 {
 		link := fmt.Sprintf("PCIe gen%d x%d", d.PCIeGenCurrent, d.PCIeWidthCurrent)
@@ -108,7 +109,7 @@ func gpuLine(d measure.GPUDevice) string {
 }
 
 // cudaVersion reads the CUDA version the driver supports (13000 is 13.0).
-func cudaVersion(f measure.GPUHostFacts) string {
+func cudaVersion(f calib.GPUHostFacts) string {
 	v := 0
 	if f.NVML != nil {
 		v = f.NVML.CUDADriverVersion
@@ -134,7 +135,7 @@ func nonEmpty(ss ...string) []string {
 
 // RunProbes is an HTML table of a run's probes: what each measured, or
 // why it could not.
-func RunProbes(rd *measure.RunData) string {
+func RunProbes(rd *record.RunData) string {
 	t := &nb.Table{Caption: "Probes of the run", Head: []string{"probe", "outcome", "records", "reason"}, Right: []bool{false, false, true, false}}
 	for _, p := range rd.Manifest.Probes {
 		t.Add(p.Name, string(p.Status), strconv.Itoa(p.Results), p.Reason)
@@ -145,8 +146,8 @@ func RunProbes(rd *measure.RunData) string {
 // ThisHost is the scenario base with every "this host" value the run
 // supports (rd.ThisHost: memcpy, system-call and TCP stack costs, PCIe
 // link, copy latency and rate, ...), then the sets (e.g. "nic.kind=loopback").
-func ThisHost(base *model.Scenario, rd *measure.RunData, sets ...string) (*model.Scenario, error) {
-	ovs, _, err := rd.ThisHost()
+func ThisHost(base *model.Scenario, rd *record.RunData, sets ...string) (*model.Scenario, error) {
+	ovs, _, err := calib.ThisHost(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +169,8 @@ func ThisHost(base *model.Scenario, rd *measure.RunData, sets ...string) (*model
 // ThisHostTable is an HTML table of the scenario values a run supports
 // (rd.ThisHost), each next to base's value, with where it comes from, and
 // the keys that could not be derived below it.
-func ThisHostTable(base *model.Scenario, rd *measure.RunData) (string, error) {
-	ovs, notes, err := rd.ThisHost()
+func ThisHostTable(base *model.Scenario, rd *record.RunData) (string, error) {
+	ovs, notes, err := calib.ThisHost(rd)
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/nb"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Live is a measure.Progress for a notebook cell: after every event it
@@ -35,13 +36,13 @@ func (l *live) Start(probe string, steps int, budget time.Duration) {
 	l.show()
 }
 
-func (l *live) Step(r measure.Result) {
+func (l *live) Step(r record.Result) {
 	l.step++
 	l.last = measure.Describe(r)
 	l.show()
 }
 
-func (l *live) Done(st measure.ProbeStatus) {
+func (l *live) Done(st record.ProbeStatus) {
 	line := fmt.Sprintf("<b>%s</b>: %s, %d records", html.EscapeString(st.Name), html.EscapeString(string(st.Status)), st.Results)
 	if st.Reason != "" {
 		line += " — " + html.EscapeString(st.Reason)
@@ -82,7 +83,7 @@ func (l *live) show() {
 // unavailable are part of the outcome.
 func QuickRun(ctx context.Context, root string, update func(html string)) (string, error) {
 	host, _ := os.Hostname()
-	dir := filepath.Join(root, filepath.FromSlash(LocalRuns), measure.RunDirName(cmp.Or(host, "host"), time.Now()))
+	dir := filepath.Join(root, filepath.FromSlash(LocalRuns), record.RunDirName(cmp.Or(host, "host"), time.Now()))
 	start := time.Now()
 	m, err := measure.RunQuick(ctx, dir, Live(update), "notebook")
 	if m == nil {

@@ -4,16 +4,16 @@ import (
 	"fmt"
 
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // loopbackSeries are a run's TCP measurements over loopback as plots
 // series: ping-pong half round trips (with their CPU time) and streaming
 // goodput (for writes of each size), on the given path.
-func loopbackSeries(rd *measure.RunData, path string) (pingpong, stream plots.Measured) {
+func loopbackSeries(rd *record.RunData, path string) (pingpong, stream plots.Measured) {
 	src := stamp(rd.Manifest.Start) + ", over loopback"
 	on := " on " + hostName(rd) + ", " + dirName(rd.Dir) // two runs of one host stay apart
 	pingpong = plots.Measured{Label: "ping-pong" + on, Path: path, Source: src}
@@ -81,7 +81,7 @@ func LoopbackBandwidth(s *model.Scenario, runs *Runs) (*plots.Figure, error) {
 // streaming bandwidth with the stream goodput (as the time to move each
 // size, so that a negative error means the model is too fast in both).
 // A comparison is nil where the run measured nothing.
-func loopbackErrors(rd *measure.RunData, s *model.Scenario) (lat, bw *fit.Comparison, err error) {
+func loopbackErrors(rd *record.RunData, s *model.Scenario) (lat, bw *fit.Comparison, err error) {
 	r, err := route(s, "host-tcp")
 	if err != nil {
 		return nil, nil, err
@@ -145,7 +145,7 @@ func LoopbackErrors(runs *Runs, scenarios ...*model.Scenario) (string, error) {
 // LoopbackNote says in Markdown which of two host-tcp models (a preset and
 // one with this host's measured values, say) is closer to a run's one-way
 // latency over loopback, and by how much each misses.
-func LoopbackNote(rd *measure.RunData, a, b *model.Scenario) (string, error) {
+func LoopbackNote(rd *record.RunData, a, b *model.Scenario) (string, error) {
 	la, _, err := loopbackErrors(rd, a)
 	if err != nil {
 		return "", err

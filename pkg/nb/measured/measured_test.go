@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // The tests read the committed example run: real data from the project's
@@ -29,9 +30,9 @@ func repo(t *testing.T) string {
 	return root
 }
 
-func example(t *testing.T) *measure.RunData {
+func example(t *testing.T) *record.RunData {
 	t.Helper()
-	rd, err := measure.ReadRun(filepath.Join(repo(t), filepath.FromSlash(ExampleRun)))
+	rd, err := record.ReadRun(filepath.Join(repo(t), filepath.FromSlash(ExampleRun)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func copyRun(t *testing.T, from, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{measure.ManifestFile, measure.ResultsFile} {
+	for _, f := range []string{record.ManifestFile, record.ResultsFile} {
 		b, err := os.ReadFile(filepath.Join(from, f))
 		if err != nil {
 			t.Fatal(err)
@@ -84,11 +85,11 @@ func fakeRoot(t *testing.T, local bool) string {
 	runs := filepath.Join(root, filepath.FromSlash(LocalRuns))
 	copyRun(t, ex, filepath.Join(runs, "good"))
 	copyRun(t, ex, filepath.Join(runs, "damaged"))
-	if err := os.WriteFile(filepath.Join(runs, "damaged", measure.ManifestFile), []byte("{not json"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(runs, "damaged", record.ManifestFile), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	copyRun(t, ex, filepath.Join(runs, "empty"))
-	if err := os.WriteFile(filepath.Join(runs, "empty", measure.ResultsFile), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(runs, "empty", record.ResultsFile), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -189,7 +190,7 @@ func TestThisHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ovs, _, _ := rd.ThisHost()
+	ovs, _, _ := calib.ThisHost(rd)
 	rows := cells(h)
 	if len(rows) < 1+len(ovs) {
 		t.Fatalf("%d rows for %d values", len(rows), len(ovs))
@@ -316,7 +317,7 @@ func TestCopies(t *testing.T) {
 	}
 
 	// A run without the cuda probe's records says why.
-	noGPU := &measure.RunData{Dir: "x", Manifest: rd.Manifest}
+	noGPU := &record.RunData{Dir: "x", Manifest: rd.Manifest}
 	for _, r := range rd.Results {
 		if r.Probe != "cuda" {
 			noGPU.Results = append(noGPU.Results, r)
@@ -335,12 +336,12 @@ func TestLive(t *testing.T) {
 	if !strings.Contains(last, `<progress value="0" max="2"`) || !strings.Contains(last, "tcp: started, 3s budget") {
 		t.Errorf("after Start: %s", last)
 	}
-	p.Step(measure.Result{Probe: "tcp", Variant: "pingpong", Bytes: 64, Target: "loopback", MedianS: 17e-6, P99S: 30e-6, Iterations: 10, Stable: true})
+	p.Step(record.Result{Probe: "tcp", Variant: "pingpong", Bytes: 64, Target: "loopback", MedianS: 17e-6, P99S: 30e-6, Iterations: 10, Stable: true})
 	if !strings.Contains(last, `<progress value="1" max="2"`) || !strings.Contains(last, "tcp pingpong 64B loopback") {
 		t.Errorf("after Step: %s", last)
 	}
-	p.Done(measure.ProbeStatus{Name: "tcp", Status: measure.StatusOK, Results: 2})
-	p.Done(measure.ProbeStatus{Name: "<gpu>", Status: measure.StatusUnavailable, Reason: "no <driver>"})
+	p.Done(record.ProbeStatus{Name: "tcp", Status: record.StatusOK, Results: 2})
+	p.Done(record.ProbeStatus{Name: "<gpu>", Status: record.StatusUnavailable, Reason: "no <driver>"})
 	if strings.Contains(last, "<progress") || !strings.Contains(last, "<b>tcp</b>: ok, 2 records") ||
 		!strings.Contains(last, "&lt;gpu&gt;") || !strings.Contains(last, "no &lt;driver&gt;") {
 		t.Errorf("after Done: %s", last)

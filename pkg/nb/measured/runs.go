@@ -4,12 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/nb"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // ExampleRun is the committed measurement run, relative to the repository
@@ -27,30 +26,30 @@ const LocalRuns = "reports/runs"
 // first, then any under LocalRuns.
 type Runs struct {
 	Root string
-	All  []*measure.RunData
+	All  []*record.RunData
 	// Notes say which runs under LocalRuns could not be read.
 	Notes []string
 }
 
 // Example is the committed run.
-func (r *Runs) Example() *measure.RunData { return r.All[0] }
+func (r *Runs) Example() *record.RunData { return r.All[0] }
 
 // LoadRuns reads the committed example run under root (an error when it is
 // missing or damaged) and every run under root's LocalRuns; one of those
 // that cannot be read, or that holds no record (a run still in progress),
 // is left out with a note.
 func LoadRuns(root string) (*Runs, error) {
-	ex, err := measure.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
+	ex, err := record.ReadRun(filepath.Join(root, filepath.FromSlash(ExampleRun)))
 	if err != nil {
 		return nil, err
 	}
-	rs := &Runs{Root: root, All: []*measure.RunData{ex}}
+	rs := &Runs{Root: root, All: []*record.RunData{ex}}
 	dirs, err := nb.FindRuns(filepath.Join(root, filepath.FromSlash(LocalRuns)))
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range dirs {
-		rd, err := measure.ReadRun(d)
+		rd, err := record.ReadRun(d)
 		switch {
 		case err != nil:
 			rs.Notes = append(rs.Notes, fmt.Sprintf("`%s` left out: %v", rs.rel(d), err))
@@ -93,7 +92,7 @@ func (r *Runs) Note() string {
 
 // machine tells a run's machine apart from others of the same host name:
 // its GPUs (or none) and kernel.
-func machine(rd *measure.RunData) string {
+func machine(rd *record.RunData) string {
 	h := rd.Manifest.Host
 	var gpus []string
 	for _, g := range h.GPUs {
@@ -106,28 +105,31 @@ func machine(rd *measure.RunData) string {
 	return strings.Join(nonEmpty(g, "Linux "+h.Kernel), ", ")
 }
 
-func hostName(rd *measure.RunData) string {
+func hostName(rd *record.RunData) string {
 	return cmp.Or(rd.Manifest.Host.Hostname, "unknown host")
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
 // source names a run for a figure's provenance: host and start time.
-func source(rd *measure.RunData) string { return hostName(rd) + ", " + stamp(rd.Manifest.Start) }
+func source(rd *record.RunData) string { return hostName(rd) + ", " + stamp(rd.Manifest.Start) }
 
 // pick returns a run's records of probe and variant (with timer, when not
-// empty) on its first target, in ascending size.
-func pick(rd *measure.RunData, probe, variant, timer string) []measure.Result {
-	var out []measure.Result
+// empty) on its first target, in ascending size: the first of the run's
+// series of them (record.Group).
+func pick(rd *record.RunData, probe, variant, timer string) []record.Result {
+	var rs []record.Result
 	for _, r := range rd.Results {
-		if r.Probe != probe || r.Variant != variant || timer != "" && r.Timer != timer || !(r.MedianS > 0) {
-			continue
+		if r.Probe == probe && r.Variant == variant && (timer == "" || r.Timer == timer) && r.MedianS > 0 {
+			rs = append(rs, r)
 		}
-		if len(out) > 0 && r.Target != out[0].Target {
-			continue
-		}
-		out = append(out, r)
 	}
-	slices.SortStableFunc(out, func(a, b measure.Result) int { return cmp.Compare(a.Bytes, b.Bytes) })
-	return out
+	by := record.ByProbe | record.ByVariant | record.ByTarget
+	if timer != "" {
+		by |= record.ByTimer
+	}
+	if g := record.Group(rs, by); len(g) > 0 {
+		return g[0].Results
+	}
+	return nil
 }

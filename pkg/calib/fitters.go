@@ -1,0 +1,277 @@
+package calib
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/pkg/fit"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
+)
+
+// Calibrate fits the runs and builds the calibrated scenario on top of
+// base (nil: the default preset) with the runs' "this host" values: each
+// fitter (fitters) in turn sets the keys its records support, then the
+// staged transfer's hand-off is fitted and the model, before and after, is
+// compared with the measurements.
+func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*Calibration, error) {
+	if len(runs) == 0 {
+		return nil, ErrNothing
+	}
+	if base == nil {
+		base = model.Default()
+	}
+	c := &Calibration{Base: base.Clone()}
+	for _, r := range runs {
+		c.Runs = append(c.Runs, RunInfo{Dir: r.Dir, Host: r.Manifest.Host.Hostname, Start: r.Manifest.Start})
+		if len(r.Skipped) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d damaged line(s) of results.jsonl skipped", r.Dir, len(r.Skipped)))
+		}
+	}
+	f := &fitting{c: c, base: base, s: base.Clone(), runs: runs, series: collect(runs), opt: opt}
+	for _, ft := range fitters {
+		ft.fit(f)
+	}
+	if len(c.Fits) == 0 {
+		return nil, ErrNothing
+	}
+	s := f.s
+	s.Name = "calibrated " + hostList(c.Runs)
+	s.Description = fmt.Sprintf("%s with fitted stage parameters from %d run(s)", base.Name, len(runs))
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("calibrated scenario: %w", err)
+	}
+	c.Scenario = s
+	c.Loopback = loopbackOf(s)
+	c.fitHandoff(f.series)
+	c.compare(f.series, opt)
+	c.stageTable(f.series)
+	c.inSitu(runs)
+	return c, nil
+}
+
+// A fitter sets the scenario keys that one kind of measurement supports:
+// it fits its series (adding to Calibration.Fits) or reads the runs'
+// values, and sets the keys with their sources (Calibration.set).
+type fitter struct {
+	name string
+	fit  func(f *fitting)
+}
+
+// fitters run in this order: a later one may overwrite a key an earlier
+// one set (a fitted copy latency replaces the this-host median).
+var fitters = []fitter{
+	{"this host's measured values", (*fitting).thisHost},
+	{"stages A and G: synchronous pinned copies", (*fitting).copies},
+	{"TCP over loopback (ping-pong)", (*fitting).loopbackTCP},
+	{"TCP over loopback (stream)", (*fitting).loopbackStream},
+	{"copies of CPU-touched buffers", (*fitting).cachedCopies},
+	{"GPU peer copies", (*fitting).peerCopies},
+}
+
+// fitting is one Calibrate under way.
+type fitting struct {
+	c      *Calibration
+	base   *model.Scenario // the scenario before calibration
+	s      *model.Scenario // the calibrated scenario, being built
+	runs   []*record.RunData
+	series map[string]*Series
+	opt    fit.Options
+}
+
+// seriesName names a series in a key's source.
+func seriesName(se Series) string {
+	return fmt.Sprintf("%s %s %s, %s", se.Probe, se.Variant, se.Timer, se.Target)
+}
+
+// alphaBeta fits α + n/β to a series; a fit that cannot be made is a
+// warning that names the stage.
+func (f *fitting) alphaBeta(stage string, se Series) (fit.Result, bool) {
+	r, err := fit.AlphaBeta(se.Obs, f.opt)
+	if err != nil {
+		f.c.Warnings = append(f.c.Warnings, stage+": "+err.Error())
+		return fit.Result{}, false
+	}
+	return r, true
+}
+
+// withKnee replaces a fit by its lower regime when two regimes describe
+// the series much better than one line (kneeFit).
+func (f *fitting) withKnee(fd *Fitted) {
+	if g, ok := kneeFit(fd.Series, fd.Fit, f.opt); ok {
+		fd.Regimes = &g
+		fd.Fit = g.Below
+	}
+}
+
+func finiteRate(b float64) bool { return b > 0 && !math.IsInf(b, 0) }
+
+// thisHost sets what the runs measured of this host directly (links,
+// topology, memcpy, stack costs: ThisHost, and the topology read back from
+// a manifest).
+func (f *fitting) thisHost() {
+	for _, r := range f.runs {
+		ovs, _, err := ThisHost(r)
+		if err != nil {
+			f.c.Warnings = append(f.c.Warnings, err.Error())
+		}
+		for _, o := range append(ovs, inventoryTopology(r, ovs)...) {
+			f.c.set(f.s, o.Key, o.Value, o.Source)
+		}
+	}
+}
+
+// copies fits stages A and G, the synchronous pinned copies (what
+// cudaMemcpy costs): gpu.copy_latency and gpu.copy_rate.
+func (f *fitting) copies() {
+	c, base := f.c, f.base
+	d2h, okA := pick(f.series, "cuda", "d2h-pinned", "wall", "gpu0")
+	h2d, okG := pick(f.series, "cuda", "h2d-pinned", "wall", "gpu0")
+	var fa, fg fit.Result
+	if okA {
+		if fa, okA = f.alphaBeta("stage A", d2h); okA {
+			c.Fits = append(c.Fits, Fitted{Stage: "A", Name: "cudaMemcpy D2H (pinned, synchronous)", Series: d2h, Fit: fa,
+				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
+		}
+	}
+	if okG {
+		if fg, okG = f.alphaBeta("stage G", h2d); okG {
+			c.Fits = append(c.Fits, Fitted{Stage: "G", Name: "cudaMemcpy H2D (pinned, synchronous)", Series: h2d, Fit: fg,
+				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
+		}
+	}
+	switch {
+	case okA && okG:
+		// The model has one copy latency and rate for both directions: the
+		// mean α and the harmonic mean β keep A + G exact.
+		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
+		c.set(f.s, "gpu.copy_latency", compact.Seconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h), fa.Alpha, seriesName(h2d), fg.Alpha))
+		if b := harmonic(fa.Beta.Value, fg.Beta.Value); finiteRate(b) {
+			c.set(f.s, "gpu.copy_rate", compact.Rate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
+		}
+	case okA || okG:
+		r, se := fa, d2h
+		if okG {
+			r, se = fg, h2d
+		}
+		c.set(f.s, "gpu.copy_latency", compact.Seconds(r.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", seriesName(se), r.Alpha))
+		if b := r.Beta.Value; finiteRate(b) {
+			c.set(f.s, "gpu.copy_rate", compact.Rate(b), fmt.Sprintf("fit: β of %s (%s B/s)", seriesName(se), r.Beta))
+		}
+	}
+}
+
+// loopbackTCP fits the ping-pong one-way time over loopback, α + n/β, with
+// a knee where the buffers stop fitting in the caches when two regimes
+// describe the data much better than one line: loopback.latency, .rate,
+// .knee, .rate_beyond.
+func (f *fitting) loopbackTCP() {
+	tcp, ok := pick(f.series, "tcp", "pingpong", "wall", "loopback")
+	if !ok {
+		return
+	}
+	r, ok := f.alphaBeta("loopback TCP", tcp)
+	if !ok {
+		return
+	}
+	c := f.c
+	lb := loopbackOf(f.base)
+	fd := Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp, Fit: r,
+		PresetAlpha: float64(route(lb, "host-tcp").Evaluate(1).Latency), PresetBeta: float64(route(lb, "host-tcp").Evaluate(1 << 30).Bandwidth)}
+	f.withKnee(&fd)
+	c.Fits = append(c.Fits, fd)
+	c.set(f.s, "loopback.latency", compact.Seconds(fd.Fit.Alpha.Value), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", fd.Fit.Alpha))
+	if b := fd.Fit.Beta.Value; finiteRate(b) {
+		c.set(f.s, "loopback.rate", compact.Rate(b), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s B/s)", fd.Fit.Beta))
+	}
+	if g := fd.Regimes; g != nil {
+		c.set(f.s, "loopback.knee", model.Bytes(int64(g.Break)).String(), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", model.Bytes(g.Break).Human(), 100*g.Improvement))
+		c.set(f.s, "loopback.rate_beyond", compact.Rate(g.Above.Beta.Value), fmt.Sprintf("fit: β above the break (%s B/s)", g.Above.Beta))
+	}
+}
+
+// loopbackStream reads the loopback streaming goodput at writes of the
+// chunk size: the period of the TCP stage when chunks follow each other
+// (loopback.stream_rate).
+func (f *fitting) loopbackStream() {
+	sizes, rates := streamPoints(f.runs, "loopback")
+	if len(sizes) == 0 {
+		return
+	}
+	chunk := float64(f.s.Pipeline.Chunk)
+	for _, se := range f.series {
+		if se.Probe == "staged" && se.Chunk > 0 {
+			chunk = float64(se.Chunk)
+		}
+	}
+	if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
+		f.c.set(f.s, "loopback.stream_rate", compact.Rate(r), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
+	} else {
+		f.c.Warnings = append(f.c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", model.Bytes(chunk).Human()))
+	}
+}
+
+// cachedCopies fits the copies of a bounce buffer the CPU has touched (the
+// tcp path's A and G): gpu.cached_copy_latency, _rate and _knee.
+func (f *fitting) cachedCopies() {
+	c, base := f.c, f.base
+	var cached []Fitted
+	for _, x := range []struct{ variant, stage, name string }{
+		{"d2h-pinned-cpuread", "A*", "cudaMemcpy D2H into a buffer the CPU read (in its caches)"},
+		{"h2d-pinned-cpuwrite", "G*", "cudaMemcpy H2D from a buffer the CPU wrote (dirty in its caches)"},
+	} {
+		se, ok := pick(f.series, "cuda", x.variant, "wall", "gpu0")
+		if !ok {
+			continue
+		}
+		r, ok := f.alphaBeta(x.stage, se)
+		if !ok {
+			continue
+		}
+		fd := Fitted{Stage: x.stage, Name: x.name, Series: se, Fit: r, PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())}
+		f.withKnee(&fd)
+		c.Fits = append(c.Fits, fd)
+		cached = append(cached, fd)
+	}
+	if len(cached) == 0 {
+		return
+	}
+	var as, bs, ks []float64
+	for _, fd := range cached {
+		as = append(as, fd.Fit.Alpha.Value)
+		bs = append(bs, fd.Fit.Beta.Value)
+		if fd.Regimes != nil {
+			ks = append(ks, fd.Regimes.Break)
+		}
+	}
+	c.set(f.s, "gpu.cached_copy_latency", compact.Seconds(mean(as)), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
+	b := bs[0]
+	if len(bs) == 2 {
+		b = harmonic(bs[0], bs[1])
+	}
+	if finiteRate(b) {
+		c.set(f.s, "gpu.cached_copy_rate", compact.Rate(b), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
+	}
+	if len(ks) > 0 {
+		c.set(f.s, "gpu.cached_copy_knee", model.Bytes(int64(mean(ks))).String(), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
+	}
+}
+
+// peerCopies fits the GPU peer copies (NVLink or PCIe P2P):
+// gpu.nvlink_rate.
+func (f *fitting) peerCopies() {
+	peer, ok := pickPeer(f.series)
+	if !ok {
+		return
+	}
+	r, ok := f.alphaBeta("gpu-peer", peer)
+	if !ok {
+		return
+	}
+	f.c.Fits = append(f.c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: r,
+		PresetAlpha: float64(f.base.GPU.CopyLatency), PresetBeta: float64(peerRate(f.base))})
+	if b := r.Beta.Value; finiteRate(b) {
+		f.c.set(f.s, "gpu.nvlink_rate", compact.Rate(b), fmt.Sprintf("fit: β of %s (%s B/s)", seriesName(peer), r.Beta))
+	}
+}

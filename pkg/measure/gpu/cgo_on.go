@@ -1,0 +1,5 @@
+//go:build cgo
+
+package gpu
+
+const cgoEnabled = true

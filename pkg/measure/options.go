@@ -1,0 +1,177 @@
+package measure
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+// OptionKind says how the value of a probe option is read. Sizes, durations
+// and rates are read by pkg/model's parsers, in the units of the scenario
+// files: "512KiB", "200ms", "1Gbit/s".
+type OptionKind string
+
+// The kinds of option values.
+const (
+	OptText     OptionKind = "text"     // anything
+	OptWords    OptionKind = "words"    // a comma-separated list of names
+	OptInt      OptionKind = "int"      // a whole number
+	OptSize     OptionKind = "size"     // model.ParseBytes
+	OptDuration OptionKind = "duration" // model.ParseDuration ("0" is none)
+	OptRate     OptionKind = "rate"     // model.ParseRate
+)
+
+// Option is one setting that a probe reads from Plan.Options (key=value on
+// the command line, `--opt key=value`).
+type Option struct {
+	Name string
+	Kind OptionKind
+	// Default is the value the probe uses when the option is not given, as
+	// text; empty when the probe decides from the machine.
+	Default string
+	// Off is true when the option also takes "off" (a switch, or "off" for
+	// a duration that turns a step off).
+	Off bool
+	// Doc says what the option does, in a few words.
+	Doc string
+}
+
+// Check reads v as the option's kind; the error names the option.
+func (o Option) Check(v string) error {
+	v = strings.TrimSpace(v)
+	if o.Off && v == "off" {
+		return nil
+	}
+	var err error
+	switch o.Kind {
+	case OptInt:
+		_, err = strconv.Atoi(v)
+	case OptSize:
+		_, err = model.ParseBytes(v)
+	case OptDuration:
+		_, err = model.ParseDuration(v)
+	case OptRate:
+		_, err = model.ParseRate(v)
+	case OptWords:
+		for _, w := range strings.Split(v, ",") {
+			if strings.TrimSpace(w) == "" {
+				err = fmt.Errorf("%q: an empty name in the list", v)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("option %s=%s: want %s (%v)", o.Name, v, kindWords[o.Kind], err)
+	}
+	return nil
+}
+
+var kindWords = map[OptionKind]string{
+	OptText: "text", OptWords: "a list of names", OptInt: "a whole number",
+	OptSize: "a size like 512KiB", OptDuration: "a duration like 2s", OptRate: "a rate like 1Gbit/s",
+}
+
+// Optioner is implemented by probes that read Plan.Options: they declare
+// what they read, so that a misspelt key is refused rather than ignored.
+type Optioner interface {
+	Options() []Option
+}
+
+// ProbeOptions lists the options the named probes declare, by name (an
+// option that several probes read, such as gpus or variants, is listed
+// with the first of them). Unknown probe names are an error.
+func ProbeOptions(probes []string) ([]Option, error) {
+	seen := map[string]bool{}
+	var out []Option
+	for _, n := range probes {
+		p, err := New(n)
+		if err != nil {
+			return nil, err
+		}
+		o, ok := p.(Optioner)
+		if !ok {
+			continue
+		}
+		for _, opt := range o.Options() {
+			if !seen[opt.Name] {
+				seen[opt.Name] = true
+				out = append(out, opt)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Option) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// CheckOptions checks options against what the named probes declare: a
+// key that none of them reads is an error that lists the keys they do,
+// and a value that does not read as its kind is an error that names it.
+// Keys are checked in sorted order, so the error is the same each time.
+func CheckOptions(probes []string, opts map[string]string) error {
+	decl, err := ProbeOptions(probes)
+	if err != nil {
+		return err
+	}
+	byName := map[string]Option{}
+	var names []string
+	for _, o := range decl {
+		byName[o.Name] = o
+		names = append(names, o.Name)
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		o, ok := byName[k]
+		if !ok {
+			valid := "none"
+			if len(names) > 0 {
+				valid = strings.Join(names, ", ")
+			}
+			return fmt.Errorf("unknown option %q for probes %s (valid: %s)", k, strings.Join(probes, ","), valid)
+		}
+		if err := o.Check(opts[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DurationOption reads a duration option of plan with model.ParseDuration
+// ("2s", "200ms"; "0" and "off" are zero); def when it is not set. A
+// negative duration is an error.
+func DurationOption(plan Plan, name string, def time.Duration) (time.Duration, error) {
+	v, ok := plan.Options[name]
+	if !ok || v == "" {
+		return def, nil
+	}
+	if v == "off" {
+		return 0, nil
+	}
+	d, err := model.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("option %s=%s: want a duration like 2s, or 0", name, v)
+	}
+	return time.Duration(math.Round(float64(d) * float64(time.Second))), nil
+}
+
+// SizeOption reads a size option of plan with model.ParseBytes ("512KiB",
+// "1MiB", "4096"); def when it is not set. A size below one byte is an
+// error.
+func SizeOption(plan Plan, name string, def int64) (int64, error) {
+	v, ok := plan.Options[name]
+	if !ok || v == "" {
+		return def, nil
+	}
+	n, err := model.ParseBytes(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("option %s=%s: want a size like 512KiB", name, v)
+	}
+	return int64(n), nil
+}

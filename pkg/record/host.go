@@ -1,0 +1,42 @@
+package record
+
+// Host describes the machine a run was measured on, as far as it can be read
+// cheaply from /proc and /sys (pkg/measure's ReadHost). Fields that cannot be
+// read stay empty; Notes says why.
+type Host struct {
+	Hostname      string `json:"hostname"`
+	Kernel        string `json:"kernel"`                   // release, as uname -r
+	KernelVersion string `json:"kernel_version,omitempty"` // build, as uname -v
+	OS            string `json:"os,omitempty"`             // PRETTY_NAME of os-release
+	Arch          string `json:"arch"`
+	CPUModel      string `json:"cpu_model,omitempty"`
+	CPUs          int    `json:"cpus"`                // logical CPUs in /proc/cpuinfo
+	MemoryBytes   int64  `json:"memory_bytes"`        // MemTotal
+	LLCBytes      int64  `json:"llc_bytes,omitempty"` // largest CPU cache of cpu0 (sysfs)
+	// GPUs and Driver come from /proc/driver/nvidia when the NVIDIA driver
+	// is loaded; the GPU probes record the full picture.
+	GPUs      []GPU    `json:"gpus,omitempty"`
+	Driver    string   `json:"driver,omitempty"`
+	NICs      []NIC    `json:"nics,omitempty"`
+	GoVersion string   `json:"go_version"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// GPU is one GPU as /proc/driver/nvidia/gpus lists it.
+type GPU struct {
+	Model string `json:"model"`
+	BusID string `json:"bus_id"`
+}
+
+// NIC is one network interface from /sys/class/net.
+type NIC struct {
+	Name   string `json:"name"`
+	Driver string `json:"driver,omitempty"` // kernel driver of the device; empty for virtual
+	MAC    string `json:"mac,omitempty"`
+	State  string `json:"state,omitempty"` // operstate
+	MTU    int    `json:"mtu,omitempty"`
+	// SpeedMbps is the link speed the driver reports; 0 when unknown.
+	SpeedMbps int `json:"speed_mbps,omitempty"`
+	// Virtual is true for interfaces without a device (lo, veth, bridges).
+	Virtual bool `json:"virtual"`
+}

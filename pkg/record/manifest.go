@@ -1,0 +1,155 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// File names inside a run directory.
+const (
+	ManifestFile = "manifest.json"
+	ResultsFile  = "results.jsonl"
+)
+
+// ManifestFormat is the version of the manifest layout written by this package.
+const ManifestFormat = 1
+
+// Status is the state of a run or of one probe in it.
+type Status string
+
+// The states of a run (running, complete, interrupted) and of a probe
+// (pending, running, ok, unavailable, failed, interrupted).
+const (
+	StatusPending     Status = "pending"
+	StatusRunning     Status = "running"
+	StatusOK          Status = "ok"
+	StatusUnavailable Status = "unavailable"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted"
+	StatusComplete    Status = "complete"
+)
+
+// ProbeStatus is the outcome of one probe in a run.
+type ProbeStatus struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Reason says why a probe was unavailable, how it failed, or where it
+	// was interrupted.
+	Reason string `json:"reason,omitempty"`
+	// Results counts the records the probe wrote to results.jsonl.
+	Results int `json:"results"`
+	// BudgetS is the time the probe was given, in seconds.
+	BudgetS float64   `json:"budget_s,omitempty"`
+	Start   time.Time `json:"start,omitzero"`
+	End     time.Time `json:"end,omitzero"`
+	// Inventory is what a probe that reports one found (devices, links,
+	// topology), as JSON.
+	Inventory json.RawMessage `json:"inventory,omitempty"`
+}
+
+// Manifest describes a measurement run: the host, the plan, and per probe
+// what came of it. The runner writes it as manifest.json when the run starts
+// (status running), rewrites it as each probe starts and ends, and
+// finalises it (complete or interrupted) at the end.
+type Manifest struct {
+	Format  int           `json:"format"`
+	Tool    string        `json:"tool"`
+	Version string        `json:"version"`
+	Status  Status        `json:"status"`
+	Start   time.Time     `json:"start"`
+	End     time.Time     `json:"end,omitzero"`
+	BudgetS float64       `json:"budget_s"`
+	Host    Host          `json:"host"`
+	Plan    Plan          `json:"plan"`
+	Probes  []ProbeStatus `json:"probes"`
+	// Results names the JSON Lines file of the records, relative to the run directory.
+	Results string `json:"results"`
+}
+
+// Probe returns the status of the named probe, or nil.
+func (m *Manifest) Probe(name string) *ProbeStatus {
+	for i := range m.Probes {
+		if m.Probes[i].Name == name {
+			return &m.Probes[i]
+		}
+	}
+	return nil
+}
+
+// ParseManifest decodes manifest.json. It fails on invalid JSON (with line
+// and column), on trailing data, on a format newer than this reader, and on
+// a manifest without a start time or status.
+func ParseManifest(b []byte) (*Manifest, error) {
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&m); err != nil {
+		return nil, describeJSONError(b, err)
+	}
+	if dec.More() {
+		return nil, errors.New("malformed manifest: data after the JSON object")
+	}
+	switch {
+	case m.Format < 1:
+		return nil, errors.New("malformed manifest: no format version")
+	case m.Format > ManifestFormat:
+		return nil, fmt.Errorf("manifest format %d is newer than this reader (%d)", m.Format, ManifestFormat)
+	case m.Status == "":
+		return nil, errors.New("malformed manifest: no status")
+	case m.Start.IsZero():
+		return nil, errors.New("malformed manifest: no start time")
+	}
+	return &m, nil
+}
+
+func describeJSONError(b []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := lineCol(b, se.Offset)
+		return fmt.Errorf("malformed manifest: line %d, column %d: %v", line, col, err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		line, col := lineCol(b, te.Offset)
+		return fmt.Errorf("malformed manifest: line %d, column %d: field %q: %v", line, col, te.Field, err)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("malformed manifest: empty or cut off")
+	}
+	return fmt.Errorf("malformed manifest: %v", err)
+}
+
+func lineCol(b []byte, off int64) (line, col int) {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	line, col = 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// RunDirName is the default name of a run directory: <host>-<UTC time>,
+// e.g. "node1-20261129T135400Z".
+func RunDirName(host string, t time.Time) string {
+	host = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r < 32 {
+			return '_'
+		}
+		return r
+	}, host)
+	if host == "" {
+		host = "host"
+	}
+	return host + "-" + t.UTC().Format("20060102T150405Z")
+}
