@@ -27,12 +27,23 @@ import (
 // configured timeout.
 var ErrTimeout = errors.New("timed out")
 
+// ErrBusy is returned (wrapped) when a server has no session slot or buffer
+// memory free for a request.
+var ErrBusy = errors.New("server busy")
+
 // rawConn is a connected, blocking TCP socket.
 type rawConn struct {
 	fd      int
 	timeout time.Duration
 	peer    string
+	// until, when set, is an absolute deadline for every read and write:
+	// a peer that trickles bytes (each system call makes progress, so the
+	// socket timeouts never fire) is cut off there.
+	until time.Time
 }
+
+// late reports whether the connection's absolute deadline has passed.
+func (c *rawConn) late() bool { return !c.until.IsZero() && time.Now().After(c.until) }
 
 // resolve turns host:port into a socket address. Names are looked up with
 // the deadline of ctx.
@@ -231,7 +242,7 @@ func (c *rawConn) readFull(b []byte) error {
 			return io.ErrUnexpectedEOF
 		}
 		got += n
-		if got < len(b) && lim.over(c.timeout, len(b)) {
+		if got < len(b) && (lim.over(c.timeout, len(b)) || c.late()) {
 			return c.ioErr("read", unix.EAGAIN)
 		}
 	}
@@ -265,6 +276,9 @@ func (c *rawConn) readSome(b []byte) (int, error) {
 		if n == 0 {
 			return 0, io.EOF
 		}
+		if c.late() {
+			return n, c.ioErr("read", unix.EAGAIN)
+		}
 		return n, nil
 	}
 }
@@ -285,7 +299,7 @@ func (c *rawConn) writeAll(b []byte) error {
 			return c.ioErr("write", err)
 		}
 		b = b[n:]
-		if len(b) > 0 && lim.over(c.timeout, total) {
+		if len(b) > 0 && (lim.over(c.timeout, total) || c.late()) {
 			return c.ioErr("write", unix.EAGAIN)
 		}
 	}
