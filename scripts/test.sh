@@ -35,10 +35,28 @@ fi
 say "go vet"
 go vet ./...
 
+say "go mod tidy leaves go.mod and go.sum as they are"
+go mod tidy -diff
+(cd tools && go mod tidy -diff)
+
+say "staticcheck (pinned in tools/go.mod)"
+if [ ! -x bin/staticcheck ] || [ tools/go.mod -nt bin/staticcheck ]; then
+  mkdir -p bin
+  (cd tools && go build -o ../bin/ honnef.co/go/tools/cmd/staticcheck)
+  touch bin/staticcheck
+fi
+bin/staticcheck ./...
+
 say "go test"
 # One package at a time: the veth/tbf rate test and the headless-browser test
 # are timing-sensitive, and the CI machine has two cores.
 go test -count=1 -p 1 ./...
+
+say "race detector on the packages with goroutines"
+go test -count=1 -p 1 -race $(go list ./pkg/measure/... ./pkg/cluster ./internal/... | grep -v nbcheck)
+
+say "fuzz targets, ${FUZZTIME:-2s} each"
+bash scripts/fuzz.sh
 
 say "notebooks"
 bash scripts/notebooks.sh

@@ -35,7 +35,20 @@ type Conn struct {
 	fd      int
 	timeout time.Duration
 	peer    string
+	// until, when set, is an absolute deadline for every read and write:
+	// a peer that trickles bytes (each system call makes progress, so the
+	// socket timeouts never fire) is cut off there.
+	until time.Time
 }
+
+// SetUntil sets an absolute deadline for the reads and writes that follow
+// (the zero time removes it): checked between system calls, so a peer
+// that trickles bytes is cut off there. Each call is still bounded by the
+// socket timeout.
+func (c *Conn) SetUntil(t time.Time) { c.until = t }
+
+// late reports whether the connection's absolute deadline has passed.
+func (c *Conn) late() bool { return !c.until.IsZero() && time.Now().After(c.until) }
 
 // Resolve turns host:port into a socket address. Names are looked up with
 // the deadline of ctx.
@@ -236,7 +249,7 @@ func (c *Conn) ReadFull(b []byte) error {
 			return io.ErrUnexpectedEOF
 		}
 		got += n
-		if got < len(b) && lim.over(c.timeout, len(b)) {
+		if got < len(b) && (lim.over(c.timeout, len(b)) || c.late()) {
 			return c.ioErr("read", unix.EAGAIN)
 		}
 	}
@@ -270,6 +283,9 @@ func (c *Conn) ReadSome(b []byte) (int, error) {
 		if n == 0 {
 			return 0, io.EOF
 		}
+		if c.late() {
+			return n, c.ioErr("read", unix.EAGAIN)
+		}
 		return n, nil
 	}
 }
@@ -290,7 +306,7 @@ func (c *Conn) WriteAll(b []byte) error {
 			return c.ioErr("write", err)
 		}
 		b = b[n:]
-		if len(b) > 0 && lim.over(c.timeout, total) {
+		if len(b) > 0 && (lim.over(c.timeout, total) || c.late()) {
 			return c.ioErr("write", unix.EAGAIN)
 		}
 	}

@@ -195,7 +195,23 @@ func AlphaBeta(obs []Observation, opt Options) (Result, error) {
 	r.finish(d, opt, warns)
 	r.warnAlpha(opt)
 	r.warnBeta(opt, d)
+	if err := r.check(); err != nil {
+		return Result{}, err
+	}
 	return r, nil
+}
+
+// check refuses a result that is not a physical α–β pair: α finite and not
+// negative, β positive (+Inf is a flat curve: no per-byte cost resolved).
+func (r *Result) check() error {
+	a, b := r.Alpha, r.Beta
+	if math.IsNaN(a.Value) || math.IsInf(a.Value, 0) || a.Value < 0 || math.IsNaN(a.Lo) || math.IsNaN(a.Hi) {
+		return fmt.Errorf("%w: fitted latency α = %g s", ErrDegenerate, a.Value)
+	}
+	if math.IsNaN(b.Value) || b.Value <= 0 {
+		return fmt.Errorf("%w: fitted rate β = %g B/s", ErrDegenerate, b.Value)
+	}
+	return nil
 }
 
 // Pipelined fits a transfer cut into chunks of c bytes that flow through a
@@ -275,6 +291,12 @@ func Pipelined(obs []Observation, chunk float64, opt Options) (Result, error) {
 	if sf := chunk / r.Beta.Value; r.Period.Value > 0 && r.Period.Value >= sf {
 		r.Warnings = append(r.Warnings, warnf(CodeNoOverlap,
 			"each further chunk adds %.3g s, no less than one chunk store-and-forward (%.3g s): the stages do not overlap", r.Period.Value, sf))
+	}
+	if err := r.check(); err != nil {
+		return Result{}, err
+	}
+	if p := r.Period.Value; math.IsNaN(p) || math.IsInf(p, 0) || p < 0 {
+		return Result{}, fmt.Errorf("%w: fitted per-chunk period = %g s", ErrDegenerate, p)
 	}
 	return r, nil
 }

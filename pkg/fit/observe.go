@@ -66,6 +66,18 @@ type data struct {
 	warns []Warning
 }
 
+// The physical range of what a fit accepts. A time below MinSeconds (a
+// picosecond: a few clock cycles, below any message's cost) or above
+// MaxSeconds (a million seconds, 11.6 days) is not a measurement of a
+// transfer but a unit error or garbage, and squares of such values
+// overflow or underflow float64 in the solver (5e-324 s, 1e300 s). Sizes
+// above MaxBytes (1 EiB) likewise.
+const (
+	MinSeconds = 1e-12
+	MaxSeconds = 1e6
+	MaxBytes   = 1 << 60
+)
+
 // prepare validates and merges observations. Unusable sizes and times are
 // dropped with a CodeDropped warning; an error comes only when nothing usable
 // is left.
@@ -73,17 +85,21 @@ func prepare(obs []Observation) (*data, error) {
 	if len(obs) == 0 {
 		return nil, fmt.Errorf("%w: the list is empty", ErrNoData)
 	}
-	var badSize, badTime, emptySize int
+	var badSize, badTime, outTime, emptySize int
 	byBytes := map[float64][]float64{}
 	for _, o := range obs {
-		if math.IsNaN(o.Bytes) || math.IsInf(o.Bytes, 0) || o.Bytes < 0 {
+		if math.IsNaN(o.Bytes) || o.Bytes < 0 || o.Bytes > MaxBytes {
 			badSize++
 			continue
 		}
 		kept := 0
 		for _, s := range o.Seconds {
-			if math.IsNaN(s) || math.IsInf(s, 0) || s <= 0 {
+			if math.IsNaN(s) || s <= 0 {
 				badTime++
+				continue
+			}
+			if s < MinSeconds || s > MaxSeconds {
+				outTime++
 				continue
 			}
 			byBytes[o.Bytes] = append(byBytes[o.Bytes], s)
@@ -107,10 +123,13 @@ func prepare(obs []Observation) (*data, error) {
 	}
 	var why []string
 	if badSize > 0 {
-		why = append(why, fmt.Sprintf("%d %s with a NaN, infinite or negative size", badSize, plural(badSize, "observation", "observations")))
+		why = append(why, fmt.Sprintf("%d %s with a NaN, negative or over-1-EiB size", badSize, plural(badSize, "observation", "observations")))
 	}
 	if badTime > 0 {
-		why = append(why, fmt.Sprintf("%d %s NaN, infinite, zero or negative", badTime, plural(badTime, "time was", "times were")))
+		why = append(why, fmt.Sprintf("%d %s NaN, zero or negative", badTime, plural(badTime, "time was", "times were")))
+	}
+	if outTime > 0 {
+		why = append(why, fmt.Sprintf("%d %s outside [%g s, %g s], the range of a real transfer", outTime, plural(outTime, "time was", "times were"), MinSeconds, MaxSeconds))
 	}
 	if emptySize > 0 {
 		why = append(why, fmt.Sprintf("%d %s no times", emptySize, plural(emptySize, "observation had", "observations had")))

@@ -60,6 +60,10 @@ func TwoRegimes(obs []Observation, opt Options) (Regimes, error) {
 			best, bestAt = dev, j
 		}
 	}
+	if bestAt < 0 {
+		// Every split's error was NaN or infinite: the data cannot be fitted.
+		return Regimes{}, fmt.Errorf("%w: no break gives a finite error (the times do not fit two lines)", ErrDegenerate)
+	}
 	g := Regimes{Break: d.bytes[bestAt-1]}
 	if single > 0 {
 		g.Improvement = math.Max(0, math.Min(1, 1-best/single))

@@ -73,4 +73,7 @@ var (
 	// ErrInput: malformed arguments (mismatched lengths, a bad option, a
 	// non-finite value where no value may be dropped).
 	ErrInput = errors.New("fit: bad input")
+	// ErrDegenerate says the data gave no finite fit (every candidate's
+	// error was NaN or infinite, or a fitted value came out non-finite).
+	ErrDegenerate = errors.New("fit: degenerate data")
 )

@@ -76,6 +76,10 @@ type SocketOptions = rawsock.Options
 // configured timeout.
 var ErrTimeout = rawsock.ErrTimeout
 
+// ErrBusy is returned (wrapped) when a server has no session slot or buffer
+// memory free for a request (its welcome says busy).
+var ErrBusy = errors.New("server busy")
+
 // InventoryReporter is implemented by probes that also find out what
 // hardware is there (devices, links, topology). After Run, Inventory
 // returns a JSON-able value for the manifest, next to the probe's status.

@@ -113,7 +113,12 @@ func (c *Client) open(ctx context.Context, mode uint16, size, chunk int64) (*raw
 		conn.Close()
 		return nil, fmt.Errorf("peer %s speaks protocol version %d, want %d", c.Addr, v, protoVersion)
 	}
-	if st := binary.LittleEndian.Uint16(w[6:]); st != 0 {
+	switch st := binary.LittleEndian.Uint16(w[6:]); st {
+	case welcomeOK:
+	case welcomeBusy:
+		conn.Close()
+		return nil, fmt.Errorf("peer %s is busy (all its sessions or its buffer memory are taken): %w", c.Addr, ErrBusy)
+	default:
 		conn.Close()
 		return nil, fmt.Errorf("peer %s refused the request (size %d bytes)", c.Addr, size)
 	}

@@ -18,7 +18,9 @@ import (
 // The TCP probe protocol. Each measurement opens one connection:
 //
 //	client → server  hello   32 bytes: "GPTP", version u16, mode u16, size u64, chunk u64, 0 u64
-//	server → client  welcome  8 bytes: "GPTP", version u16, status u16 (0 ok)
+//	server → client  welcome  8 bytes: "GPTP", version u16, status u16
+//	                 (0 ok, 1 bad hello, 2 busy: no session slot or no
+//	                 buffer memory free; try again later)
 //	pingpong: client sends size bytes, server sends them back; repeated
 //	stream:   client sends chunk bytes in writes of size, server answers each
 //	          chunk with an 8-byte ack (its running byte count)
@@ -58,11 +60,21 @@ type ServerConfig struct {
 	// Timeout bounds the wait for a client's hello and every read or write
 	// of a connection (default 5s).
 	Timeout time.Duration
-	// MaxConns bounds the connections served at once (default 4); further
-	// clients are closed at once.
+	// MaxConns bounds the sessions served at once (default 16); a client
+	// past it gets a "busy" welcome and is closed.
 	MaxConns int
-	// MaxConnTime bounds the life of one connection (default 10m).
+	// MaxConnTime bounds the life of one connection (default 10m), checked
+	// on every read and write.
 	MaxConnTime time.Duration
+	// MinRate is the slowest a client may deliver one message, in bytes per
+	// second (default 10 MB/s): each message must arrive within Timeout +
+	// size/MinRate, or the connection is cut. A client that trickles bytes
+	// cannot hold a session.
+	MinRate float64
+	// MaxBuffers bounds the message buffers of all sessions together
+	// (default 1 GiB); messages up to 1 MiB do not count. A hello whose
+	// buffer does not fit gets a "busy" welcome.
+	MaxBuffers int64
 	// Socket options for accepted connections.
 	Socket SocketOptions
 }
@@ -82,7 +94,23 @@ type Server struct {
 	once            sync.Once
 	wg              sync.WaitGroup
 	sem             chan struct{}
+	// buffered is the bytes of large message buffers held; guarded by mu.
+	buffered int64
 }
+
+// DefaultMaxSessions is the number of sessions a server serves at once
+// unless told otherwise.
+const DefaultMaxSessions = 16
+
+// smallMessage is the largest message whose buffer does not count against
+// ServerConfig.MaxBuffers.
+const smallMessage = 1 << 20
+
+const (
+	welcomeOK   = 0
+	welcomeBad  = 1
+	welcomeBusy = 2
+)
 
 // Listen opens the server's listening socket. It refuses a non-loopback
 // address unless cfg.AllowNonLoopback is set; a port in use is an error
@@ -95,7 +123,13 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		cfg.Timeout = 5 * time.Second
 	}
 	if cfg.MaxConns <= 0 {
-		cfg.MaxConns = 4
+		cfg.MaxConns = DefaultMaxSessions
+	}
+	if cfg.MinRate <= 0 {
+		cfg.MinRate = 10e6
+	}
+	if cfg.MaxBuffers <= 0 {
+		cfg.MaxBuffers = 1 << 30
 	}
 	if cfg.MaxConnTime <= 0 {
 		cfg.MaxConnTime = 10 * time.Minute
@@ -154,7 +188,14 @@ func (s *Server) Serve(ctx context.Context) error {
 		select {
 		case s.sem <- struct{}{}:
 		default:
-			c.Close() // too many at once
+			// Too many at once: say so, within a short deadline, and close.
+			go func() {
+				c.SetUntil(time.Now().Add(time.Second))
+				var hello [helloLen]byte
+				c.ReadFull(hello[:])
+				c.WriteAll(welcome(welcomeBusy))
+				c.Close()
+			}()
 			continue
 		}
 		s.wg.Add(1)
@@ -189,6 +230,8 @@ func (s *Server) handle(c *rawsock.Conn) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer c.Close()
+	// The hello must come within one timeout, whatever the peer trickles.
+	c.SetUntil(time.Now().Add(s.cfg.Timeout))
 	var hello [helloLen]byte
 	if err := c.ReadFull(hello[:]); err != nil {
 		return
@@ -196,41 +239,100 @@ func (s *Server) handle(c *rawsock.Conn) {
 	mode := binary.LittleEndian.Uint16(hello[6:])
 	size := binary.LittleEndian.Uint64(hello[8:])
 	chunk := binary.LittleEndian.Uint64(hello[16:])
-	var welcome [8]byte
-	copy(welcome[:], magicHello[:])
-	binary.LittleEndian.PutUint16(welcome[4:], protoVersion)
 	ok := [4]byte(hello[:4]) == magicHello &&
 		binary.LittleEndian.Uint16(hello[4:]) == protoVersion &&
 		(mode == modePingPong || mode == modeStream) &&
 		size >= 1 && size <= maxMessage &&
 		(mode == modePingPong || chunk >= 1)
 	if !ok {
-		binary.LittleEndian.PutUint16(welcome[6:], 1)
-		c.WriteAll(welcome[:])
+		c.WriteAll(welcome(welcomeBad))
 		return
 	}
-	if err := c.WriteAll(welcome[:]); err != nil {
+	if !s.reserve(int64(size)) {
+		c.WriteAll(welcome(welcomeBusy))
 		return
 	}
-	deadline := time.Now().Add(s.cfg.MaxConnTime)
+	defer s.release(int64(size))
+	if err := c.WriteAll(welcome(welcomeOK)); err != nil {
+		return
+	}
+	// A ping-pong message must come in and go back at MinRate; a stream's
+	// chunk must come in at MinRate.
+	per := 2 * float64(size)
+	if mode == modeStream {
+		per = float64(chunk)
+	}
+	lim := connLimits{
+		end:     time.Now().Add(s.cfg.MaxConnTime),
+		message: s.cfg.Timeout + time.Duration(min(per/s.cfg.MinRate, 3600)*float64(time.Second)),
+	}
 	u0, s0 := ThreadCPU()
 	var count uint64
 	var err error
 	if mode == modePingPong {
-		count, err = servePingPong(c, int(size), deadline)
+		count, err = servePingPong(c, int(size), lim)
 	} else {
-		count, err = serveStream(c, int(size), chunk, deadline)
+		count, err = serveStream(c, int(size), chunk, lim)
 	}
 	u1, s1 := ThreadCPU()
 	if err != nil {
 		return
 	}
+	c.SetUntil(time.Now().Add(s.cfg.Timeout))
 	var tr [trailerLen]byte
 	copy(tr[:], magicTrailer[:])
 	binary.LittleEndian.PutUint64(tr[8:], count)
 	binary.LittleEndian.PutUint64(tr[16:], nanos(u1-u0))
 	binary.LittleEndian.PutUint64(tr[24:], nanos(s1-s0))
 	c.WriteAll(tr[:])
+}
+
+func welcome(status uint16) []byte {
+	var w [8]byte
+	copy(w[:], magicHello[:])
+	binary.LittleEndian.PutUint16(w[4:], protoVersion)
+	binary.LittleEndian.PutUint16(w[6:], status)
+	return w[:]
+}
+
+// reserve takes size bytes of the buffer budget for a large message; small
+// ones always fit.
+func (s *Server) reserve(size int64) bool {
+	if size <= smallMessage {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buffered+size > s.cfg.MaxBuffers {
+		return false
+	}
+	s.buffered += size
+	return true
+}
+
+func (s *Server) release(size int64) {
+	if size <= smallMessage {
+		return
+	}
+	s.mu.Lock()
+	s.buffered -= size
+	s.mu.Unlock()
+}
+
+// connLimits are the time limits of one session: its end, and the time one
+// message (or, in a stream, one chunk's worth of reads) may take.
+type connLimits struct {
+	end     time.Time
+	message time.Duration
+}
+
+// next sets the connection's deadline for the next message.
+func (l connLimits) next(c *rawsock.Conn) {
+	u := time.Now().Add(l.message)
+	if u.After(l.end) {
+		u = l.end
+	}
+	c.SetUntil(u)
 }
 
 func nanos(s float64) uint64 {
@@ -244,10 +346,14 @@ var errConnTooLong = errors.New("connection ran past its time limit")
 
 // servePingPong echoes size-byte messages until the client ends the stream
 // at a message boundary; it returns the number of round trips.
-func servePingPong(c *rawsock.Conn, size int, deadline time.Time) (uint64, error) {
+func servePingPong(c *rawsock.Conn, size int, lim connLimits) (uint64, error) {
 	buf := make([]byte, size)
 	var n uint64
 	for {
+		if time.Now().After(lim.end) {
+			return n, errConnTooLong
+		}
+		lim.next(c)
 		if err := c.ReadFull(buf); err != nil {
 			if err == io.EOF {
 				return n, nil
@@ -258,21 +364,22 @@ func servePingPong(c *rawsock.Conn, size int, deadline time.Time) (uint64, error
 			return n, err
 		}
 		n++
-		if n%256 == 0 && time.Now().After(deadline) {
-			return n, errConnTooLong
-		}
 	}
 }
 
 // serveStream reads and discards the stream in reads of up to size bytes and
 // acknowledges every chunk; it returns the number of bytes received.
-func serveStream(c *rawsock.Conn, size int, chunk uint64, deadline time.Time) (uint64, error) {
+func serveStream(c *rawsock.Conn, size int, chunk uint64, lim connLimits) (uint64, error) {
 	buf := make([]byte, size)
 	var got uint64
 	next := chunk
 	var ack [8]byte
-	reads := 0
+	lim.next(c) // moved on at every acknowledged chunk
+
 	for {
+		if time.Now().After(lim.end) {
+			return got, errConnTooLong
+		}
 		n, err := c.ReadSome(buf)
 		if err == io.EOF {
 			return got, nil
@@ -287,10 +394,7 @@ func serveStream(c *rawsock.Conn, size int, chunk uint64, deadline time.Time) (u
 				return got, err
 			}
 			next += chunk
-		}
-		reads++
-		if reads%256 == 0 && time.Now().After(deadline) {
-			return got, errConnTooLong
+			lim.next(c)
 		}
 	}
 }

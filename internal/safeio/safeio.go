@@ -1,0 +1,158 @@
+// Package safeio reads files that come from outside — scenario files, run
+// directories, other tools' outputs — with bounds: only regular files (a
+// FIFO with no writer, /dev/zero or a directory is refused at once, never
+// waited on or read without end), at most a stated number of bytes (the
+// limit is named in the error), and the context checked between chunks so
+// an interrupt ends a long read. It does not parse anything.
+package safeio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// ErrTooLarge says a file is over the limit it was read with.
+var ErrTooLarge = errors.New("over the size limit")
+
+// ErrNotRegular says a path is not a regular file (a device, FIFO, socket
+// or directory).
+var ErrNotRegular = errors.New("not a regular file")
+
+// chunk is how much is read between context checks.
+const chunk = 1 << 20
+
+// Open opens path for reading if it is a regular file, without blocking on
+// a FIFO (O_NONBLOCK; cleared once the file is known to be regular).
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
+	}
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func kind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
+
+// ReadFile reads a whole regular file of at most limit bytes, checking ctx
+// between chunks.
+func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, fmt.Errorf("%s: %w of %s (%d bytes)", path, ErrTooLarge, FormatLimit(limit), st.Size())
+	}
+	b, err := ReadAll(ctx, f, limit)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// ReadAll reads r to its end, at most limit bytes, checking ctx between
+// chunks of a MiB.
+func ReadAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, chunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(buf)
+		if int64(len(out))+int64(n) > limit {
+			return nil, fmt.Errorf("%w of %s", ErrTooLarge, FormatLimit(limit))
+		}
+		out = append(out, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Reader wraps r so that reads fail once ctx is done or more than limit
+// bytes have come through: for streaming parsers (JSON Lines readers).
+type Reader struct {
+	ctx   context.Context
+	r     io.Reader
+	limit int64
+	n     int64
+}
+
+// NewReader returns a bounded, interruptible reader.
+func NewReader(ctx context.Context, r io.Reader, limit int64) *Reader {
+	return &Reader{ctx: ctx, r: r, limit: limit}
+}
+
+// Read implements io.Reader.
+func (b *Reader) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if b.n >= b.limit {
+		// One more byte would be over: look for it.
+		var one [1]byte
+		if n, _ := b.r.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("%w of %s", ErrTooLarge, FormatLimit(b.limit))
+		}
+		return 0, io.EOF
+	}
+	if rest := b.limit - b.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	return n, err
+}
+
+// FormatLimit writes a byte limit the way the errors and --help say it
+// (binary units: 64 MiB).
+func FormatLimit(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}

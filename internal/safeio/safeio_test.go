@@ -1,0 +1,73 @@
+package safeio
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.yaml")
+	os.WriteFile(p, []byte("name: x\n"), 0o644)
+	b, err := ReadFile(context.Background(), p, 64)
+	if err != nil || string(b) != "name: x\n" {
+		t.Fatalf("%q %v", b, err)
+	}
+	if _, err := ReadFile(context.Background(), p, 4); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "4 B") {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
+func TestRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(context.Background(), fifo, 1<<20); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("fifo: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("a FIFO with no writer blocked the read")
+	}
+	for _, p := range []string{"/dev/zero", "/dev/urandom", dir} {
+		if _, err := ReadFile(context.Background(), p, 1<<20); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestReader(t *testing.T) {
+	r := NewReader(context.Background(), strings.NewReader("0123456789"), 10)
+	b := make([]byte, 32)
+	n, _ := r.Read(b)
+	if n != 10 {
+		t.Fatalf("read %d", n)
+	}
+	if _, err := r.Read(b); err == nil || err.Error() != "EOF" {
+		t.Errorf("at the limit exactly: %v", err)
+	}
+	r = NewReader(context.Background(), strings.NewReader("0123456789x"), 10)
+	r.Read(b)
+	if _, err := r.Read(b); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewReader(ctx, strings.NewReader("x"), 10).Read(b); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if _, err := ReadAll(ctx, strings.NewReader("x"), 10); !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadAll cancelled: %v", err)
+	}
+}
