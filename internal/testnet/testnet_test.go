@@ -5,7 +5,7 @@ package testnet
 import (
 	"context"
 	"errors"
-		"net"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
