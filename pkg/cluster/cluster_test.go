@@ -1,0 +1,166 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv ...string) Getenv {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestFromEnv(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  Getenv
+		want Rank
+	}{
+		{"none", env(), Rank{Rank: 0, Size: 1, From: Single}},
+		{"openmpi", env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2", "OMPI_COMM_WORLD_LOCAL_RANK", "0", "OMPI_MCA_ess_base_jobid", "42"),
+			Rank{Rank: 1, Size: 2, LocalRank: 0, From: OpenMPI, Job: "42"}},
+		{"pmix with ompi size", env("PMIX_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2", "PMIX_NAMESPACE", "prterun-x-1@1"),
+			Rank{Rank: 1, Size: 2, From: PMIx, Job: "prterun-x-1@1"}},
+		{"mpich", env("PMI_RANK", "0", "PMI_SIZE", "2", "PMI_LOCAL_RANK", "0"), Rank{Rank: 0, Size: 2, From: MPICH}},
+		{"intel mpi", env("PMI_RANK", "1", "PMI_SIZE", "2", "MPI_LOCALRANKID", "3"), Rank{Rank: 1, Size: 2, LocalRank: 3, From: MPICH}},
+		{"slurm", env("SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_LOCALID", "0", "SLURM_JOB_ID", "777", "SLURM_STEP_ID", "3"),
+			Rank{Rank: 1, Size: 2, From: Slurm, Job: "777.3"}},
+		{"torchrun", env("RANK", "1", "WORLD_SIZE", "2", "LOCAL_RANK", "1", "MASTER_ADDR", "node1", "MASTER_PORT", "29500", "TORCHELASTIC_RUN_ID", "r1"),
+			Rank{Rank: 1, Size: 2, LocalRank: 1, From: Torch, Master: "node1:29500", Job: "r1"}},
+		// mpirun inside an sbatch: the batch step's SLURM_PROCID is 0 in
+		// every rank; Open MPI's own variables win.
+		{"mpirun under slurm", env("SLURM_PROCID", "0", "SLURM_NTASKS", "1", "SLURM_JOB_ID", "9",
+			"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"),
+			Rank{Rank: 1, Size: 2, From: OpenMPI, Job: "9"}},
+		// srun torchrun: torchrun's RANK counts its workers.
+		{"torchrun under srun", env("SLURM_PROCID", "1", "SLURM_NTASKS", "2", "RANK", "1", "WORLD_SIZE", "2"),
+			Rank{Rank: 1, Size: 2, From: Torch}},
+	} {
+		got, err := FromEnv(c.env)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestFromEnvErrors(t *testing.T) {
+	for _, c := range []struct {
+		env  Getenv
+		want string
+	}{
+		{env("OMPI_COMM_WORLD_RANK", "x", "OMPI_COMM_WORLD_SIZE", "2"), "OMPI_COMM_WORLD_RANK"},
+		{env("OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "2"), "not below"},
+		{env("PMIX_RANK", "1"), "--world-size"},
+		{env("SLURM_PROCID", "0", "SLURM_NTASKS", "0"), "SLURM_NTASKS"},
+		{env("RANK", "0", "WORLD_SIZE", "2", "MASTER_ADDR", "a", "MASTER_PORT", "http"), "MASTER_PORT"},
+	} {
+		_, err := FromEnv(c.env)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one naming %q", err, c.want)
+		}
+	}
+}
+
+func TestRole(t *testing.T) {
+	for _, c := range []struct {
+		r    Rank
+		want Role
+		err  bool
+	}{
+		{Rank{Rank: 0, Size: 2}, Server, false},
+		{Rank{Rank: 1, Size: 2}, Client, false},
+		{Rank{Rank: 0, Size: 1}, Client, false},
+		{Rank{Rank: 2, Size: 4}, 0, true},
+	} {
+		got, err := c.r.Role()
+		if (err != nil) != c.err || (!c.err && got != c.want) {
+			t.Errorf("%+v: %v, %v", c.r, got, err)
+		}
+	}
+}
+
+func TestOverride(t *testing.T) {
+	r, err := Rank{Rank: 0, Size: 1, From: Single}.Override(1, 2, -1)
+	if err != nil || r.Rank != 1 || r.Size != 2 || r.From != Flags {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, err := (Rank{Size: 1}).Override(3, -1, -1); err == nil {
+		t.Error("rank 3 of 1 accepted")
+	}
+}
+
+func TestMasterPeer(t *testing.T) {
+	a, ok := Rank{Master: "10.0.0.1:29500"}.MasterPeer()
+	if !ok || a != "10.0.0.1:29501" {
+		t.Errorf("%q %v", a, ok)
+	}
+	if _, ok := (Rank{Master: "h:65535"}).MasterPeer(); ok {
+		t.Error("port 65536 accepted")
+	}
+}
+
+func TestRendezvous(t *testing.T) {
+	dir := t.TempDir()
+	path := RendezvousFile(dir, "777.3/../x")
+	if filepath.Dir(path) != dir {
+		t.Fatalf("rendezvous file %s escapes %s", path, dir)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		if err := Publish(path, "10.1.2.3:4567"); err != nil {
+			t.Error(err)
+		}
+	}()
+	addr, err := Await(context.Background(), path, 5*time.Second)
+	if err != nil || addr != "10.1.2.3:4567" {
+		t.Fatalf("%q %v", addr, err)
+	}
+	// A peer that never comes: a bounded wait and a clear error.
+	start := time.Now()
+	_, err = Await(context.Background(), filepath.Join(dir, "none"), 300*time.Millisecond)
+	if !errors.Is(err, ErrPeerTimeout) || time.Since(start) > 3*time.Second {
+		t.Errorf("%v after %s", err, time.Since(start))
+	}
+	// Garbage in the file.
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("not an address at all"), 0o644)
+	if _, err := Await(context.Background(), bad, time.Second); err == nil || errors.Is(err, ErrPeerTimeout) {
+		t.Errorf("garbage: %v", err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, make([]byte, 4096), 0o644)
+	if _, err := Await(context.Background(), big, time.Second); err == nil || !strings.Contains(err.Error(), "over") {
+		t.Errorf("big: %v", err)
+	}
+	if err := Publish(path, "nonsense"); err == nil {
+		t.Error("Publish accepted a non-address")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Await(ctx, filepath.Join(dir, "none"), time.Minute); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func FuzzFromEnv(f *testing.F) {
+	f.Add("1", "2", "0")
+	f.Add("-1", "x", "")
+	f.Fuzz(func(t *testing.T, rank, size, local string) {
+		r, err := FromEnv(env("SLURM_PROCID", rank, "SLURM_NTASKS", size, "SLURM_LOCALID", local))
+		if err == nil && (r.Rank < 0 || r.Rank >= r.Size || r.LocalRank < 0) {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}

@@ -1,0 +1,139 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// RendezvousFile is the file in a shared directory where rank 0 writes its
+// address for the job: gpupath-<job>.addr (gpupath-pair.addr without a job).
+func RendezvousFile(dir, job string) string {
+	if job == "" {
+		job = "pair"
+	}
+	return filepath.Join(dir, "gpupath-"+safeName.ReplaceAllString(job, "_")+".addr")
+}
+
+var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// maxAddrFile bounds what ReadRendezvous reads: an address is short.
+const maxAddrFile = 512
+
+// Publish writes addr (host:port) to path atomically (a temporary file
+// renamed into place), so the reader never sees half an address.
+func Publish(path, addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("cluster: rendezvous address %q: %w", addr, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".gpupath-rdv-*")
+	if err != nil {
+		return fmt.Errorf("cluster: rendezvous: %w", err)
+	}
+	if _, err := io.WriteString(tmp, addr+"\n"); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cluster: rendezvous: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cluster: rendezvous: %w", err)
+	}
+	return nil
+}
+
+// ErrPeerTimeout says the peer did not appear within the wait.
+var ErrPeerTimeout = errors.New("cluster: the peer did not come")
+
+// Await polls path until rank 0's address appears, ctx ends or wait passes.
+// Each poll reads at most a few hundred bytes; a file that is not one
+// host:port line is an error.
+func Await(ctx context.Context, path string, wait time.Duration) (string, error) {
+	deadline := time.Now().Add(wait)
+	tick := 50 * time.Millisecond
+	for {
+		addr, err := readAddr(path)
+		if err == nil {
+			return addr, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("%w: no %s after %s", ErrPeerTimeout, path, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(tick):
+		}
+		tick = min(2*tick, time.Second)
+	}
+}
+
+func readAddr(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("cluster: rendezvous %s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxAddrFile+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxAddrFile {
+		return "", fmt.Errorf("cluster: rendezvous %s is over %d bytes", path, maxAddrFile)
+	}
+	addr := strings.TrimSpace(string(b))
+	if _, _, err := net.SplitHostPort(addr); err != nil || strings.ContainsAny(addr, " \n\t") {
+		return "", fmt.Errorf("cluster: rendezvous %s holds %q, not host:port", path, addr)
+	}
+	return addr, nil
+}
+
+// AdvertiseIP is the address rank 0 publishes when none is given: the first
+// IPv4 address of an interface that is up and not loopback (on a test host,
+// its veth end), else 127.0.0.1.
+func AdvertiseIP() string {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return "127.0.0.1"
+	}
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLinkLocalUnicast() {
+				return ipn.IP.String()
+			}
+		}
+	}
+	return "127.0.0.1"
+}
