@@ -31,8 +31,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/importers/iperf3"
+	"github.com/gpupath/gpupath/pkg/importers/sockperf"
 	"github.com/gpupath/gpupath/pkg/measure"
-	"github.com/gpupath/gpupath/pkg/peers"
 )
 
 // round is what one round measured.
@@ -309,7 +310,7 @@ func iperfStream(r *round, dur time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("iperf3 client: %w", err)
 	}
-	res, err := peers.ParseIperf3JSON(b)
+	res, err := iperf3.ParseJSON(b)
 	if err != nil {
 		return err
 	}
@@ -375,7 +376,7 @@ func sockperfPingPong(r *round, dur time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("sockperf client: %w: %s", err, lastLine(b))
 	}
-	res, err := peers.ParseSockperf(b)
+	res, err := sockperf.ParseLatency(b)
 	if err != nil {
 		return err
 	}
