@@ -72,7 +72,7 @@ func TestHandRead(t *testing.T) {
 	}
 	// Hand-written -j document.
 	o = parseFile(t, "handwritten/j-v0.8-2xH200-h2d-d2h-d2d.json")
-	if len(o.Records) != 6 || o.Records[2].Target != "GPU0 -> GPU0" && o.Records[2].Target != "GPU1 -> GPU0" || len(o.Hardware.Hosts) != 1 {
+	if len(o.Records) != 6 || o.Records[4].Target != "GPU0 -> GPU1" || o.Records[2].Target != "GPU0 -> CPU0" || len(o.Hardware.Hosts) != 1 {
 		t.Errorf("%+v", o.Records)
 	}
 	if r := o.Records[1]; r.Test != "host_to_device_memcpy_ce" || r.Target != "CPU0 -> GPU1" || !near(r.Rate, 55.31e9) || r.Bytes != 512<<20 {
