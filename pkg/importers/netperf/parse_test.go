@@ -43,13 +43,13 @@ func TestGolden(t *testing.T) {
 // latency of a request/response test is half the round trip.
 func TestHandRead(t *testing.T) {
 	for _, tc := range []struct {
-		file         string
-		test         string
-		bytes        int64
-		time, rate   float64
-		line         int
-		samples      int
-		metric       obs.Metric
+		file       string
+		test       string
+		bytes      int64
+		time, rate float64
+		line       int
+		samples    int
+		metric     obs.Metric
 	}{
 		{"manual-tcp_stream-migrated-localhost.txt", "TCP_STREAM", 16384, 16384 / (27175.27e6 / 8), 27175.27e6 / 8, 7, 0, obs.Bandwidth},
 		{"manual-tcp_stream-demo-interim-results.txt", "TCP_STREAM", 16384, 16384 / (68.87e6 / 8), 68.87e6 / 8, 16, 9, obs.Bandwidth},
