@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 )
 
@@ -156,6 +157,11 @@ func decode(b []byte) (*Summary, error) {
 			return nil, fmt.Errorf("iperf3: line %d: %w", lineAt(off), err)
 		}
 		s.cut, s.cutLine = cutError(err), lineAt(off)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// The input ends inside the part that starts at cutLine.
+			s.cut = fmt.Errorf("the JSON document is cut off here, inside the part that starts at line %d", s.cutLine)
+			s.cutLine = 1 + bytes.Count(bytes.TrimRight(b, "\r\n"), []byte{'\n'})
+		}
 		return s, nil
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {

@@ -28,8 +28,10 @@ var (
 	// "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)".
 	gdrHCARe = regexp.MustCompile(`^NET/\S+ ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'(.*)$`)
 	ringRe   = regexp.MustCompile(`^Connected all rings(?:, use ring PXN (\d+) GDR (\d+))?`)
-	commRe   = regexp.MustCompile(`^comm \S+ rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+)`)
-	errWords = regexp.MustCompile(`(?i)\b(error|fail(ed|ure)?|abort(ed)?|timeout|timed out)\b`)
+	// "Channel 00/02 :    0   1   2   3": the ranks of a ring, not a connection.
+	ringListRe = regexp.MustCompile(`^Channel \d+/\d+ :(\s+\d+)+\s*$`)
+	commRe     = regexp.MustCompile(`^comm \S+ rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+)`)
+	errWords   = regexp.MustCompile(`(?i)\b(error|fail(ed|ure)?|abort(ed)?|timeout|timed out)\b`)
 )
 
 // Detect tells whether b holds NCCL debug lines.
@@ -82,6 +84,8 @@ func Parse(b []byte) (*obs.Output, error) {
 				np.Version = strings.TrimSuffix(versionRe.FindStringSubmatch(msg)[1], ".")
 				out.Version = np.Version
 			}
+		case ringListRe.MatchString(msg):
+			// the order of a ring: which connections follow is in the lines below
 		case strings.HasPrefix(msg, "Channel "):
 			c, err := channel(msg, n, host)
 			if err != nil {
