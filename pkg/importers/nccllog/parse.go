@@ -187,8 +187,9 @@ func appendNIC(ns []obs.NIC, n obs.NIC) []obs.NIC {
 // "eth0:10.0.0.1<0>" (Socket).
 func nicOf(net, dev string, line int) obs.NIC {
 	if net == "Socket" {
+		// An IP interface: Ethernet, IPoIB or anything else; the line does not say.
 		name, _, _ := strings.Cut(dev, ":")
-		return obs.NIC{Name: name, LinkLayer: "Ethernet", Line: line}
+		return obs.NIC{Name: name, Line: line}
 	}
 	name, rest, _ := strings.Cut(dev, ":")
 	portS, ll, _ := strings.Cut(rest, "/")
