@@ -160,8 +160,9 @@ func hostOf(files []*File) measure.Host {
 	return h
 }
 
-// stageOf names the model stage of a copy between host and GPU memory.
-func stageOf(r obs.Record) string {
+// StageOf names the model stage a copy between host and GPU memory
+// measures: A (device to host), G (host to device); "" for other records.
+func StageOf(r obs.Record) string {
 	switch r.Op {
 	case "host_to_device", "h2d":
 		return "G"
@@ -185,7 +186,7 @@ func resultOf(o *obs.Output, file string, r obs.Record, at time.Time) measure.Re
 	if r.Redop != "" && r.Redop != "sum" && r.Redop != "none" {
 		variant += " " + r.Redop
 	}
-	res := measure.Result{Probe: o.Tool, Variant: variant, Path: r.Path, Stage: stageOf(r), Target: r.Target, Bytes: r.Bytes,
+	res := measure.Result{Probe: o.Tool, Variant: variant, Path: r.Path, Stage: StageOf(r), Target: r.Target, Bytes: r.Bytes,
 		Iterations: int(r.Iterations), MinS: r.Min, MedianS: r.Time, P99S: r.P99, ThroughputBps: r.Rate, Samples: r.Samples, Time: at}
 	if r.P50 > 0 {
 		res.MedianS = r.P50

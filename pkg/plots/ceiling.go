@@ -76,7 +76,7 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		a.Color, a.Tick.Color = MutedColor, MutedColor
 	}
 	p.Legend.TextStyle.Font = font.From(Font, LegendSize)
-	p.Legend.Top, p.Legend.Left = !in.Latency, in.Latency
+	p.Legend.Top, p.Legend.Left = true, true // curves rise to the right: the top left is free
 	p.Legend.ThumbnailWidth = vg.Points(20)
 	g := plotter.NewGrid()
 	g.Vertical.Color, g.Horizontal.Color = GridColor, GridColor
@@ -90,11 +90,11 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		p.Y.Label.Text = "one-way latency"
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = powTicks{base: 10, label: func(v float64) string { return model.Seconds(v).Human() }}
-		p.Y.Min, p.Y.Max = ylo/2, yhi*2
+		p.Y.Min, p.Y.Max = ylo/2, yhi*6 // room for the legend
 		scale = 1
 	} else {
 		p.Y.Label.Text = "GB/s"
-		p.Y.Min, p.Y.Max = 0, yhi*scale*1.15
+		p.Y.Min, p.Y.Max = 0, yhi*scale*1.4 // room for the legend
 	}
 	other := 0
 	for _, s := range in.Series {

@@ -82,6 +82,9 @@ func (s *Summary) observations() *obs.Output {
 		}
 		r := obs.Record{Line: line, Test: out.Test, Variant: side, Metric: obs.Bandwidth, Bytes: bs, Rate: rate, Path: path,
 			Extra: map[string]float64{"transfer_bytes": bytesN, "seconds": secs}}
+		if s.Streams > 0 {
+			r.Extra["streams"] = float64(s.Streams)
+		}
 		if bs > 0 {
 			r.Time, r.Central = float64(bs)/rate, "mean"
 			r.Samples = samples
@@ -157,6 +160,9 @@ func (t *TextRun) observations() *obs.Output {
 		}
 		r := obs.Record{Line: row.Line, Test: out.Test, Variant: row.Side, Metric: obs.Bandwidth, Bytes: bs, BytesNote: note, Rate: row.Rate,
 			Path: path, Extra: map[string]float64{"transfer_bytes": row.Bytes, "seconds": row.End - row.Start}, Fields: row.Fields}
+		if t.Streams > 0 {
+			r.Extra["streams"] = float64(t.Streams)
+		}
 		if t.Role == "server" {
 			r.Variant += " (server side)"
 		}

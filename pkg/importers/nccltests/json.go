@@ -192,6 +192,9 @@ func parseJSON(name string, b []byte) (*obs.Output, error) {
 				rec.Metric, rec.Rate, rec.BusRate = obs.Latency, 0, 0
 			} else if rec.Rate == 0 {
 				rec.Rate = float64(rec.Bytes) / rec.Time
+				if f, _, ok := BusFactor(rec.Op, hw.Ranks); ok && rec.BusRate == 0 {
+					rec.BusRate = rec.Rate * f
+				}
 			}
 			rec.Wrong = "N/A"
 			if w := part.body.NWrong; w != nil {

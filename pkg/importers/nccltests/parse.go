@@ -471,6 +471,16 @@ func (p *parser) finish(name string) {
 			}
 		}
 	}
+	// busbw printed as 0.00 where algbw was computed from the time: the
+	// same factor applies (busbw = algbw × BusFactor).
+	for i := range p.out.Records {
+		r := &p.out.Records[i]
+		if r.Extra["algbw_printed_as_zero"] == 1 && r.BusRate == 0 && r.Rate > 0 {
+			if f, _, ok := BusFactor(r.Op, hw.Ranks); ok {
+				r.BusRate = r.Rate * f
+			}
+		}
+	}
 	if p.tables > 0 && p.rows == 0 {
 		p.out.Failures = append(p.out.Failures, obs.Problem{Line: p.lastHeader(), Reason: "the table has a header and no result rows (the run stopped or stalled before its first size)"})
 	}

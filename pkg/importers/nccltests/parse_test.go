@@ -75,7 +75,7 @@ func TestHandRead(t *testing.T) {
 		noteSubstr string
 	}{
 		{file: "dranet-all_gather_perf-2node-16xB200-nccl2.26.6.txt", test: "all_gather_perf", op: "allgather", records: 48, ranks: 16, nodes: 2,
-			first:   obs.Record{Line: 25, Bytes: 1024, Variant: "out-of-place", Time: 280.4e-6, Rate: 1024 / 280.4e-6, BusRate: 0, Wrong: "0"},
+			first:   obs.Record{Line: 25, Bytes: 1024, Variant: "out-of-place", Time: 280.4e-6, Rate: 1024 / 280.4e-6, BusRate: 1024 / 280.4e-6 * 15 / 16, Wrong: "0"}, // busbw 0.00 as printed: algbw × 15/16
 			last:    obs.Record{Line: 48, Bytes: 8589934592, Variant: "in-place", Time: 31063e-6, Rate: 276.53e9, BusRate: 259.25e9, Wrong: "0"},
 			version: "2.26.6+cuda12.8", gpu: "NVIDIA B200", noteSubstr: "file name"},
 		// validation 0: #wrong N/A; root column; two K80 hosts.
