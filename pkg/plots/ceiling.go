@@ -96,7 +96,7 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		p.Y.Label.Text = "GB/s"
 		p.Y.Min, p.Y.Max = 0, yhi*scale*1.4 // room for the legend
 	}
-	other := 0
+	other, measured := 0, 0
 	for _, s := range in.Series {
 		kind := "measured"
 		if s.Model {
@@ -125,11 +125,14 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		if err != nil {
 			return nil, t, fmt.Errorf("plots: %w", err)
 		}
+		// The first measured series of a path takes its glyph, the others
+		// other shapes in its colour.
 		glyph := st.Glyph
-		if s.Path == "" {
+		if s.Path == "" || measured > 0 {
 			glyph = otherGlyphs[other%len(otherGlyphs)]
 			other++
 		}
+		measured++
 		sc.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: GlyphRadius, Shape: glyph}
 		p.Add(sc)
 		p.Legend.Add(s.Label, sc)

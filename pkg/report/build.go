@@ -253,6 +253,9 @@ func build(in *Input) *doc {
 	// Measurements.
 	b.measurements(secs["measurements"], a)
 
+	// Imported runs and a two-run comparison, when given (imported.go, compare.go).
+	b.importedSections(d)
+
 	// Model against measurement.
 	b.calibration(secs["calibration"])
 
