@@ -207,3 +207,19 @@ func BenchmarkImportFixtures(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(paths)), "files")
 }
+
+// FuzzParseFile checks that detection and parsing never panic on any
+// input and that what comes back passes validation.
+func FuzzParseFile(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file, err := ParseFile("fuzz.txt", b, "")
+		if err != nil {
+			return
+		}
+		for _, o := range file.Outputs {
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
