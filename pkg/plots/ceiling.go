@@ -36,7 +36,9 @@ type CeilingInput struct {
 	// Latency draws seconds on a log axis; otherwise bytes per second on a
 	// linear axis in GB/s (10⁹ B/s).
 	Latency bool
-	Series  []CeilingSeries
+	// YLabel names the y axis ("" : "one-way latency" or "GB/s").
+	YLabel string
+	Series []CeilingSeries
 }
 
 // Ceiling draws measured values against the modeled ceiling (or, for
@@ -88,6 +90,9 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 	scale := 1e-9
 	if in.Latency {
 		p.Y.Label.Text = "one-way latency"
+		if in.YLabel != "" {
+			p.Y.Label.Text = in.YLabel
+		}
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = powTicks{base: 10, label: func(v float64) string { return model.Seconds(v).Human() }}
 		p.Y.Min, p.Y.Max = ylo/2, yhi*6 // room for the legend

@@ -560,18 +560,22 @@ func verdictOf(s *model.Scenario, j *judged, f ImportedFile) string {
 	if f.NCCL != nil && f.NCCL.Line > 0 && strings.HasPrefix(j.pathWhy, "NCCL") {
 		logRef = fmt.Sprintf(" (the %s path, as NCCL's log line %d says)", j.path, f.NCCL.Line)
 	}
-	if j.best != "" && hostStaged[j.path] && logRef != "" && j.s.Quantity == Bandwidth {
+	bestRaises := false // the fastest path would allow more than the one taken
+	if j.best != "" && hostStaged[j.path] && j.s.Quantity == Bandwidth {
 		bp := judgePoint(s, judged{s: j.s, path: j.best, factor: j.factor}, p.ImportedPoint)
-		if bp.ceiling > 0 && p.ceiling < 0.9*bp.ceiling {
+		bestRaises = bp.ceiling > 0 && p.ceiling < 0.9*bp.ceiling
+		if bestRaises && logRef != "" {
 			return fmt.Sprintf("at %s of what this link allows on the %s path: the traffic took the host-staged %s path, see NCCL's log line %d (it reaches %s of what the %s path allows%s; %s).",
 				sharePct(bp.share), j.best, j.path, f.NCCL.Line, sharePct(p.share), j.path, bound, quoted)
 		}
-		if bp.ceiling > 0 {
+		if bp.ceiling > 0 && !bestRaises {
 			bound += fmt.Sprintf("; the %s path would not raise the ceiling at this size", j.best)
 		}
 	}
 	what += logRef
 	switch {
+	case p.share > 1.1 && j.s.Quantity != Bandwidth:
+		return fmt.Sprintf("at %s of %s: faster than the model — the scenario's network is longer or slower than what ran (check network.hops, network.cable, nic.latency, the preset) (%s).", sharePct(p.share), what, quoted)
 	case p.share > 1.1:
 		return fmt.Sprintf("at %s of %s: faster than the model — the scenario's hardware is slower than what ran (check nic.rate, gpu.pcie, the preset), or the traffic did not take the %s path (%s).", sharePct(p.share), what, pathLabel(j), quoted)
 	case p.share >= 0.8:
@@ -587,8 +591,11 @@ func verdictOf(s *model.Scenario, j *judged, f ImportedFile) string {
 		return fmt.Sprintf("at %s of %s: short of the ceiling%s (%s); %s.", sharePct(p.share), what, bound, quoted, why)
 	}
 	hint := "the gap is larger than the path explains: look at the link's rate and width, the GPU–NIC placement, and whether the traffic took this path at all"
-	if hostStaged[j.path] && j.best != "" {
+	switch {
+	case hostStaged[j.path] && bestRaises:
 		hint = "the traffic took the host-staged " + j.path + " path; GPUDirect RDMA (" + j.best + ") would avoid the copies"
+	case j.s.Quantity == Bandwidth && !strings.HasPrefix(j.path, "copy "):
+		hint = fmt.Sprintf("the gap is larger than the path explains: look at the NIC's real rate (the scenario's is %s), the GPU–NIC placement, and whether the traffic took this path at all", nicRateText(s))
 	}
 	return fmt.Sprintf("at %s of %s%s: %s (%s).", sharePct(p.share), what, bound, hint, quoted)
 }
@@ -630,7 +637,7 @@ func collectiveText(j judged) string {
 }
 
 // importedTable lists the points of a group against the model, at most
-// eight sizes per series (the smallest, the largest and evenly between).
+// six sizes per series (the smallest, the largest and evenly between).
 func importedTable(g []judged) *docTable {
 	q := g[0].s.Quantity
 	coll := g[0].s.Collective != nil
@@ -651,7 +658,7 @@ func importedTable(g []judged) *docTable {
 			}
 			continue
 		}
-		for _, p := range pick(j.points, 8) {
+		for _, p := range pick(j.points, 6) {
 			label := j.s.Variant // the caption and the figure name the test
 			if label == "" {
 				label = j.s.Test
@@ -724,6 +731,9 @@ func (b *builder) importedFigure(sec *section, s *model.Scenario, f ImportedFile
 		title = g[0].s.Test + ": busbw against the model"
 	}
 	in := plots.CeilingInput{Latency: q != Bandwidth, Title: title}
+	if g[0].s.RoundTrip {
+		in.YLabel = "round-trip latency"
+	}
 	lo, hi := model.Bytes(math.MaxInt64), model.Bytes(0)
 	for _, j := range g {
 		for _, p := range j.points {
@@ -778,7 +788,10 @@ func (b *builder) importedFigure(sec *section, s *model.Scenario, f ImportedFile
 		return
 	}
 	what := "Measured bandwidth (points) against the model's streaming bandwidth of the path (lines), by message size."
-	if q != Bandwidth {
+	switch {
+	case q != Bandwidth && g[0].s.RoundTrip:
+		what = "Measured round-trip latency (points) against twice the model's one-way latency of the path (lines), by message size."
+	case q != Bandwidth:
 		what = "Measured one-way latency (points) against the model's latency of the path (lines), by message size."
 	}
 	if g[0].s.Collective != nil && q == Bandwidth {
