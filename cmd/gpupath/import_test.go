@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,5 +68,39 @@ func TestImportGolden(t *testing.T) {
 	}
 	if _, _, code := invoke(t, "import", fixtures+"osu/pkb-osu_bw-v5.7.1-intelmpi-debug-trimmed.txt"); code != 2 {
 		t.Errorf("no --out: exit %d", code)
+	}
+}
+
+// TestReportImported renders a report of two imported runs: the section on
+// imported measurements, and their comparison (the 8-rank sendrecv against
+// the 2-rank one: slower per rank, at every size they share).
+func TestReportImported(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for run, f := range map[string]string{
+		a: "nccl-tests/moc-sendrecv_perf-2node-1gpu-h100-roce-with-NCCL_DEBUG-INFO.txt",
+		b: "nccl-tests/moc-sendrecv_perf-2node-4gpu-each-h100-roce-with-NCCL_DEBUG-INFO.txt",
+	} {
+		if _, errOut, code := invoke(t, "import", fixtures+f, "--out", run); code != 0 {
+			t.Fatalf("import: %d %s", code, errOut)
+		}
+	}
+	out := filepath.Join(dir, "report")
+	if _, errOut, code := invoke(t, "report", "--model-only", "--data", a, "--data", b, "--out", out); code != 0 {
+		t.Fatalf("report: %d %s", code, errOut)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(html), "\u00a0", " ")
+	for _, want := range []string{
+		"Imported measurements", "Two runs compared",
+		"log line 111 says", // the GDRDMA channel of the 4-GPU run
+		"nccl-tests sendrecv_perf out-of-place: B is slower",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }
