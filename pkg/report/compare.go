@@ -136,6 +136,7 @@ func compareSeries(sa, sb CompareSeries, opt fit.Options) compared {
 			continue
 		}
 		row := compareRow{bytes: p.Bytes, a: a.Value, b: p.Value}
+		a.Samples, p.Samples = finitePositive(a.Samples), finitePositive(p.Samples)
 		v := speed(sb.Quantity, a.Value, p.Value)
 		row.ratio = fit.Interval{Value: v, Lo: v, Hi: v}
 		if len(a.Samples) >= 2 && len(p.Samples) >= 2 {
@@ -158,6 +159,16 @@ func compareSeries(sa, sb CompareSeries, opt fit.Options) compared {
 		r.total, r.err = fit.GeoMean(ratios, opt)
 	}
 	return r
+}
+
+func finitePositive(xs []float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		if finitePos(x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func rowVerdict(r compareRow) string {

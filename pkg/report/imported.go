@@ -236,6 +236,10 @@ func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int
 	}
 	var js []judged
 	for _, se := range f.Series {
+		se.Points = usablePoints(se.Points)
+		if len(se.Points) == 0 {
+			continue
+		}
 		ss := s
 		if se.Streams > 1 && (se.Path == "host-tcp" || se.Path == "tcp") {
 			if fs, ok := withFlows(s, se.Streams); ok {
@@ -302,6 +306,25 @@ func mergeHardware(f, run Hardware) Hardware {
 		f.GPUs, f.GPUSource = run.GPUs, run.GPUSource
 	}
 	return f
+}
+
+// usablePoints drops points whose values are not finite and non-negative
+// (Render's input is not checked elsewhere for imported runs: the importer
+// never produces them, a caller might).
+func usablePoints(ps []ImportedPoint) []ImportedPoint {
+	var out []ImportedPoint
+	for _, p := range ps {
+		ok := p.Bytes >= 0
+		for _, v := range []float64{p.Time, p.Rate, p.BusRate} {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // usesNetwork tells whether a series goes between nodes (so the NIC's
