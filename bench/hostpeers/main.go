@@ -33,8 +33,9 @@ import (
 
 	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
+	"github.com/gpupath/gpupath/pkg/importers/iperf3"
+	"github.com/gpupath/gpupath/pkg/importers/sockperf"
 	"github.com/gpupath/gpupath/pkg/measure"
-	"github.com/gpupath/gpupath/pkg/peers"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -312,7 +313,7 @@ func iperfStream(r *round, dur time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("iperf3 client: %w", err)
 	}
-	res, err := peers.ParseIperf3JSON(b)
+	res, err := iperf3.ParseJSON(b)
 	if err != nil {
 		return err
 	}
@@ -378,7 +379,7 @@ func sockperfPingPong(r *round, dur time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("sockperf client: %w: %s", err, lastLine(b))
 	}
-	res, err := peers.ParseSockperf(b)
+	res, err := sockperf.ParseLatency(b)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@
 //	gpupath serve   [--listen 127.0.0.1:7470]   (the peer of measure --target host:port)
 //	gpupath fit     --data DIR [--out scenario.yaml] [--format text|json]
 //	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only]
+//	gpupath import  FILE... --out DIR [--tool NAME]   (other tools' outputs → a run directory)
 //
 // The GPU probes link NVML (go-nvml) only when built with -tags nvml.
 //

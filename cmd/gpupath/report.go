@@ -58,6 +58,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		measured = append(measured, m)
 		runs = append(runs, rd)
 	}
+	measured, imported, comparison := importedInput(runs, measured) // report_import.go
 
 	now := time.Now().UTC()
 	host, err := os.Hostname()
@@ -108,6 +109,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 		Calibration:     cal,
 		CalibrationNote: calNote,
+
+		Imported: imported,
+		Compare:  comparison,
 	}
 	rep, err := report.Render(in)
 	if err != nil {

@@ -183,6 +183,8 @@ func build(in *Input) *doc {
 	b.cost(secs["cost"], a, modeled)
 	b.whatIf(secs["whatif"], a)
 	b.measurements(secs["measurements"], a)
+	// Imported runs and a two-run comparison, when given (imported.go, compare.go).
+	b.importedSections(d)
 	b.calibration(secs["calibration"])
 	b.provenance(secs["provenance"])
 	d.glueUnits()

@@ -51,6 +51,12 @@ type Input struct {
 	// why there is none ("no run holds what the calibration fits").
 	Calibration     *calib.Calibration
 	CalibrationNote string
+
+	// Imported are runs of gpupath import (section "Imported measurements",
+	// imported.go); Compare asks for a comparison of two runs (section "Two
+	// runs compared", compare.go). Both are optional.
+	Imported []Imported
+	Compare  *Comparison
 }
 
 // Measured is one measurement run as the report shows it: where and when it

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/gpupath/gpupath/pkg/record"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gpupath/gpupath/pkg/importers"
+)
+
+func init() {
+	commands["import"] = command{summary: "turn other tools' outputs (nccl-tests, NCCL logs, perftest, OSU, nvbandwidth, iperf3, ...) into a run directory", run: runImport}
+}
+
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("import", stdout)
+	out := fs.String("out", "", "run `DIR` to create (it must not hold a run); gpupath report --data DIR reads it")
+	tool := fs.String("tool", "", "the `tool` that wrote the files, instead of detecting it from their content ("+strings.Join(importers.Names(), ", ")+")")
+	// Files and flags may come in any order: gpupath import a.txt b.json --out run.
+	var files []string
+	for {
+		if err := parseFlags(fs, args, true); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch {
+	case len(files) == 0:
+		return usagef("import needs at least one FILE (gpupath import FILE... --out DIR)")
+	case *out == "":
+		return usagef("import needs --out DIR, the run directory to create")
+	}
+	if *tool != "" {
+		if _, err := importers.Lookup(*tool); err != nil {
+			return usagef("--tool: %v", err)
+		}
+	}
+	if _, err := os.Stat(*out + "/manifest.json"); err == nil {
+		return usagef("--out %s: it holds a run already", *out)
+	}
+	parsed, err := importers.ReadFiles(files, *tool)
+	var lineErr *importers.Error
+	var pathErr *os.PathError
+	switch {
+	case errors.As(err, &lineErr):
+	case errors.As(err, &pathErr):
+		return usagef("%s: %v", pathErr.Path, pathErr.Err)
+	case err != nil:
+		return badInput(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, werr := importers.WriteRun(*out, parsed, importers.Meta{Version: Version, Time: time.Now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
+	if werr != nil {
+		return fmt.Errorf("--out %s: %w", *out, unwrapPath(werr))
+	}
+	for _, f := range parsed {
+		fmt.Fprintln(stdout, summary(f))
+	}
+	// What the tools themselves reported: the run keeps it as the file's
+	// status; it is not an error of the import.
+	for _, f := range parsed {
+		for _, o := range f.Outputs {
+			for _, p := range o.Failures {
+				msg := p.Reason
+				if p.Text != "" {
+					msg += ": " + p.Text
+				}
+				fmt.Fprintf(stderr, "gpupath: import: %s:%d: %s\n", f.Name, p.Line, msg)
+			}
+		}
+	}
+	fmt.Fprintln(stdout, *out)
+	if lineErr != nil {
+		for _, l := range lineErr.Lines {
+			fmt.Fprintf(stderr, "gpupath: import: %s\n", l.Error())
+		}
+		return fmt.Errorf("%d line(s) could not be read (listed above); %s keeps the %d records of the others", len(lineErr.Lines), *out, records(m))
+	}
+	return nil
+}
+
+// records counts the records a run holds.
+func records(m *record.Manifest) int {
+	n := 0
+	for _, p := range m.Probes {
+		n += p.Results
+	}
+	return n
+}
+
+// summary says in one line what was read from a file.
+func summary(f *importers.File) string {
+	o := f.Outputs[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", f.Name, o.Tool)
+	if o.Version != "" {
+		fmt.Fprintf(&b, " %s", o.Version)
+	}
+	if o.Test != "" && o.Test != o.Tool {
+		fmt.Fprintf(&b, " (%s)", o.Test)
+	}
+	n := len(o.Records)
+	switch {
+	case n > 0:
+		fmt.Fprintf(&b, ", %d records", n)
+	case len(o.Hardware.NICs) > 0 || o.Hardware.GPUNIC != "":
+		fmt.Fprintf(&b, ", hardware only: %d NIC(s)", len(o.Hardware.NICs))
+		if o.Hardware.GPUNIC != "" {
+			fmt.Fprintf(&b, ", GPU–NIC %s", o.Hardware.GPUNIC)
+		}
+	default:
+		b.WriteString(", no records")
+	}
+	for _, l := range f.Outputs[1:] {
+		if l.Path != nil && l.Path.Path != "" {
+			fmt.Fprintf(&b, "; NCCL log: the %s path between nodes (line %d)", l.Path.Path, l.Path.Line)
+		}
+	}
+	if o.Path != nil && o.Path.Path != "" {
+		fmt.Fprintf(&b, ": the %s path between nodes (line %d)", o.Path.Path, o.Path.Line)
+	}
+	return b.String()
+}
