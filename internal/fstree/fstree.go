@@ -7,6 +7,8 @@
 //	# comment
 //	d <path>                  a directory
 //	f <path> <quoted content> a regular file (content in Go quoted form)
+//	z <path> <size> <quoted>  a regular file of size bytes: the quoted
+//	                          start, then NUL bytes (config space files)
 //	l <path> <target>         a symbolic link
 //
 // Paths are relative to the tree's root and use '/'. Keeping trees in one
@@ -43,6 +45,9 @@ type Entry struct {
 func (e Entry) Line() string {
 	switch e.Kind {
 	case 'f':
+		if t := strings.TrimRight(e.Data, "\x00"); len(e.Data)-len(t) >= 64 {
+			return "z " + e.Path + " " + strconv.Itoa(len(e.Data)) + " " + strconv.Quote(t)
+		}
 		return "f " + e.Path + " " + strconv.Quote(e.Data)
 	case 'l':
 		return "l " + e.Path + " " + e.Data
@@ -77,6 +82,14 @@ func Parse(r io.Reader) ([]Entry, error) {
 				return nil, fmt.Errorf("fstree: line %d: %s: content is not a quoted string", n, p)
 			}
 			e.Kind, e.Data = 'f', s
+		case "z":
+			num, q, _ := strings.Cut(arg, " ")
+			size, err1 := strconv.Atoi(num)
+			s, err2 := strconv.Unquote(q)
+			if err1 != nil || err2 != nil || size < len(s) || size > 1<<24 {
+				return nil, fmt.Errorf("fstree: line %d: %s: want a size and a quoted string", n, p)
+			}
+			e.Kind, e.Data = 'f', s+strings.Repeat("\x00", size-len(s))
 		case "l":
 			if arg == "" {
 				return nil, fmt.Errorf("fstree: line %d: %s: link without target", n, p)

@@ -79,6 +79,13 @@ type fsReader struct {
 func (r fsReader) read(name string) (string, error) {
 	b, err := fs.ReadFile(r.fsys, name)
 	if err != nil {
+		// Name the file as the caller did: some file systems put the whole
+		// host path in a read error (os.Root's "read /tmp/x/sys/...: is a
+		// directory").
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path != name {
+			err = &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+		}
 		return "", err
 	}
 	return strings.TrimSpace(string(b)), nil
