@@ -390,4 +390,56 @@ func TestRegenerateTrees(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	writeSeeds(t)
+}
+
+// writeSeeds writes the fuzz seed corpus in testdata/fuzz.
+func writeSeeds(t *testing.T) {
+	write := func(target, name string, vals ...any) {
+		var s strings.Builder
+		s.WriteString("go test fuzz v1\n")
+		for _, v := range vals {
+			switch v := v.(type) {
+			case []byte:
+				fmt.Fprintf(&s, "[]byte(%q)\n", v)
+			case string:
+				fmt.Fprintf(&s, "string(%q)\n", v)
+			case uint8:
+				fmt.Fprintf(&s, "byte(%q)\n", rune(v))
+			}
+		}
+		dir := filepath.Join("testdata", "fuzz", target)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hc := handConfig()
+	write("FuzzParseConfig", "seed00", hc[:0x160])
+	write("FuzzParseConfig", "seed01", hc[:64])
+	write("FuzzParseConfig", "seed02", hc[:256])
+	write("FuzzParseConfig", "seed03", bytes.Repeat([]byte{0xff}, 64))
+	write("FuzzParseKernelConfig", "seed00", []byte("CONFIG_DMA_SHARED_BUFFER=y\nCONFIG_INFINIBAND_USER_MEM=y\n# CONFIG_NET_DEVMEM is not set\n"))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("CONFIG_NET_DEVMEM=y\n"))
+	zw.Close()
+	write("FuzzParseKernelConfig", "seed01", gz.Bytes())
+	write("FuzzParseKernelConfig", "seed02", []byte("\x1f\x8bnot a gzip stream"))
+	for i, s := range []string{"6.8.0-45-generic", "5.14.0-427.el9.x86_64",
+		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U22)",
+		"NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023",
+		fmt.Sprintf(params, "1", "1", "PeerMappingOverride=1;"),
+		`BOOT_IMAGE=/vmlinuz ro intel_iommu=on iommu=pt pci=noacs,disable_acs_redir=0000:04:00.0 dyndbg="a b" -- --x`,
+		"0-27,56-83", "7-3", fmt.Sprintf(procDevices, "234 gdrdrv\n"),
+		"nvidia_peermem 16384 0 - Live 0xffffffffc0a1b000 (OE)\nnvidia 1 1 nvidia_peermem, Live 0x0\n",
+		`{"via":"NVML","gpus":[{"index":0,"bus_id":"0000:05:00.0","nvlinks":[{"link":0,"active":true,"version":4}]}]}`} {
+		write("FuzzParseText", fmt.Sprintf("seed%02d", i), s)
+	}
+	for i, d := range [][]byte{[]byte("garbage\x00\xff"), []byte(""), hc[:70], []byte("32.0 GT/s PCIe"), []byte("4: ACTIVE"),
+		[]byte("fe80:0000:0000:0000:0e42:a1ff:fe2b:07a4"), []byte("65536"), []byte("DMA-FQ"), []byte("{")} {
+		write("FuzzRun", fmt.Sprintf("seed%02d", i), uint8(i), d, uint8(i+7), []byte("\xff\xfe"))
+	}
 }
