@@ -62,8 +62,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	trees := doctor.Open(*sysRoot, *procRoot, *bootRoot)
 	defer trees.Close()
-	opts := doctor.Options{Sys: trees.Sys, Proc: trees.Proc, Boot: trees.Boot, Roots: trees.Roots, GPU: gpu,
-		Pricer: doctor.NewPricer(scen, sf.describe())}
+	pricer := doctor.NewPricer(scen, sf.describe())
+	pricer.Fix(sf.sets...) // what --set says stands over this host's facts
+	opts := doctor.Options{Sys: trees.Sys, Proc: trees.Proc, Boot: trees.Boot, Roots: trees.Roots, GPU: gpu, Pricer: pricer}
 	var recs []*fstree.Recorder
 	if *save != "" {
 		wrap := func(f fs.FS) fs.FS {

@@ -36,6 +36,9 @@ func (r *Recorder) add(e Entry) {
 }
 
 func (r *Recorder) fail(name string, err error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return // absence copies itself
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failures = append(r.failures, name+": "+err.Error())

@@ -22,6 +22,33 @@ const refSize = 1 << 20
 type Pricer struct {
 	name string
 	base *model.Scenario
+	// fixed are keys the person set (--set): this host's facts do not
+	// override them.
+	fixed map[string]bool
+}
+
+// Fix marks keys (as in --set key=value) that this host's keys must not
+// override: what a person sets explicitly stands.
+func (p *Pricer) Fix(keys ...string) {
+	if p.fixed == nil {
+		p.fixed = map[string]bool{}
+	}
+	for _, k := range keys {
+		k, _, _ = strings.Cut(k, "=")
+		p.fixed[strings.TrimSpace(k)] = true
+	}
+}
+
+// hostKeys drops the host keys the person fixed.
+func (p *Pricer) hostKeys(host []string) []string {
+	var out []string
+	for _, kv := range host {
+		k, _, _ := strings.Cut(kv, "=")
+		if !p.fixed[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // NewPricer prices on s (resolved from a preset or a file, with --set

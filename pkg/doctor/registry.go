@@ -48,7 +48,7 @@ func Run(o Options) *Report {
 	r := &Report{Roots: o.Roots, GPUSource: gpuSourceLine(e)}
 	if o.Pricer != nil {
 		r.Scenario = o.Pricer.Name()
-		r.Host = hostKeys(e)
+		r.Host = o.Pricer.hostKeys(hostKeys(e))
 	}
 	for _, c := range checks {
 		for _, f := range runCheck(c, e) {

@@ -18,7 +18,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files (want.txt, want.json) of the fixture trees")
+var regen = flag.Bool("regen", false, "rewrite the golden files (want.txt, want.json) of the fixture trees")
 
 var (
 	treeRoot string
@@ -192,7 +192,7 @@ func runTree(t testing.TB, name string) *Report {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if *regen {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -200,10 +200,10 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
+		t.Fatalf("%v (run go test -regen to write it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
+		t.Errorf("%s differs from the output (go test -regen rewrites it); got:\n%s", path, got)
 	}
 }
 

@@ -3,7 +3,9 @@
 package nvmlsrc
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -31,6 +33,10 @@ func (s Source) GPUFacts() (*doctor.GPUFacts, error) {
 	}
 	inv, err := measure.ReadGPUInventory(lib)
 	if err != nil {
+		if errors.Is(err, measure.ErrUnavailable) {
+			// "not measured: NVML: Init: ..." reads oddly in a diagnosis.
+			return nil, errors.New(strings.TrimPrefix(err.Error(), measure.ErrUnavailable.Error()+": "))
+		}
 		return nil, err
 	}
 	return Convert(inv), nil
