@@ -171,7 +171,9 @@ type readLinkSub struct {
 	prefix string
 }
 
-func (s readLinkSub) ReadLink(name string) (string, error) { return s.m.ReadLink(s.prefix + "/" + name) }
+func (s readLinkSub) ReadLink(name string) (string, error) {
+	return s.m.ReadLink(s.prefix + "/" + name)
+}
 func (s readLinkSub) Lstat(name string) (fs.FileInfo, error) {
 	return s.m.Lstat(s.prefix + "/" + name)
 }

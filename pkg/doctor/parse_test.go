@@ -19,13 +19,13 @@ func handConfig() []byte {
 	le.PutUint16(c[0x02:], 0xc030) // device
 	le.PutUint16(c[0x06:], 0x0010) // status: capability list
 	c[0x34] = 0x40
-	c[0x40], c[0x41] = 0x01, 0x60 // PM, next 0x60
-	c[0x60], c[0x61] = 0x10, 0x00 // PCIe, end
-	le.PutUint16(c[0x62:], 0x0062)     // version 2, type 6 (downstream port)
-	le.PutUint32(c[0x64:], 0x00000002) // DevCap: MPS supported 512 (2)
-	le.PutUint16(c[0x68:], 0x2030)     // DevCtl: MPS 256 (bits 7:5 = 1), MRRS 512 (bits 14:12 = 2)
-	le.PutUint32(c[0x6c:], 0x00000105) // LinkCap: gen5, x16
-	le.PutUint16(c[0x72:], 0x0084)     // LinkSta: gen4, x8
+	c[0x40], c[0x41] = 0x01, 0x60       // PM, next 0x60
+	c[0x60], c[0x61] = 0x10, 0x00       // PCIe, end
+	le.PutUint16(c[0x62:], 0x0062)      // version 2, type 6 (downstream port)
+	le.PutUint32(c[0x64:], 0x00000002)  // DevCap: MPS supported 512 (2)
+	le.PutUint16(c[0x68:], 0x2030)      // DevCtl: MPS 256 (bits 7:5 = 1), MRRS 512 (bits 14:12 = 2)
+	le.PutUint32(c[0x6c:], 0x00000105)  // LinkCap: gen5, x16
+	le.PutUint16(c[0x72:], 0x0084)      // LinkSta: gen4, x8
 	le.PutUint32(c[0x100:], 0x14810001) // AER, version 1, next 0x148
 	le.PutUint32(c[0x148:], 0x0001000d) // ACS, version 1, end
 	le.PutUint16(c[0x14c:], 0x005f)
@@ -109,8 +109,8 @@ func TestParseKernelRelease(t *testing.T) {
 func TestParseNVIDIAVersion(t *testing.T) {
 	cases := map[string]nvidiaDriver{
 		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U22)  Thu Sep 25\nGCC version: 12": {Version: "580.95.05", Major: 580, Open: true},
-		"NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023":                                    {Version: "535.129.03", Major: 535},
-		"NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  570.86.15  Release Build":                                          {Version: "570.86.15", Major: 570, Open: true},
+		"NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023":                                          {Version: "535.129.03", Major: 535},
+		"NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  570.86.15  Release Build":                                                {Version: "570.86.15", Major: 570, Open: true},
 	}
 	for s, want := range cases {
 		got, err := ParseNVIDIAVersion(s)
