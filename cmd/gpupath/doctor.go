@@ -179,3 +179,18 @@ func saveTree(name string, recs []*fstree.Recorder, gpu *savingSource, rep *doct
 	}
 	return f.Close()
 }
+
+// readDoctorRecord reads a run's doctor record (doctor.RecordFile in the
+// run directory: gpupath doctor --format json), or returns nil when there
+// is none or it cannot be read (the report then has no Diagnosis section).
+func readDoctorRecord(dir string) *doctor.Report {
+	b, err := os.ReadFile(filepath.Join(dir, doctor.RecordFile))
+	if err != nil {
+		return nil
+	}
+	r, err := doctor.ReadJSON(b)
+	if err != nil {
+		return nil
+	}
+	return r
+}

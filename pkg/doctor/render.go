@@ -134,3 +134,7 @@ func wrapTo(b *strings.Builder, first, rest, text string) {
 	}
 	b.WriteString(strings.TrimRight(line, " ") + "\n")
 }
+
+// RecordFile is the name of a run's doctor record in its run directory: the
+// report's section "Diagnosis" reads it.
+const RecordFile = "doctor.json"

@@ -255,6 +255,7 @@ func build(in *Input) *doc {
 
 	// Model against measurement.
 	b.calibration(secs["calibration"])
+	b.diagnosis() // the section "Diagnosis", when a run holds a doctor record (diagnosis.go)
 
 	// Provenance.
 	pv := secs["provenance"]
