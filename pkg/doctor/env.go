@@ -72,6 +72,14 @@ func (e errFS) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: e.err}
 }
 
+func (e errFS) ReadLink(name string) (string, error) {
+	return "", &fs.PathError{Op: "readlink", Path: name, Err: e.err}
+}
+
+func (e errFS) Lstat(name string) (fs.FileInfo, error) {
+	return nil, &fs.PathError{Op: "lstat", Path: name, Err: e.err}
+}
+
 // tree names one of the trees.
 type tree int
 

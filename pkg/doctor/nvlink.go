@@ -56,12 +56,12 @@ func (nvlinkCheck) Run(e *Env) []Finding {
 	}
 	out := []Finding{src}
 	for _, d := range g.GPUs {
-		out = append(out, nvlinkFinding(e, d))
+		out = append(out, nvlinkFinding(e, d, len(g.GPUs)))
 	}
 	return out
 }
 
-func nvlinkFinding(e *Env, d GPU) Finding {
+func nvlinkFinding(e *Env, d GPU, gpus int) Finding {
 	f := Finding{ID: "nvlink.links", Subject: fmt.Sprintf("GPU %s (NVML gpu%d)", d.BusID, d.Index)}
 	if len(d.NVLinks) == 0 {
 		f.Severity = Info
@@ -123,6 +123,14 @@ func nvlinkFinding(e *Env, d GPU) Finding {
 		f.Title = fmt.Sprintf("%d of %d NVLink links active; inactive: %s", act, n, strings.Join(down, ", "))
 		if act == 0 {
 			f.Title = fmt.Sprintf("none of the %d NVLink links is active", n)
+		}
+		if act == 0 && gpus == 1 {
+			// One GPU of an NVLink board, alone in this machine (a VM given
+			// one GPU): nothing to link to here.
+			f.Severity = Info
+			f.Title += ", and it is the only GPU here: no NVLink peer to reach (a VM given one GPU of an NVLink board?)"
+			f.Fix = "Nothing to do for a single GPU; with peers, check nvidia-smi nvlink -s."
+			return f
 		}
 		f.Why = "Peer copies and NCCL's intra-node traffic spread over the active links only; with none, they fall back to PCIe peer-to-peer or host staging."
 		f.Fix = "Check nvidia-smi nvlink -s and -e (error counters); on NVSwitch systems check the fabric manager (systemctl status nvidia-fabricmanager); a reset (nvidia-smi -r) or a power cycle retrains links."
