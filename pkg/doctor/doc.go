@@ -13,9 +13,15 @@
 // All use of the model is in price.go.
 //
 // Doctor reads only the trees it is given — a sysfs root, a procfs root and
-// a boot directory, each an fs.FS (Open gives os.Root file systems, which do
-// not follow a symbolic link out of their root) — and the GPU facts from a
-// GPUSource (NVML on a GPU host: package nvmlsrc). Reading is split from
+// a boot directory (for config-<release>), each an fs.FS — and the GPU
+// facts from a GPUSource (NVML on a GPU host: package nvmlsrc, which calls
+// the driver's library, not files). Open gives os.Root file systems: a
+// relative symbolic link is followed while it stays inside its root (all of
+// sysfs's do: bus/pci/devices, class/net, class/infiniband, iommu_group);
+// a link that leaves the root, or an absolute one, is never followed and
+// reads "could not read: ... not followed". /dev is not read (the GDRCopy
+// check says to look at /dev/gdrdrv), nor is anything through ethtool or
+// verbs. Reading is split from
 // parsing: every parser of file text is a pure function, fuzzed. The checks
 // are one file per family, registered in registry.go behind the one-method
 // Check interface. A missing or unreadable file is an ordinary finding,
