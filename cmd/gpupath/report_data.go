@@ -73,6 +73,7 @@ func readMeasureRun(dir string) (report.Measured, *record.RunData, error) {
 		return report.Measured{}, nil, fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
 	}
 	m.Series = measuredOf(rd.Results)
+	m.Diagnosis = readDoctorRecord(dir) // doctor.json, when the run holds one (doctor.go)
 	return m, rd, nil
 }
 

@@ -186,6 +186,7 @@ func build(in *Input) *doc {
 	// Imported runs and a two-run comparison, when given (imported.go, compare.go).
 	b.importedSections(d)
 	b.calibration(secs["calibration"])
+	b.diagnosis() // the section "Diagnosis", when a run holds a doctor record (diagnosis.go)
 	b.provenance(secs["provenance"])
 	d.glueUnits()
 	return d

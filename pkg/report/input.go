@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
@@ -79,6 +80,9 @@ type Measured struct {
 	// Skipped lists input that was not used, one line each, with file and
 	// line: "results.jsonl:17: cut off (the run was killed)".
 	Skipped []string
+	// Diagnosis is the run's doctor record (doctor.json in the run), or nil:
+	// it fills the section "Diagnosis" (diagnosis.go).
+	Diagnosis *doctor.Report
 }
 
 // Quantity is what a measured series gives per message size.

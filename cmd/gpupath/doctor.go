@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpupath/gpupath/internal/fstree"
+	"github.com/gpupath/gpupath/pkg/doctor"
+	"github.com/gpupath/gpupath/pkg/doctor/nvmlsrc"
+)
+
+func init() {
+	commands["doctor"] = command{summary: "read the machine facts that decide the GPU path, and price each with the model", run: runDoctor}
+}
+
+// runDoctor is `gpupath doctor`. It exits 0 whatever it finds (the
+// findings are the output), 2 on bad input.
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fl := newFlagSet("doctor", stdout)
+	var sf scenarioFlags
+	sf.register(fl)
+	sysRoot := fl.String("sysfs", "/sys", "sysfs root `dir` (a copy of another host's, or a fixture tree)")
+	procRoot := fl.String("proc", "/proc", "procfs root `dir`")
+	bootRoot := fl.String("boot", "/boot", "`dir` holding config-<release> (the kernel config when /proc/config.gz is absent); \"\" skips it")
+	format := fl.String("format", "text", "output format: text or json")
+	nvmlMode := fl.String("nvml", "auto", "GPU facts: auto (NVML when --sysfs is /sys), on, off, or a JSON `file` of GPU facts")
+	save := fl.String("save-tree", "", "also write every file doctor read into this archive `file` (a fixture of this host: internal/fstree format)")
+	if err := parseFlags(fl, args, false); err != nil {
+		return err
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("--format %q: use text or json", *format)
+	}
+	for _, r := range []struct{ flag, dir string }{{"--sysfs", *sysRoot}, {"--proc", *procRoot}, {"--boot", *bootRoot}} {
+		if r.dir == "" && r.flag != "--boot" {
+			return usagef("%s: give a directory", r.flag)
+		}
+		if r.dir == "" {
+			continue
+		}
+		fi, err := os.Stat(r.dir)
+		if err != nil && r.flag == "--boot" && *bootRoot == "/boot" {
+			*bootRoot = "" // no /boot here: nothing to read
+			continue
+		}
+		if err != nil || !fi.IsDir() {
+			return usagef("%s %s: not a directory", r.flag, r.dir)
+		}
+	}
+	scen, err := sf.resolve()
+	if err != nil {
+		return err
+	}
+	gpu, err := gpuSource(*nvmlMode, *sysRoot)
+	if err != nil {
+		return err
+	}
+	trees := doctor.Open(*sysRoot, *procRoot, *bootRoot)
+	defer trees.Close()
+	pricer := doctor.NewPricer(scen, sf.describe())
+	pricer.Fix(sf.sets...) // what --set says stands over this host's facts
+	opts := doctor.Options{Sys: trees.Sys, Proc: trees.Proc, Boot: trees.Boot, Roots: trees.Roots, GPU: gpu, Pricer: pricer}
+	var recs []*fstree.Recorder
+	if *save != "" {
+		wrap := func(f fs.FS) fs.FS {
+			if f == nil {
+				recs = append(recs, nil)
+				return nil
+			}
+			r := &fstree.Recorder{FS: f}
+			recs = append(recs, r)
+			return r
+		}
+		opts.Sys, opts.Proc, opts.Boot = wrap(opts.Sys), wrap(opts.Proc), wrap(opts.Boot)
+		opts.GPU = &savingSource{src: gpu}
+	}
+	rep := doctor.Run(opts)
+	if *format == "json" {
+		err = doctor.WriteJSON(stdout, rep)
+	} else {
+		err = doctor.WriteText(stdout, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if *save != "" {
+		return saveTree(*save, recs, opts.GPU.(*savingSource), rep)
+	}
+	return nil
+}
+
+// describe says which scenario the flags chose, for the report.
+func (f *scenarioFlags) describe() string {
+	s := "preset default"
+	switch {
+	case f.file != "":
+		s = "file " + filepath.Base(f.file)
+	case f.preset != "":
+		s = "preset " + f.preset
+	}
+	for _, kv := range f.sets {
+		s += " --set " + kv
+	}
+	return s
+}
+
+// gpuSource picks where the GPU facts come from.
+func gpuSource(mode, sysRoot string) (doctor.GPUSource, error) {
+	switch mode {
+	case "on":
+		return nvmlsrc.New(), nil
+	case "off":
+		return doctor.NoGPUSource{Why: "--nvml off"}, nil
+	case "auto", "":
+		if filepath.Clean(sysRoot) == "/sys" {
+			return nvmlsrc.New(), nil
+		}
+		return doctor.NoGPUSource{Why: "--sysfs is not /sys, and NVML would describe this host, not that tree (--nvml on to use it anyway, or --nvml FILE)"}, nil
+	}
+	fi, err := os.Stat(mode)
+	if err != nil || fi.IsDir() {
+		return nil, usagef("--nvml %q: use auto, on, off, or a JSON file of GPU facts", mode)
+	}
+	return doctor.FileGPUSource{FS: os.DirFS(filepath.Dir(mode)), Name: filepath.Base(mode)}, nil
+}
+
+// savingSource remembers the GPU facts it passed on, for --save-tree.
+type savingSource struct {
+	src   doctor.GPUSource
+	facts *doctor.GPUFacts
+	err   error
+}
+
+func (s *savingSource) GPUFacts() (*doctor.GPUFacts, error) {
+	s.facts, s.err = s.src.GPUFacts()
+	return s.facts, s.err
+}
+
+// saveTree writes what doctor read as one archive: sys/, proc/, boot/ and,
+// when NVML answered, nvml.json.
+func saveTree(name string, recs []*fstree.Recorder, gpu *savingSource, rep *doctor.Report) error {
+	header := []string{
+		"gpupath doctor --save-tree: every file, directory and link doctor read on this host",
+		fmt.Sprintf("roots: sysfs %s, procfs %s, boot %s", rep.Roots.Sys, rep.Roots.Proc, rep.Roots.Boot),
+		"unpack with internal/fstree; pass sys/, proc/, boot/ as --sysfs, --proc, --boot and nvml.json as --nvml",
+	}
+	var all []fstree.Entry
+	for i, prefix := range []string{"sys", "proc", "boot"} {
+		if recs[i] == nil {
+			continue
+		}
+		all = append(all, fstree.Prefix(prefix, recs[i].Entries())...)
+		for _, f := range recs[i].Failures() {
+			header = append(header, "could not read /"+prefix+"/"+strings.ReplaceAll(f, "\n", " "))
+		}
+	}
+	if gpu.facts != nil {
+		var b strings.Builder
+		if err := doctor.WriteGPUFacts(&b, gpu.facts); err != nil {
+			return err
+		}
+		all = append(all, fstree.Entry{Kind: 'f', Path: "nvml.json", Data: b.String()})
+	} else if gpu.err != nil {
+		header = append(header, "no GPU facts: "+gpu.err.Error())
+	}
+	fstree.Sort(all)
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := fstree.Write(f, header, all); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readDoctorRecord reads a run's doctor record (doctor.RecordFile in the
+// run directory: gpupath doctor --format json), or returns nil when there
+// is none or it cannot be read (the report then has no Diagnosis section).
+func readDoctorRecord(dir string) *doctor.Report {
+	b, err := os.ReadFile(filepath.Join(dir, doctor.RecordFile))
+	if err != nil {
+		return nil
+	}
+	r, err := doctor.ReadJSON(b)
+	if err != nil {
+		return nil
+	}
+	return r
+}

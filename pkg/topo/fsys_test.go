@@ -1,0 +1,85 @@
+package topo
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// ReadFS over os.Root must see what Reader sees, on every fixture tree:
+// same devices, ports and interfaces, and the same warnings once the root
+// directory is taken out of Reader's paths. (Reader.Read could then be
+// ReadFS(os.DirFS(root)) in one place, its ReadFile hook aside.)
+func TestReadFSMatchesReader(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("testdata", "sysfs", "*.txt"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, a := range names {
+		name := strings.TrimSuffix(filepath.Base(a), ".txt")
+		t.Run(name, func(t *testing.T) {
+			dir := unpackFixture(t, name)
+			want, err := Reader{Root: dir}.Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			got, err := ReadFS(root.FS())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.PCI, want.PCI) || !reflect.DeepEqual(got.RDMA, want.RDMA) || !reflect.DeepEqual(got.Net, want.Net) {
+				t.Errorf("ReadFS differs from Reader:\n got %+v\nwant %+v", got, want)
+			}
+			var ww []string
+			for _, w := range want.Warnings {
+				ww = append(ww, strings.ReplaceAll(w, dir+"/", ""))
+			}
+			// os.Root names the call openat where os.Open says open.
+			gw := strings.ReplaceAll(strings.Join(got.Warnings, "\n"), "openat ", "open ")
+			if gw != strings.Join(ww, "\n") {
+				t.Errorf("warnings:\n got %q\nwant %q", got.Warnings, ww)
+			}
+		})
+	}
+}
+
+// A link out of the root is an error there, not the file it points to.
+func TestReadFSStaysInRoot(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "outside")
+	sys := filepath.Join(dir, "sys")
+	for _, d := range []string{filepath.Join(outside, "pci0000:00", "0000:00:01.0"), filepath.Join(sys, "bus", "pci", "devices")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "pci0000:00", "0000:00:01.0", "class"), []byte("0x030200\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// bus/pci/devices/X -> ../../../../outside/pci0000:00/0000:00:01.0 (out of sys)
+	if err := os.Symlink("../../../../outside/pci0000:00/0000:00:01.0", filepath.Join(sys, "bus", "pci", "devices", "0000:00:01.0")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	s, err := ReadFS(root.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.PCI) != 1 || s.PCI[0].Class != 0 {
+		t.Fatalf("read through a link out of the root: %+v", s.PCI)
+	}
+	if len(s.Warnings) == 0 || !strings.Contains(strings.Join(s.Warnings, " "), "escapes") {
+		t.Errorf("warnings %q: want one saying the path escapes the root", s.Warnings)
+	}
+}
