@@ -50,7 +50,7 @@ func TestSeedFacts(t *testing.T) {
 		t.Errorf("host-rdma 8 B latency %v, want 2–5 µs", hr.Human())
 	}
 	plain := eval(t, s, "p2p-plain-nic", 8)
-	for _, w := range []string{"can transmit", "devmem TCP's transmit side", "cannot split received headers from payload", "host memory"} {
+	for _, w := range []string{"can transmit", "devmem TCP's transmit side", "cannot split received headers from payload", "lands whole in host memory", "finished packets"} {
 		if plain.Feasible || !strings.Contains(plain.Reason, w) {
 			t.Errorf("p2p-plain-nic: feasible %v, reason %q lacks %q", plain.Feasible, plain.Reason, w)
 		}

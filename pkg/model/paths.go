@@ -230,7 +230,7 @@ func buildDevmem(s *Scenario) ([]Stage, string) {
 
 // PlainNICReason is why the seed's first idea cannot work, said precisely:
 // sending is not the problem, receiving is.
-const PlainNICReason = "infeasible: an ordinary NIC can transmit a payload that it DMA-reads from GPU memory behind headers the host CPU built (that is devmem TCP's transmit side; the NIC transmits only finished packets and has no transport engine of its own), but it cannot split received headers from payload: every received packet lands whole in one host-memory buffer, so the payload reaches host memory and must be copied to the GPU. GPU memory as the destination needs header/data split and flow steering (devmem TCP) or protocol offload on the NIC (RDMA: gdr)."
+const PlainNICReason = "infeasible: an ordinary NIC cannot split received headers from payload, so every packet it receives lands whole in host memory and the payload never reaches the GPU directly — sending is not the problem: it can transmit a payload it DMA-reads from GPU memory behind headers the host CPU built (that is devmem TCP's transmit side; an ordinary NIC transmits only finished packets, with no transport engine of its own). GPU memory as the destination needs header/data split and flow steering (devmem TCP) or protocol offload on the NIC (RDMA: gdr)."
 
 func buildPlainNIC(s *Scenario) ([]Stage, string) {
 	return nil, PlainNICReason
