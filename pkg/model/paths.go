@@ -410,6 +410,8 @@ func (s *Scenario) resources() []Resource {
 		{Name: "p2p:sender", Label: "sender GPU↔NIC peer path, NIC reading (" + string(s.Topology.GPUNIC) + ")", Capacity: float64(s.PeerReadRate())},
 		{Name: "p2p:receiver", Label: "receiver GPU↔NIC peer path, NIC writing (" + string(s.Topology.GPUNIC) + ")", Capacity: float64(s.PeerWriteRate())},
 		{Name: "hbm:receiver", Label: "receiver GPU memory", Capacity: float64(s.GPU.MemoryRate)},
+		{Name: "socket:sender", Label: "sender inter-socket link (SYS)", Capacity: float64(s.Topology.InterSocketRate)},
+		{Name: "socket:receiver", Label: "receiver inter-socket link (SYS)", Capacity: float64(s.Topology.InterSocketRate)},
 	}
 }
 
@@ -631,6 +633,9 @@ func (s *Scenario) nicRead(fromGPU, inline bool, w wireFormat) Stage {
 		c.PerByte = Seconds(1 / float64(s.nicLinkRate()))
 		c.DDR = 1
 		c.Uses = []Use{{Resource: "pcie:sender-nic:down", PerByte: 1}, {Resource: "ddr:sender", PerByte: 1}}
+		if s.Topology.GPUNIC == SYS { // the bounce buffer sits on the GPU's socket: the NIC reads it across sockets
+			c.Uses = append(c.Uses, Use{Resource: "socket:sender", PerByte: 1})
+		}
 		if inline && s.NIC.InlineSize > 0 {
 			c.SmallMax = s.NIC.InlineSize
 			c.SmallAlpha = s.PCIe.WriteLatency + s.NIC.Latency
@@ -657,6 +662,9 @@ func (s *Scenario) nicWrite(toGPU bool, w wireFormat) Stage {
 		e.PerByte = Seconds(1 / float64(s.nicLinkRate()))
 		e.DDR = 1
 		e.Uses = []Use{{Resource: "pcie:receiver-nic:up", PerByte: 1}, {Resource: "ddr:receiver", PerByte: 1}}
+		if s.Topology.GPUNIC == SYS {
+			e.Uses = append(e.Uses, Use{Resource: "socket:receiver", PerByte: 1})
+		}
 	}
 	return e
 }

@@ -1,0 +1,56 @@
+package validate
+
+import "strings"
+
+// Rows left out of the figures, each with its reason. Two kinds: rows that
+// measure something the model does not describe (rules, by path and
+// quantity), and rows whose own source or notes say they do not measure
+// the data path (by id, quoting the table's README or notes). No row is
+// left out because the model misses it.
+
+// ruleOut gives the reason a row's path or quantity is outside the model.
+func ruleOut(r Row) string {
+	switch {
+	case strings.HasPrefix(r.Path, "gdrcopy"):
+		return "gdrcopy: the CPU loads and stores GPU memory through BAR1 — not one of the model's data paths"
+	case strings.HasPrefix(r.Path, "cudamemcpy_pageable"):
+		return "a pageable copy: the driver stages it through its own pinned buffers with CPU copies; the model's staged paths copy from pinned buffers"
+	case r.Quantity == "map_time":
+		return "gdr_map maps GPU memory into the CPU's address space for gdrcopy; no path of the model maps it"
+	case r.Quantity == "busbw" || r.Quantity == "algbw" || r.Quantity == "busbw_peak" ||
+		(r.Quantity == "collective_time" && !strings.Contains(r.Topology, "2 nodes x 1 GPU")):
+		return "a collective over many ranks (" + r.Topology + "): NCCL's algorithm — ring or tree steps, channels spread over the NICs, the LL/LL128/Simple protocol — sets this figure; the model's paths are point to point"
+	}
+	return ""
+}
+
+// byID are rows whose source says they are not the data path's figure.
+var byID = map[string]string{
+	"S03-02": s03staged, "S03-03": s03staged, "S03-05": s03staged, "S03-06": s03staged, "S03-08": s03staged,
+	"S03-09": s03staged, "S03-11": s03staged, "S03-12": s03staged, "S03-14": s03staged, "S03-17": s03staged,
+	"S03-01": s03dh, "S03-04": s03dh, "S03-07": s03dh, "S03-10": s03dh, "S03-13": s03dh,
+	"S04-06": "osu_bw below the protocol switch at 256 KiB that the row's notes name: UCX's eager protocol sets the ~6.5 GB/s plateau, not the zero-copy gdr transfer the model describes",
+	"S04-07": "osu_bw below the protocol switch at 256 KiB that the row's notes name: UCX's eager protocol sets the ~6.5 GB/s plateau, not the zero-copy gdr transfer the model describes",
+	"S05-01": s05eager, "S05-02": s05eager, "S05-03": s05eager,
+	"S06-03": "README: a pathological lower bound — no GPUDirect RDMA, the sender reads GPU memory through BAR1 with gdrcopy",
+	"S09-01": "README: software-limited (the reporter says UCX and NIXL reach line rate on the same hardware); useful only as a caution",
+	"S18-03": "a NIXL-level average including transfer preparation and posting (the notes: 'incl. prep/post'), not the data path's latency",
+	"S20-03": "the NIC column's only rate is this row's own NTTTCP figure (25 Gb/s): no independent NIC rate to model it from",
+	"S02-01": s02, "S02-02": s02, "S02-03": s02, "S02-04": s02, "S02-05": s02, "S02-06": s02,
+	"S22-01": s22, "S22-02": s22, "S22-03": s22, "S22-04": s22,
+}
+
+const (
+	s03staged = "README: a developer-filed bug report — 'the staged numbers show an UCX protocol-selection problem, not the best achievable staging'"
+	s03dh     = "send buffer on the GPU, receive buffer on the host (the source's D->H table): a mixed path the model does not have (its gdr is GPU to GPU)"
+	s05eager  = "osu_bw at or below UCX's eager→rendezvous switch at 8 KiB that the row's notes name: the eager protocol's bounce copies set the rate, not the zero-copy gdr transfer"
+	s02       = "second-hand figures (a news article describing a slide's chart) on hardware the article does not name: no column states a GPU, NIC generation or PCIe link to derive a scenario from"
+	s22       = "a student project (README trust L–M) on hardware it does not state, whose other README version lists different RDMA figures (2.62 against 3.59 µs)"
+)
+
+func excluded(r Row) string {
+	if why := ruleOut(r); why != "" {
+		return why
+	}
+	return byID[r.ID]
+}
