@@ -9,6 +9,7 @@
 //	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet] [--quick] [--target loopback|veth|host:port]
 //	gpupath serve   [--listen 127.0.0.1:7470]   (the peer of measure --target host:port)
 //	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only]
+//	gpupath validate [--data TABLE.csv] [--format table|json|csv] [--sources]
 //
 // Exit status: 0 on success, 2 on bad input (one line on stderr), 1 when a
 // run fails for another reason.

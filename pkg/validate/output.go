@@ -28,7 +28,7 @@ func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
 // the excluded rows with their reasons, the figures per source and per
 // path, and the defaults each row's scenario took where the row says n/s.
 func (rep Report) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\tpath\tquantity\tsize\tpublished\tmodeled\tunit\tratio\terror\t")
 	for _, r := range rep.Results {
 		if !r.Included() {
