@@ -142,6 +142,7 @@ var sectionTitles = []struct{ id, title string }{
 	{"whatif", "What if"},
 	{"measurements", "Measurements"},
 	{"calibration", "Model against measurement"},
+	{"validation", "Model against published measurements"},
 	{"provenance", "Provenance"},
 }
 
@@ -255,6 +256,7 @@ func build(in *Input) *doc {
 
 	// Model against measurement.
 	b.calibration(secs["calibration"])
+	b.validation(secs["validation"]) // validation.go
 
 	// Provenance.
 	pv := secs["provenance"]
