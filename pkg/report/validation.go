@@ -8,13 +8,6 @@ import (
 	"github.com/gpupath/gpupath/pkg/validate"
 )
 
-// validationPaths maps the published table's path names to the model path
-// whose style their points take ("" for figures of no path).
-var validationPaths = map[string]string{
-	"gdr": "gdr", "rdma_host_staged": "rdma", "tcp_host_staged": "tcp", "rdma_host": "host-rdma", "tcp_host": "host-tcp",
-	"gpudirect_tcpxo": "devmem", "devmem_tcp": "devmem",
-}
-
 // validation is the section "Model against published measurements": the
 // model against the table of published figures that pkg/validate carries
 // (its sources in the table's README), independent of this report's
@@ -32,7 +25,7 @@ func (b *builder) validation(sec *section) {
 		if !r.Included() {
 			continue
 		}
-		pts = append(pts, plots.ValidationPoint{ID: r.Row.ID, Path: validationPaths[r.Row.Path], Group: r.Row.Path,
+		pts = append(pts, plots.ValidationPoint{ID: r.Row.ID, Path: validate.ModelPath(r.Row.Path), Group: r.Row.Path,
 			Time: r.Kind == validate.KindTime, Published: r.Published, Modeled: r.Modeled})
 	}
 	n := 0
@@ -72,7 +65,7 @@ func (b *builder) validation(sec *section) {
 			continue
 		}
 		t.Rows = append(t.Rows, []cell{c(r.Row.ID), {Text: r.Row.Path, Sub: r.Derived.Base}, c(r.Row.Quantity), c(r.Bytes.Human()),
-			c(r.Row.Value + " " + r.Row.Unit), c(valueText(r.Modeled, r.Row.Unit)), c(fmt.Sprintf("%.2f", r.Ratio))})
+			c(r.Row.Value + " " + r.Row.Unit), c(validate.Format(r.Modeled, r.Row.Unit) + " " + r.Row.Unit), c(fmt.Sprintf("%.2f", r.Ratio))})
 	}
 	sec.table(t)
 
@@ -87,20 +80,3 @@ func (b *builder) validation(sec *section) {
 }
 
 func pctText(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + " %" }
-
-// valueText writes a base-unit value in a row's unit.
-func valueText(x float64, unit string) string {
-	switch unit {
-	case "us":
-		x /= 1e-6
-	case "ms":
-		x /= 1e-3
-	case "GB/s":
-		x /= 1e9
-	case "MB/s":
-		x /= 1e6
-	case "Gb/s":
-		x = x * 8 / 1e9
-	}
-	return strconv.FormatFloat(x, 'g', 4, 64) + " " + unit
-}

@@ -51,6 +51,11 @@ var paths = map[string]string{
 	"gpudirect_tcpxo": "devmem", "devmem_tcp": "devmem",
 }
 
+// ModelPath is the model path that a table path name is modeled with
+// ("gdr" for gdr, "rdma" for rdma_host_staged, ...); "" for rows of no
+// path (local copies, registration).
+func ModelPath(tablePath string) string { return paths[tablePath] }
+
 // Run models every row.
 func Run(rows []Row) []Result {
 	out := make([]Result, 0, len(rows))

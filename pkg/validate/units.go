@@ -47,6 +47,10 @@ func parseValue(v, unit string) (float64, string, error) {
 	return 0, "", fmt.Errorf("unit %q is not one of us, ms, GB/s, MB/s, Gb/s", unit)
 }
 
+// Format writes a base-unit value (seconds, bytes per second) in a row's
+// unit, to four significant digits: Format(95.74e-6, "us") = "95.74".
+func Format(x float64, unit string) string { return formatValue(x, unit) }
+
 // formatValue writes a base-unit value back in a row's unit.
 func formatValue(x float64, unit string) string {
 	switch unit {
