@@ -52,12 +52,20 @@ var gpus = []gpuFacts{
 	{"T4", 3, "320GB/s", true},           // T4 datasheet: 320 GB/s GDDR6, PCIe Gen3
 	{"RTX 6000 Ada", 4, "960GB/s", true}, // RTX 6000 Ada datasheet
 	{"Quadro RTX 6000", 3, "672GB/s", true},
-	{"K40", 3, "288GB/s", true}, // Tesla K40 datasheet
-	{"K80", 3, "240GB/s", true}, // Tesla K80 datasheet: 480 GB/s for two GPUs
+	{"K40", 3, "288GB/s", true},     // Tesla K40 datasheet
+	{"K80", 3, "240GB/s", true},     // Tesla K80 datasheet: 480 GB/s for two GPUs
+	{"L40S", 4, "864GB/s", true},    // L40S datasheet: PCIe Gen4 x16, 864 GB/s GDDR6
+	{"L4", 4, "300GB/s", true},      // L4 datasheet
+	{"A10", 4, "600GB/s", true},     // A10 datasheet
+	{"A30", 4, "933GB/s", true},     // A30 datasheet
+	{"A40", 4, "696GB/s", true},     // A40 datasheet
+	{"MI300X", 5, "5.3TB/s", false}, // AMD Instinct MI300X datasheet: PCIe Gen5 x16, 5.3 TB/s HBM3
+	{"MI250", 4, "3.2TB/s", false},  // AMD Instinct MI250X datasheet
+	{"MI100", 4, "1.2TB/s", false},  // AMD Instinct MI100 datasheet
 }
 
 var (
-	reGbits  = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*(?:Gb/s|Gbit/s|Gbps|G\b)`)
+	reGbits  = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*(?:Gb/s|Gbit/s|Gbps|GbE|G\b)`)
 	reMTU    = regexp.MustCompile(`MTU (\d+)`)
 	reCable  = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*m\b`)
 	reGen    = regexp.MustCompile(`(?i)(?:gen\s*([1-6])|PCIe ([1-6])\.0)`)
@@ -68,7 +76,7 @@ var (
 
 // ibRates are InfiniBand generations as sold for a 4X port (IBTA).
 var ibRates = []struct{ name, rate string }{
-	{"NDR200", "200Gbit/s"}, {"NDR", "400Gbit/s"}, {"HDR100", "100Gbit/s"}, {"HDR", "200Gbit/s"},
+	{"XDR", "800Gbit/s"}, {"NDR200", "200Gbit/s"}, {"NDR", "400Gbit/s"}, {"HDR100", "100Gbit/s"}, {"HDR", "200Gbit/s"},
 	{"EDR", "100Gbit/s"}, {"FDR", "56Gbit/s"}, {"QDR", "40Gbit/s"}, {"DDR", "20Gbit/s"}, {"SDR", "10Gbit/s"},
 }
 
@@ -161,7 +169,7 @@ func Derive(r Row) (*Derived, error) {
 		if d.Scenario.NIC.MTU > 4096 {
 			_ = d.set("nic.mtu", "4096", "IB MTU")
 		}
-	case strings.Contains(nic, "Ethernet") || strings.Contains(nic, "vNIC") || strings.Contains(nic, "eth0"):
+	case strings.Contains(nic, "Ethernet") || strings.Contains(nic, "vNIC") || strings.Contains(nic, "eth0") || strings.Contains(nic, "GbE"):
 		_ = d.set("nic.kind", model.KindEthernet, "Ethernet without RDMA")
 		_ = d.set("nic.rdma", "false", "Ethernet without RDMA")
 	}

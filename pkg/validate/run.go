@@ -112,25 +112,35 @@ func modelRow(r Row) Result {
 			return res
 		}
 		e := rt.Evaluate(model.Bytes(n))
-		switch r.Quantity {
-		case "latency_oneway":
+		switch q := r.Quantity; {
+		case strings.Contains(r.Software, "ib_read_lat") && strings.HasPrefix(q, "latency"):
+			// perftest's read latency is the whole operation: a small request
+			// goes out (inline, from host memory), the responder's NIC reads
+			// the data and sends it back with no CPU of its own, so the
+			// second leg has no post and the first no poll.
+			// The responder's NIC reads the data from memory: never inline.
+			req := route(s, "host-rdma").Evaluate(1)
+			ds := s.Clone()
+			ds.NIC.InlineSize = 0
+			data := route(ds, p).Evaluate(model.Bytes(n))
+			v = float64(req.Latency + data.Latency - s.NIC.PostCost - s.NIC.PollCost)
+			res.Model = p + " RDMA read: an inline 1 B request one way, the data back (no post, no poll in between)"
+		case q == "latency_oneway":
 			v, res.Model = float64(e.Latency), p+" one-way latency"
-		case "latency_rtt":
+		case q == "latency_rtt":
 			v, res.Model = 2*float64(e.Latency), p+" round trip (2 × one way)"
-		case "collective_time":
+		case q == "collective_time":
 			v, res.Model = float64(e.Latency+NCCLBaseLatency), p+" one-way latency + NCCL's base latency 6.6 µs (a 2-rank broadcast is one transfer)"
-		default: // every bandwidth quantity
-			if strings.Contains(strings.ToLower(r.Software), "ping-pong") {
-				// A ping-pong bandwidth is one message at a time: n over
-				// its one-way latency (pipelined in chunks where the
-				// software overlaps the stages).
-				lat := e.Pipelined
-				if strings.Contains(r.Software, "no overlap") {
-					lat = e.Latency
-				}
-				v, res.Model = float64(n)/float64(lat), p+" ping-pong bandwidth: n / one-way latency"
-				break
+		case strings.Contains(strings.ToLower(r.Software), "ping-pong"):
+			// A ping-pong bandwidth is one message at a time: n over its
+			// one-way latency (pipelined in chunks where the software
+			// overlaps the stages).
+			lat := e.Pipelined
+			if strings.Contains(r.Software, "no overlap") {
+				lat = e.Latency
 			}
+			v, res.Model = float64(n)/float64(lat), p+" ping-pong bandwidth: n / one-way latency"
+		default: // every other bandwidth quantity: a window of messages in flight
 			v, res.Model = float64(e.Bandwidth), p+" streaming bandwidth"
 		}
 		res.Model += " at " + model.Bytes(n).Human()

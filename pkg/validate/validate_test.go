@@ -172,3 +172,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// perftest's ib_read_lat: a small request one way, the data back; from GPU
+// memory the responder's NIC reads through BAR1 (0.5 µs more), as the
+// fixtures' H100 + ConnectX-7 runs show (5.45 against 5.96 µs at 2 B).
+func TestReadLatency(t *testing.T) {
+	head := strings.Join(header, ",") + "\n"
+	in := head + "R-1,rdma_host,latency_oneway,us,2,5.45,none,ConnectX-7 RoCE 200 Gb/s,PCIe Gen5,,perftest ib_read_lat,fixture,\n" +
+		"R-2,gdr,latency_oneway,us,2,5.96,H100 80GB HBM3,ConnectX-7 RoCE 200 Gb/s,PCIe Gen5,PIX,perftest ib_read_lat --use_cuda,fixture,\n"
+	rows, err := Parse(strings.NewReader(in), "r.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := Run(rows)
+	host, gpu := rs[0], rs[1]
+	if !host.Included() || !gpu.Included() || !strings.Contains(host.Model, "RDMA read") {
+		t.Fatalf("%+v %+v", host, gpu)
+	}
+	if d := gpu.Modeled - host.Modeled; math.Abs(d-0.5e-6) > 1e-9 {
+		t.Errorf("GPU read − host read = %v, want the 0.5 µs BAR1 read", d)
+	}
+	t.Logf("ib_read_lat 2 B: host %.2f µs (measured 5.45), GPU %.2f µs (5.96)", host.Modeled*1e6, gpu.Modeled*1e6)
+}
