@@ -96,6 +96,15 @@ type Scenario struct {
 		Clock      Hertz
 		Cores      int
 		MemcpyRate Rate // one core, large copies
+		// OutstandingLoads is how many cache-line loads that miss one core
+		// keeps in flight (its L1D line fill buffers): the concurrency of
+		// the core's loads from a write-combined BAR1 mapping (gdrcopy's
+		// copy_from_mapping), each a PCIe read round trip.
+		OutstandingLoads int
+		// BARStoreLatency is the fixed cost of one CPU copy into a
+		// write-combined BAR1 mapping (gdrcopy's copy_to_mapping): the call
+		// and the store fence that drains the write-combining buffers.
+		BARStoreLatency Seconds
 	}
 	Memory struct {
 		Rate Rate // DDR bandwidth of one node
@@ -170,6 +179,10 @@ type Scenario struct {
 		// InterSocketRate caps peer-to-peer traffic across sockets (SYS).
 		InterSocketRate    Rate
 		InterSocketLatency Seconds // one crossing of the inter-socket link
+		// CPUGPU is where the core that loads and stores GPU memory through
+		// BAR1 (gdrcopy) sits: PHB on the GPU's own socket, SYS on the
+		// other (its accesses cross the inter-socket link).
+		CPUGPU Class
 	}
 	Network struct {
 		Hops       int
@@ -479,6 +492,8 @@ var keys = []Key{
 	durationKeyFreq(),
 	intKey("cpu.cores", "cores per node", func(s *Scenario) *int { return &s.CPU.Cores }, 1, 4096),
 	rateKey("cpu.memcpy_rate", "memcpy bandwidth of one core for large copies", func(s *Scenario) *Rate { return &s.CPU.MemcpyRate }, false, false),
+	intKey("cpu.outstanding_loads", "cache-line loads one core keeps in flight (L1D line fill buffers): the concurrency of its loads from GPU memory through a write-combined BAR1 mapping (gdrcopy)", func(s *Scenario) *int { return &s.CPU.OutstandingLoads }, 1, 256),
+	durationKey("cpu.bar_store_latency", "fixed cost of one CPU copy into a write-combined BAR1 mapping of GPU memory (gdrcopy's copy_to_mapping: the call and the store fence)", func(s *Scenario) *Seconds { return &s.CPU.BARStoreLatency }, 0, 1e-4),
 
 	rateKey("memory.rate", "DDR bandwidth of one node", func(s *Scenario) *Rate { return &s.Memory.Rate }, false, false),
 
@@ -529,6 +544,7 @@ var keys = []Key{
 	floatKey("topology.phb_write_factor", "peer-to-peer posted writes (into GPU memory) through a host bridge (PHB, NODE): fraction of the link rate", func(s *Scenario) *float64 { return &s.Topology.PHBWriteFactor }, 0, 1),
 	rateRangeKey("topology.inter_socket_rate", "peer-to-peer bandwidth across sockets (SYS), both directions alike", func(s *Scenario) *Rate { return &s.Topology.InterSocketRate }, 1e8, 1e13),
 	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
+	classKey("topology.cpu_gpu", "where the core that loads and stores GPU memory through BAR1 (gdrcopy) sits: PHB on the GPU's socket, SYS across the inter-socket link", func(s *Scenario) *Class { return &s.Topology.CPUGPU }),
 
 	intKey("network.hops", "switches between the two NICs", func(s *Scenario) *int { return &s.Network.Hops }, 0, 16),
 	durationKey("network.hop_latency", "one switch, port to port", func(s *Scenario) *Seconds { return &s.Network.HopLatency }, 0, 1e-4),

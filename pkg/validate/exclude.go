@@ -13,8 +13,6 @@ func ruleOut(r Row) string {
 	switch {
 	case strings.HasPrefix(r.Path, "gdrcopy"):
 		return "gdrcopy: the CPU loads and stores GPU memory through BAR1 — not one of the model's data paths"
-	case strings.HasPrefix(r.Path, "cudamemcpy_pageable"):
-		return "a pageable copy: the driver stages it through its own pinned buffers with CPU copies; the model's staged paths copy from pinned buffers"
 	case r.Quantity == "map_time":
 		return "gdr_map maps GPU memory into the CPU's address space for gdrcopy; no path of the model maps it"
 	case r.Quantity == "busbw" || r.Quantity == "algbw" || r.Quantity == "busbw_peak" ||

@@ -95,7 +95,7 @@ func modelRow(r Row) Result {
 	res.Bytes = model.Bytes(n)
 	var v float64
 	switch {
-	case strings.HasPrefix(r.Path, "cudamemcpy"):
+	case strings.HasPrefix(r.Path, "cudamemcpy") || strings.HasPrefix(r.Path, "gdrcopy"):
 		v, res.Model = copyFigure(s, r, model.Bytes(n))
 	case r.Path == "registration":
 		rt := route(s, "gdr")
@@ -162,9 +162,10 @@ func route(s *model.Scenario, path string) *model.Route {
 	return p.Route(s)
 }
 
-// copyFigure is a local cudaMemcpy row: the peak rate, the fixed cost, or
-// one synchronous copy's n / T(n) (as bandwidthTest and cudaEvent timing
-// report it).
+// copyFigure is a local copy row (a cudaMemcpy from pinned or pageable
+// memory, a gdrcopy load or store through BAR1): the peak rate, the fixed
+// cost, one copy's time, or one copy's n / T(n) (as bandwidthTest,
+// cudaEvent timing and gdrcopy's copybw report it).
 func copyFigure(s *model.Scenario, r Row, n model.Bytes) (float64, string) {
 	switch r.Quantity {
 	case "latency_overhead":
@@ -179,12 +180,30 @@ func copyFigure(s *model.Scenario, r Row, n model.Bytes) (float64, string) {
 		}
 		return float64(rate), what
 	}
-	rate, dir := s.H2DRate(), "host→device"
-	if strings.HasSuffix(r.Path, "d2h") {
-		rate, dir = s.D2HRate(), "device→host"
+	c, err := model.LookupLocalCopy(localCopy(r.Path))
+	if err != nil {
+		panic(err) // localCopy names local copies only
 	}
-	t := float64(s.GPU.CopyLatency) + float64(n)/float64(rate)
-	return float64(n) / t, fmt.Sprintf("one synchronous pinned %s copy of %s: n / (gpu.copy_latency + n/rate)", dir, n.Human())
+	t := c.Time(s, n)
+	if r.Quantity == "copy_time" {
+		return float64(t), fmt.Sprintf("one %s of %s: %s", c.Title, n.Human(), c.What(s))
+	}
+	return float64(n) / float64(t), fmt.Sprintf("n / T(n), one %s of %s: %s", c.Title, n.Human(), c.What(s))
+}
+
+// localCopy is the model's local copy for a table path.
+func localCopy(path string) string {
+	dir := "h2d"
+	if strings.HasSuffix(path, "d2h") {
+		dir = "d2h"
+	}
+	switch {
+	case strings.HasPrefix(path, "gdrcopy"):
+		return map[string]string{"h2d": "bar-write", "d2h": "bar-read"}[dir]
+	case strings.HasPrefix(path, "cudamemcpy_pageable"):
+		return "pageable-" + dir
+	}
+	return "pinned-" + dir
 }
 
 // size is the row's message size: the number it states, else a documented
