@@ -40,28 +40,34 @@ type gpuFacts struct {
 	gen    int    // PCIe generation
 	memory string // HBM/GDDR bandwidth (datasheet)
 	flush  bool   // compute capability below 9.0: NCCL flushes GDR receives (src/graph/paths.cc)
+	// socket is the inter-socket rate of the hosts of the GPU's generation
+	// ("": the base preset's).
+	socket string
 }
 
 var gpus = []gpuFacts{
-	{"H200", 5, "4.8TB/s", false},        // H200 datasheet: HBM3e 4.8 TB/s, PCIe Gen5
-	{"H100 PCIe", 5, "2TB/s", false},     // H100 PCIe datasheet: 2 TB/s
-	{"H100", 5, "3.35TB/s", false},       // H100 SXM5 datasheet: 3.35 TB/s HBM3
-	{"A100", 4, "2.039TB/s", true},       // A100 80GB datasheet
-	{"V100", 3, "900GB/s", true},         // V100 datasheet: 900 GB/s HBM2, PCIe Gen3
-	{"P100", 3, "732GB/s", true},         // P100 PCIe datasheet
-	{"T4", 3, "320GB/s", true},           // T4 datasheet: 320 GB/s GDDR6, PCIe Gen3
-	{"RTX 6000 Ada", 4, "960GB/s", true}, // RTX 6000 Ada datasheet
-	{"Quadro RTX 6000", 3, "672GB/s", true},
-	{"K40", 3, "288GB/s", true},     // Tesla K40 datasheet
-	{"K80", 3, "240GB/s", true},     // Tesla K80 datasheet: 480 GB/s for two GPUs
-	{"L40S", 4, "864GB/s", true},    // L40S datasheet: PCIe Gen4 x16, 864 GB/s GDDR6
-	{"L4", 4, "300GB/s", true},      // L4 datasheet
-	{"A10", 4, "600GB/s", true},     // A10 datasheet
-	{"A30", 4, "933GB/s", true},     // A30 datasheet
-	{"A40", 4, "696GB/s", true},     // A40 datasheet
-	{"MI300X", 5, "5.3TB/s", false}, // AMD Instinct MI300X datasheet: PCIe Gen5 x16, 5.3 TB/s HBM3
-	{"MI250", 4, "3.2TB/s", false},  // AMD Instinct MI250X datasheet
-	{"MI100", 4, "1.2TB/s", false},  // AMD Instinct MI100 datasheet
+	{"H200", 5, "4.8TB/s", false, ""},        // H200 datasheet: HBM3e 4.8 TB/s, PCIe Gen5
+	{"H100 PCIe", 5, "2TB/s", false, ""},     // H100 PCIe datasheet: 2 TB/s
+	{"H100", 5, "3.35TB/s", false, ""},       // H100 SXM5 datasheet: 3.35 TB/s HBM3
+	{"A100", 4, "2.039TB/s", true, ""},       // A100 80GB datasheet
+	{"V100", 3, "900GB/s", true, ""},         // V100 datasheet: 900 GB/s HBM2, PCIe Gen3
+	{"P100", 3, "732GB/s", true, ""},         // P100 PCIe datasheet
+	{"T4", 3, "320GB/s", true, ""},           // T4 datasheet: 320 GB/s GDDR6, PCIe Gen3
+	{"RTX 6000 Ada", 4, "960GB/s", true, ""}, // RTX 6000 Ada datasheet
+	{"Quadro RTX 6000", 3, "672GB/s", true, ""},
+	// Kepler GPUs sat in Xeon E5 v2/v3 hosts (Ivy Bridge/Haswell; S16 names
+	// an Ivy Bridge host for its K40): NCCL's inter-socket bandwidth for
+	// Intel before Skylake is BDW_QPI_BW = 6 GB/s (src/graph/topo.h).
+	{"K40", 3, "288GB/s", true, "6GB/s"}, // Tesla K40 datasheet
+	{"K80", 3, "240GB/s", true, "6GB/s"}, // Tesla K80 datasheet: 480 GB/s for two GPUs
+	{"L40S", 4, "864GB/s", true, ""},     // L40S datasheet: PCIe Gen4 x16, 864 GB/s GDDR6
+	{"L4", 4, "300GB/s", true, ""},       // L4 datasheet
+	{"A10", 4, "600GB/s", true, ""},      // A10 datasheet
+	{"A30", 4, "933GB/s", true, ""},      // A30 datasheet
+	{"A40", 4, "696GB/s", true, ""},      // A40 datasheet
+	{"MI300X", 5, "5.3TB/s", false, ""},  // AMD Instinct MI300X datasheet: PCIe Gen5 x16, 5.3 TB/s HBM3
+	{"MI250", 4, "3.2TB/s", false, ""},   // AMD Instinct MI250X datasheet
+	{"MI100", 4, "1.2TB/s", false, ""},   // AMD Instinct MI100 datasheet
 }
 
 var (
@@ -135,6 +141,9 @@ func Derive(r Row) (*Derived, error) {
 			}
 			_ = d.set("gpu.memory_rate", g.memory, g.match+" datasheet")
 			_ = d.set("gpu.gdr_flush", strconv.FormatBool(g.flush), g.match+": compute capability "+map[bool]string{true: "below", false: "from"}[g.flush]+" 9.0 (NCCL ncclTopoNeedFlush)")
+			if g.socket != "" {
+				_ = d.set("topology.inter_socket_rate", g.socket, g.match+"-era host (Xeon E5 v2/v3): NCCL BDW_QPI_BW")
+			}
 			break
 		}
 	}
@@ -225,6 +234,11 @@ func Derive(r Row) (*Derived, error) {
 		_ = d.set("topology.gpu_nic", "PIX", "the row's topology column")
 	case strings.Contains(top, "DGX PCIe switch"):
 		_ = d.set("topology.gpu_nic", "PXB", "DGX-A100: GPU and NIC behind its PCIe switch tree (PXB)")
+	case strings.Contains(top, "remote socket"):
+		// gdrcopy run from the socket that does not host the GPU (gdrcopy's
+		// README, "NUMA effects"): its loads and stores cross the
+		// inter-socket link.
+		_ = d.set("topology.cpu_gpu", "SYS", "the copying process runs on the socket that does not host the GPU")
 	case strings.Contains(top, "different NUMA node"):
 		_ = d.set("topology.gpu_nic", "SYS", "GPU and NIC on different NUMA nodes")
 	case reDist.MatchString(top):
