@@ -78,6 +78,7 @@ var (
 	reInline = regexp.MustCompile(`inline < (\d+) ?B`)
 	reDist   = regexp.MustCompile(`distance (\d+)`)
 	reThread = regexp.MustCompile(`num_threads=(\d+)`)
+	reSocks  = regexp.MustCompile(`NSOCKS_PERTHREAD=(\d+), SOCKET_NTHREADS=(\d+)`)
 )
 
 // ibRates are InfiniBand generations as sold for a 4X port (IBTA).
@@ -294,8 +295,24 @@ func profile(d *Derived, r Row) error {
 	case regexp.MustCompile(`OMB|osu_|MPI|UCX|rdmaPingPong|Mooncake|rCUDA`).MatchString(sw):
 		_ = d.set("gpu.proxy_overhead", "0s", "the application thread posts (no proxy thread)")
 		_ = d.set("gpu.gdr_flush", "false", "no GDR flush outside NCCL")
+	case strings.Contains(sw, "FasTrak"):
+		// Google's TCPXO NCCL environment (demo-run-nccl-test-tcpxo-via-mpi.sh,
+		// run by GoogleCloudPlatform/container-engine-accelerators
+		// gpudirect-tcpxo/nccl-test-latest.yaml): NCCL_FASTRAK_NUM_FLOWS=2,
+		// NCCL_BUFFSIZE=8388608 (8 MiB in NCCL_STEPS = 8 steps).
+		_ = d.set("stack.flows", "2", "NCCL_FASTRAK_NUM_FLOWS=2 in Google's TCPXO NCCL environment")
+		_ = d.set("pipeline.chunk", "1MiB", "NCCL_BUFFSIZE=8 MiB in Google's TCPXO NCCL environment, 8 steps")
+	case strings.Contains(sw, "socket transport") && strings.Contains(r.NIC, "eth0") && strings.Contains(r.GPU, "a3-mega"):
+		// NCCL's socket transport on a Google gVNIC (PCI vendor 0x1ae0)
+		// opens 4 threads × 1 socket per connection (src/transport/net_socket.cc).
+		_ = d.set("stack.flows", "4", "NCCL sockets on a Google gVNIC: 4 threads × 1 socket (net_socket.cc)")
 	case strings.Contains(sw, "NIXL"):
 		_ = d.set("gpu.proxy_overhead", "0s", "NIXL's worker threads post")
+	}
+	if m := reSocks.FindStringSubmatch(sw); m != nil {
+		t, _ := strconv.Atoi(m[2])
+		k, _ := strconv.Atoi(m[1])
+		_ = d.set("stack.flows", strconv.Itoa(t*k), "the row's software column: NCCL_NSOCKS_PERTHREAD × NCCL_SOCKET_NTHREADS sockets")
 	}
 	if m := reThread.FindStringSubmatch(sw); m != nil {
 		_ = d.set("stack.flows", m[1], "the row's software column (num_threads)")

@@ -13,9 +13,13 @@
 // reports published, modeled and their ratio, with the median and worst
 // error per source and per path (Summarize).
 //
-// Rows that measure something the model does not describe (a collective of
-// many ranks, CPU loads and stores through BAR1, pageable copies, a bug the
-// source itself reports) are kept in the results, excluded from the
+// Local copies (pinned and pageable cudaMemcpy, gdrcopy's BAR1 loads and
+// stores) are modeled with the model's local copies, collectives of many
+// ranks (bus and algorithm bandwidth, the time of an all_gather or
+// all_reduce) with its ring collective over the row's inter-node path.
+// Rows that measure something the model does not describe (gdr_map's
+// page-table cost, a bug the source itself reports, a figure whose only
+// hardware rate is its own) are kept in the results, excluded from the
 // figures, with the reason.
 //
 // The package is pure: it reads the embedded table or an io.Reader, does

@@ -1,7 +1,5 @@
 package validate
 
-import "strings"
-
 // Rows left out of the figures, each with its reason. Two kinds: rows that
 // measure something the model does not describe (rules, by path and
 // quantity), and rows whose own source or notes say they do not measure
@@ -13,9 +11,6 @@ func ruleOut(r Row) string {
 	switch {
 	case r.Quantity == "map_time":
 		return "gdr_map builds the CPU's page tables for a BAR1 mapping: its cost is set by how the gdrdrv version maps, not by the hardware the model carries — the row's own source (gdrcopy PR #129, 2020, an Ivy Bridge host) pays 7.9 µs per 64 KiB GPU page, linearly; the current README's V100-SXM2 host 3.6 µs for one page (0.92 ms for 16 MiB, 2.2× below the row); a newer gdrdrv on Bottlerocket 5.2 and 5.3 µs for 64 and 128 KiB (flat) — no constant from an independent source predicts it"
-	case r.Quantity == "busbw" || r.Quantity == "algbw" || r.Quantity == "busbw_peak" ||
-		(r.Quantity == "collective_time" && !strings.Contains(r.Topology, "2 nodes x 1 GPU")):
-		return "a collective over many ranks (" + r.Topology + "): NCCL's algorithm — ring or tree steps, channels spread over the NICs, the LL/LL128/Simple protocol — sets this figure; the model's paths are point to point"
 	}
 	return ""
 }
@@ -32,6 +27,7 @@ var byID = map[string]string{
 	"S09-01": "README: software-limited (the reporter says UCX and NIXL reach line rate on the same hardware); useful only as a caution",
 	"S18-03": "a NIXL-level average including transfer preparation and posting (the notes: 'incl. prep/post'), not the data path's latency",
 	"S20-03": "the NIC column's only rate is this row's own NTTTCP figure (25 Gb/s): no independent NIC rate to model it from",
+	"S19-08": s19eth0, "S19-09": s19eth0,
 	"S02-01": s02, "S02-02": s02, "S02-03": s02, "S02-04": s02, "S02-05": s02, "S02-06": s02,
 	"S22-01": s22, "S22-02": s22, "S22-03": s22, "S22-04": s22,
 }
@@ -41,6 +37,7 @@ const (
 	s03dh     = "send buffer on the GPU, receive buffer on the host (the source's D->H table): a mixed path the model does not have (its gdr is GPU to GPU)"
 	s05eager  = "osu_bw at or below UCX's eager→rendezvous switch at 8 KiB that the row's notes name: the eager protocol's bounce copies set the rate, not the zero-copy gdr transfer"
 	s02       = "second-hand figures (a news article describing a slide's chart) on hardware the article does not name: no column states a GPU, NIC generation or PCIe link to derive a scenario from"
+	s19eth0   = "the source names the figure's bottleneck — 'bottlenecked by single eth0 NIC' — but not that NIC's rate (the nic column: speed n/s), and times PyTorch's all_reduce from a torchrun script rather than nccl-tests: 3.5 GB/s of bus bandwidth is a 28 Gbit/s NIC, which only the row itself says; on the preset's 200 Gbit/s the ring model gives 15.2 GB/s and 112 µs at 64 KiB (NCCL sockets on a gVNIC: 4 flows)"
 	s22       = "a student project (README trust L–M) on hardware it does not state, whose other README version lists different RDMA figures (2.62 against 3.59 µs)"
 )
 

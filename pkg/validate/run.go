@@ -111,6 +111,16 @@ func modelRow(r Row) Result {
 			res.Excluded = "the derived scenario makes " + p + " infeasible: " + rt.Reason
 			return res
 		}
+		if isCollective(r) {
+			v2, what, notes, err := collectiveFigure(s, r, p, model.Bytes(n))
+			if err != nil {
+				res.Excluded = "no collective: " + err.Error()
+				return res
+			}
+			v, res.Model = v2, what+" at "+model.Bytes(n).Human()
+			res.Notes = append(res.Notes, notes...)
+			break
+		}
 		e := rt.Evaluate(model.Bytes(n))
 		switch q := r.Quantity; {
 		case strings.Contains(r.Software, "ib_read_lat") && strings.HasPrefix(q, "latency"):

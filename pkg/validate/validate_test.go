@@ -128,7 +128,7 @@ func TestOutputs(t *testing.T) {
 	if err := rep.WriteTable(&tb); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"S08-06", "per source", "per path", "notes: rows excluded", "S19-01: a collective", "assumed"} {
+	for _, w := range []string{"S08-06", "per source", "per path", "notes: rows excluded", "S19-08: the source names", "assumed"} {
 		if !strings.Contains(tb.String(), w) {
 			t.Errorf("table lacks %q", w)
 		}
