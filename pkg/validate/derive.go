@@ -134,8 +134,16 @@ func Derive(r Row) (*Derived, error) {
 
 	// GPU.
 	found := false
+	// A GPU the row names only by its year: the Tesla generation NVIDIA
+	// sold then (2015: Kepler, the K40 the era's GPUDirect RDMA clusters
+	// ran; its facts below are the K40's).
+	match := gpu
+	if era := "2015"; strings.Contains(gpu, era) && strings.Contains(gpu, "n/s") {
+		match = "K40"
+		d.Assumed = append(d.Assumed, "GPU a Tesla of 2015: Kepler, the K40's datasheet facts")
+	}
 	for _, g := range gpus {
-		if strings.Contains(gpu, g.match) {
+		if strings.Contains(match, g.match) {
 			found = true
 			if err := d.set("gpu.pcie", fmt.Sprintf("gen%dx16", g.gen), g.match+" datasheet"); err != nil {
 				return nil, err
@@ -196,6 +204,12 @@ func Derive(r Row) (*Derived, error) {
 		if m := reGbits.FindStringSubmatch(nic); m != nil {
 			rate = m[1] + "Gbit/s"
 		}
+	}
+	if rate == "" && ib && strings.Contains(gpu, "2015") {
+		// InfiniBand of a 2015 GPU cluster: FDR (ConnectX-3 / Connect-IB,
+		// 56 Gb/s as sold); EDR adapters (ConnectX-4) shipped from 2015 on.
+		rate = "56Gbit/s"
+		d.Assumed = append(d.Assumed, "InfiniBand of 2015, generation not stated: FDR 56 Gb/s (ConnectX-3 era)")
 	}
 	if rate != "" {
 		if strings.Contains(nic, "dual-port") {
