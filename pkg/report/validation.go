@@ -18,7 +18,7 @@ func (b *builder) validation(sec *section) {
 	s := rep.Summary
 	sec.p("The model against %d published measurements of the data paths (perftest, OSU, nccl-tests, bandwidthTest, gdrcopy and others, on the hardware each source names; gpupath validate prints this table, and gpupath validate --sources the sources and their conventions). Each row is modeled on a scenario derived from its own hardware columns — the preset of the same generation, with what the row states set and documented defaults where it says n/s — not on this report's scenario.",
 		len(rep.Results))
-	sec.p("Over the %d rows in the figures the median error is %s and the worst %s (%s, model/published %.2f); %d rows are left out, each with its reason below: they measure something the model does not describe (collectives of many ranks, CPU loads and stores through BAR1, pageable copies) or their source says they are not the data path's figure.",
+	sec.p("Over the %d rows in the figures the median error is %s and the worst %s (%s, model/published %.2f); %d rows are left out, each with its reason below: their source says they are not the data path's figure (a bug it reports, a mixed path it names, a software limit), their only hardware rate is their own figure, or they measure something the model does not describe (gdr_map's page-table cost).",
 		s.All.Rows, pctText(s.All.Median), pctText(s.All.Worst), s.All.WorstID, s.All.WorstRatio, s.All.Excluded)
 	var pts []plots.ValidationPoint
 	for _, r := range rep.Results {

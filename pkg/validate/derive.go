@@ -109,7 +109,12 @@ func isNS(s string) bool {
 //   - the GPU↔NIC class: "PIX"/"same PCIe switch"/"shared switch"/"PCIe
 //     distance ≤ 2" → PIX, "DGX PCIe switch" → PXB, a larger distance →
 //     PHB, "different NUMA node" → SYS;
-//   - the software (Profile): who posts for the GPU, inline sizes, flows.
+//   - a GPU or InfiniBand the row names only by its year (2015): that
+//     year's generation (Kepler K40, FDR), listed as assumed;
+//   - gdrcopy run from the socket that does not host the GPU: its BAR1
+//     loads and stores cross the inter-socket link (topology.cpu_gpu SYS);
+//   - the software (Profile): who posts for the GPU, inline sizes, flows,
+//     NCCL's sockets per connection and Google's TCPXO environment.
 func Derive(r Row) (*Derived, error) {
 	gpu, nic := r.GPU, r.NIC
 	ib := regexp.MustCompile(`InfiniBand|\bIB\b|HCA|EDR|FDR|HDR|NDR|QDR|SDR|Connect-IB|IPoIB`).MatchString(nic)

@@ -194,3 +194,42 @@ func TestReadLatency(t *testing.T) {
 	}
 	t.Logf("ib_read_lat 2 B: host %.2f µs (measured 5.45), GPU %.2f µs (5.96)", host.Modeled*1e6, gpu.Modeled*1e6)
 }
+
+// The rows of the categories modeled since: gdrcopy from the remote socket
+// (Kepler host), TCPXO collectives (Google's NCCL environment), a 2015
+// cluster whose hardware the article does not name.
+func TestDeriveNewCategories(t *testing.T) {
+	if s := find(t, "S12-10").Derived.Scenario; s.Topology.CPUGPU != "SYS" || s.Topology.InterSocketRate != 6e9 {
+		t.Errorf("S12-10: cpu_gpu %s, inter-socket %v", s.Topology.CPUGPU, s.Topology.InterSocketRate)
+	}
+	if s := find(t, "S12-09").Derived.Scenario; s.Topology.CPUGPU != "PHB" {
+		t.Errorf("S12-09: cpu_gpu %s", s.Topology.CPUGPU)
+	}
+	rows := map[string]Row{}
+	for _, r := range Published() {
+		rows[r.ID] = r
+	}
+	c, _, err := collective(rows["S19-05"], "devmem")
+	if err != nil || c.Op != "all_gather" || c.Nodes != 2 || c.GPUsPerNode != 8 || c.NICsPerNode != 8 || len(c.Protocols) != 1 || c.Protocols[0] != "Simple" {
+		t.Errorf("S19-05: %+v, %v", c, err)
+	}
+	if s := find(t, "S19-05").Derived.Scenario; s.Stack.Flows != 2 || s.Pipeline.Chunk != 1<<20 {
+		t.Errorf("S19-05: flows %d chunk %v", s.Stack.Flows, s.Pipeline.Chunk)
+	}
+	c, notes, err := collective(rows["S20-02"], "tcp")
+	if err != nil || c.Op != "all_reduce" || c.Nodes != 2 || c.GPUsPerNode != 4 || c.NICsPerNode != 1 || len(notes) != 1 || c.Protocols[0] != "Simple" {
+		t.Errorf("S20-02: %+v %v %v", c, notes, err)
+	}
+	for _, id := range []string{"S19-01", "S19-05", "S19-06", "S19-07", "S20-02", "S13-09", "S12-05", "S12-08", "S02-02"} {
+		if r := find(t, id); !r.Included() {
+			t.Errorf("%s not in the figures: %s", id, r.Excluded)
+		}
+	}
+	if s := find(t, "S02-02").Derived.Scenario; s.NIC.Rate != 56e9/8 || s.GPU.PCIe.Gen != 3 || !strings.Contains(strings.Join(find(t, "S02-02").Derived.Assumed, ";"), "2015") {
+		t.Errorf("S02-02: rate %v gen %d", s.NIC.Rate, s.GPU.PCIe.Gen)
+	}
+	// Large all_gather over TCPXO: network-bound, 8 NICs × one NIC's rate.
+	if r := find(t, "S19-05"); math.Abs(r.Ratio-1) > 0.1 {
+		t.Errorf("S19-05 ratio %.2f", r.Ratio)
+	}
+}
