@@ -15,14 +15,27 @@ type Result struct {
 	Feasible bool
 	Reason   string
 
-	// Latency is the store-and-forward latency Σ T_i(n): each stage
-	// finishes before the next starts, as the seed tells it.
+	// Latency is the latency the hardware gives one message: stages that
+	// hand data on as they go (Stage.Grain: a NIC reading, the wire, a NIC
+	// writing packet by packet; a kernel pushing TCP segments) overlap
+	// within the message, steps that take the whole message follow one
+	// another (see hardware).
 	Latency Seconds
-	// Pipelined is the latency when the message moves in chunks of Chunk
-	// bytes that overlap across stages (never more than Latency).
+	// StepByStep is the seed's story Σ T_i(n): each stage finishes before
+	// the next starts (never less than Latency). The stage table adds up
+	// to it.
+	StepByStep Seconds
+	// Pipelined is the latency when software moves the message in chunks
+	// of Chunk bytes that overlap across stages (never more than Latency).
 	Pipelined Seconds
 	Chunk     Bytes
 	Chunks    int
+
+	// Registration is the one-time cost of registering the message's
+	// buffer for the path (ibv_reg_mr of host memory, pinning GPU memory
+	// for GPUDirect RDMA) on one node — both nodes do it at once. It is
+	// paid once per buffer, not per message, and is not in Latency.
+	Registration Seconds
 
 	// Bandwidth is the streaming bandwidth for back-to-back messages of
 	// this size: the tightest shared resource. Bottleneck names it.
@@ -80,7 +93,7 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 	for i, st := range r.Stages {
 		t := st.Time(n)
 		cpu := st.CPU(n)
-		res.Latency += t
+		res.StepByStep += t
 		res.Stages[i] = StageResult{Name: st.Name, Letter: st.Letter, Side: st.Side,
 			Latency: t, Alpha: st.Alpha, Rate: st.Rate(), CPU: cpu,
 			DDRBytes: st.DDR * float64(n), Crossings: st.Crossings, Copy: st.Copy}
@@ -97,6 +110,10 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 		}
 	}
 	res.CPU = res.CPUSender + res.CPUReceiver
+	res.Latency = hardware(r.Stages, n)
+	if r.register != nil {
+		res.Registration = r.register(n)
+	}
 	loads := r.loads
 	if loads == nil {
 		loads = indexUses(r.Stages, r.Resources)
@@ -117,26 +134,47 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 	return res
 }
 
-// pipelined is the latency of n bytes sent in chunks of c: the first chunk
-// passes every stage, then each further chunk adds the period of the
-// pipeline — the time the tightest stage or shared resource (a CPU that
-// serves two stages, a link, DDR) is busy with one chunk, as in streaming:
+// hardware is the latency of one message of n bytes as the hardware moves
+// it. A stage without a grain takes the whole message before the next
+// starts: its time adds. A run of consecutive stages with a grain streams
+// the message through in units of their grains: every stage handles its
+// first unit in turn, then the slowest sets the pace for the rest,
 //
-//	T = Σ_i T_i(c) + Σ_{j=2..k} period(c_j),  period(x) = x / bandwidth(x)
+//	T_run = Σ_i [α_i + c_i(min(n, g_i))] + max_i [c_i(n) − c_i(min(n, g_i))]
+//
+// where c_i is the stage's size-dependent cost (Stage.Cost) and g_i its
+// grain. For one grain g this is Σ_i T_i(g) + the slowest stage for the
+// remaining n − g bytes: about Σα + n/β_min plus a unit per extra stage.
+// It never exceeds Σ T_i(n) and never falls as n grows.
+func hardware(stages []Stage, n Bytes) Seconds {
+	var t, rest Seconds
+	for _, st := range stages {
+		if st.Grain <= 0 {
+			t += rest + st.Time(n)
+			rest = 0
+			continue
+		}
+		c1 := st.Cost(min(n, st.Grain))
+		t += st.AlphaAt(n) + c1
+		rest = max(rest, st.Cost(n)-c1)
+	}
+	return t + rest
+}
+
+// pipelined is the latency of n bytes sent by software in chunks of c: the
+// first chunk passes every stage (as the hardware moves one message of c
+// bytes), then each further chunk adds the period of the pipeline — the
+// time the tightest stage or shared resource (a CPU that serves two
+// stages, a link, DDR) is busy with one chunk, as in streaming:
+//
+//	T = hardware(c) + Σ_{j=2..k} period(c_j),  period(x) = x / bandwidth(x)
 func pipelined(stages []Stage, loads []resourceUses, n, c Bytes, chunkPeriod Seconds) (Seconds, int) {
 	if c <= 0 || n <= c {
-		var t Seconds
-		for _, st := range stages {
-			t += st.Time(n)
-		}
-		return t, 1
+		return hardware(stages, n), 1
 	}
 	k := int((n + c - 1) / c)
 	last := n - Bytes(k-1)*c
-	var t Seconds
-	for _, st := range stages {
-		t += st.Time(c)
-	}
+	t := hardware(stages, c)
 	t += Seconds(k-2) * chunkPeriod
 	t += period(stages, loads, last)
 	return t, k
@@ -319,4 +357,50 @@ func DefaultSizes() []Bytes {
 		out = append(out, b)
 	}
 	return out
+}
+
+// Bidirectional is the streaming bandwidth of each direction when both
+// nodes send back-to-back messages of n bytes to each other at once (an
+// exchange, a ring collective's step, osu_bibw). Each node then runs the
+// sender's and the receiver's stages: their CPU work shares the node's
+// cores and their DDR traffic its memory, and every PCIe link carries
+// payload both ways, each direction keeping pcie.bidir_factor of its
+// one-way rate. The wire is full duplex. It returns the bandwidth per
+// direction and its bottleneck.
+func (r *Route) Bidirectional(n Bytes) (Rate, string) {
+	if !r.Feasible {
+		return 0, ""
+	}
+	merged := map[string]string{"cpu:sender": "cpu:node", "cpu:receiver": "cpu:node", "ddr:sender": "ddr:node", "ddr:receiver": "ddr:node"}
+	var res []Resource
+	seen := map[string]bool{}
+	for _, rs := range r.Resources {
+		name := rs.Name
+		if m, ok := merged[name]; ok {
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			rs.Name = m
+			rs.Label = strings.Replace(strings.Replace(rs.Label, "sender ", "each node's ", 1), "receiver ", "each node's ", 1)
+		} else if strings.HasPrefix(name, "pcie:") || strings.HasPrefix(name, "p2p:") {
+			rs.Capacity *= r.bidir
+			rs.Label += fmt.Sprintf(", both directions loaded (×%g)", r.bidir)
+		}
+		res = append(res, rs)
+	}
+	stages := make([]Stage, len(r.Stages))
+	for i, st := range r.Stages {
+		uses := make([]Use, len(st.Uses))
+		for j, u := range st.Uses {
+			if m, ok := merged[u.Resource]; ok {
+				u.Resource = m
+			}
+			uses[j] = u
+		}
+		st.Uses = uses
+		stages[i] = st
+	}
+	bw, why, _ := streaming(stages, indexUses(stages, res), n)
+	return bw, why
 }

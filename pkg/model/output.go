@@ -44,6 +44,8 @@ type JSONResult struct {
 	CoresSender   *float64    `json:"cores_sender,omitempty"`
 	CoresReceiver *float64    `json:"cores_receiver,omitempty"`
 	Chunks        *int        `json:"chunks,omitempty"`
+	StepByStep    *float64    `json:"step_latency_s,omitempty"`
+	Registration  *float64    `json:"registration_s,omitempty"`
 }
 
 // JSON converts a result to its contract form.
@@ -58,6 +60,7 @@ func (r Result) JSON() JSONResult {
 	j.CPU, j.DDRBytes, j.Copies, j.Crossings = f(float64(r.CPU)), f(r.DDRBytes), i(r.Copies), i(r.Crossings)
 	j.Bottleneck, j.LineRate = r.Bottleneck, f(finite(float64(r.LineRate)))
 	j.Cores, j.CoresSender, j.CoresReceiver, j.Chunks = f(r.Cores), f(r.CoresSender), f(r.CoresReceiver), i(r.Chunks)
+	j.StepByStep, j.Registration = f(float64(r.StepByStep)), f(float64(r.Registration))
 	j.Stages = make([]JSONStage, len(r.Stages))
 	for k, st := range r.Stages {
 		j.Stages[k] = JSONStage{Name: st.Name, Letter: st.Letter, Side: string(st.Side), Latency: float64(st.Latency),
@@ -91,7 +94,7 @@ func WriteJSON(w io.Writer, s *Scenario, results []Result) error {
 // CSVHeader is the header row of WriteCSV.
 var CSVHeader = []string{"scenario", "path", "bytes", "feasible", "latency_s", "pipelined_latency_s", "bandwidth_Bps",
 	"bottleneck", "line_rate_Bps", "cpu_s", "cpu_sender_s", "cpu_receiver_s", "cores_at_line_rate",
-	"ddr_bytes", "copies", "pcie_crossings", "chunks", "reason"}
+	"ddr_bytes", "copies", "pcie_crossings", "chunks", "reason", "step_latency_s", "registration_s"}
 
 // WriteCSV writes one row per path × size, with a header.
 func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
@@ -105,9 +108,10 @@ func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
 		if r.Feasible {
 			row = append(row, g(float64(r.Latency)), g(float64(r.Pipelined)), g(finite(float64(r.Bandwidth))), r.Bottleneck,
 				g(finite(float64(r.LineRate))), g(float64(r.CPU)), g(float64(r.CPUSender)), g(float64(r.CPUReceiver)), g(r.Cores),
-				g(r.DDRBytes), strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), strconv.Itoa(r.Chunks), "")
+				g(r.DDRBytes), strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), strconv.Itoa(r.Chunks), "",
+				g(float64(r.StepByStep)), g(float64(r.Registration)))
 		} else {
-			row = append(row, "", "", "", "", "", "", "", "", "", "", "", "", "", r.Reason)
+			row = append(row, "", "", "", "", "", "", "", "", "", "", "", "", "", r.Reason, "", "")
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -121,9 +125,9 @@ func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
 // per path; an infeasible path gets one line with its reason.
 func WriteTable(w io.Writer, s *Scenario, results []Result) error {
 	fmt.Fprintf(w, "scenario: %s — %s\n", s.Name, s.Description)
-	fmt.Fprintf(w, "latency: store-and-forward (stage by stage) and pipelined in %s chunks; bandwidth: streaming, with its bottleneck;\ncores: CPU cores both nodes need to carry the line rate; DDR B/B: DDR bytes per payload byte; PCIe: payload transfers over PCIe\n\n", s.Pipeline.Chunk.Human())
-	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true, false}}
-	t.add("path", "size", "latency", "pipelined", "bandwidth", "CPU/msg", "cores", "DDR B/B", "copies", "PCIe", "bottleneck")
+	fmt.Fprintf(w, "latency: as the hardware moves one message (device stages overlap packet by packet); step by step: Σ of the stages, each finishing before the next;\npipelined: in %s software chunks; bandwidth: streaming, with its bottleneck; cores: CPU cores both nodes need to carry the line rate;\nDDR B/B: DDR bytes per payload byte; PCIe: payload transfers over PCIe\n\n", s.Pipeline.Chunk.Human())
+	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true, true, false}}
+	t.add("path", "size", "latency", "step by step", "pipelined", "bandwidth", "CPU/msg", "cores", "DDR B/B", "copies", "PCIe", "bottleneck")
 	var notes []string
 	prev := ""
 	for _, r := range results {
@@ -140,7 +144,7 @@ func WriteTable(w io.Writer, s *Scenario, results []Result) error {
 			continue
 		}
 		ddr := trimFloat(r.DDRBytes/float64(r.Bytes), 2)
-		t.add(r.Path, r.Bytes.Human(), r.Latency.Human(), r.Pipelined.Human(), r.Bandwidth.Human(), r.CPU.Human(),
+		t.add(r.Path, r.Bytes.Human(), r.Latency.Human(), r.StepByStep.Human(), r.Pipelined.Human(), r.Bandwidth.Human(), r.CPU.Human(),
 			humanCores(r.Cores), ddr, strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), r.Bottleneck)
 	}
 	if err := t.write(w); err != nil {

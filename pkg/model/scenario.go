@@ -21,6 +21,14 @@ const (
 	SYS  Class = "SYS"  // across the inter-socket link (UPI, xGMI)
 )
 
+// Encodings of nic.encoding.
+const (
+	EncodingAuto   = "auto"
+	EncodingNone   = "none"
+	Encoding8b10b  = "8b10b"
+	Encoding64b66b = "64b66b"
+)
+
 // Classes lists the topology classes, nearest first.
 var Classes = []Class{PIX, PXB, PHB, NODE, SYS}
 
@@ -39,10 +47,23 @@ type Scenario struct {
 	Name        string
 	Description string
 	GPU         struct {
-		Model       string
-		PCIe        Link
-		CopyLatency Seconds // fixed cost of one synchronous cudaMemcpy
-		CopyRate    Rate    // measured pinned copy bandwidth; 0: derived from the PCIe link
+		Model string
+		PCIe  Link
+		// CopyLatency is the fixed cost of one synchronous cudaMemcpy (call,
+		// DMA setup, completion seen by the caller): the α of one copy.
+		CopyLatency Seconds
+		// AsyncLatency is what one asynchronous copy issued on a stream costs
+		// the issuing CPU and the copy engine between back-to-back copies:
+		// the per-chunk cost of a pipelined transfer and of streaming copies.
+		AsyncLatency Seconds
+		// PeerCopyLatency is the fixed cost of one synchronous GPU-to-GPU
+		// peer copy (gpu-peer).
+		PeerCopyLatency Seconds
+		CopyRate        Rate // measured pinned copy bandwidth, both directions; 0: derived from the PCIe link
+		// H2DEfficiency and D2HEfficiency are the fractions of the PCIe
+		// link's payload rate that a copy engine reaches host→device and
+		// device→host (used when CopyRate is 0).
+		H2DEfficiency, D2HEfficiency float64
 		// Cached*: a copy of a bounce buffer the CPU also reads or writes
 		// (the tcp path's send and receive copies), whose lines sit in the
 		// CPU's caches so the DMA must snoop them, up to CachedKnee bytes
@@ -51,11 +72,39 @@ type Scenario struct {
 		CachedRate    Rate
 		CachedKnee    Bytes
 		NVLinkRate    Rate // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
+		// NVLinkEfficiency is the fraction of NVLinkRate a peer copy reaches.
+		NVLinkEfficiency float64
+		// MemoryRate is the GPU memory (HBM) bandwidth; a copy inside GPU
+		// memory reads and writes every byte, so it runs at half of it.
+		MemoryRate Rate
+		// BARReadLatency is what a peer read of GPU memory through BAR1 adds
+		// to a DMA read of host memory (the NIC reading GPU memory).
+		BARReadLatency Seconds
+		// GDRFlush: the receiving GPU needs a flush (a read through the NIC)
+		// before it may consume data the NIC wrote (Ampere and earlier).
+		GDRFlush bool
+		// ProxyOverhead is the cost of the CPU proxy thread that posts and
+		// polls network operations on behalf of GPU kernels, per message and
+		// side (NCCL's network overhead); 0: the application posts itself.
+		ProxyOverhead Seconds
+		// PinLatency and PinPerPage: registering GPU memory for RDMA (pinning
+		// through nvidia-peermem / dma-buf): a fixed cost and one per 64 KiB
+		// GPU page.
+		PinLatency, PinPerPage Seconds
 	}
 	CPU struct {
 		Clock      Hertz
 		Cores      int
 		MemcpyRate Rate // one core, large copies
+		// OutstandingLoads is how many cache-line loads that miss one core
+		// keeps in flight (its L1D line fill buffers): the concurrency of
+		// the core's loads from a write-combined BAR1 mapping (gdrcopy's
+		// copy_from_mapping), each a PCIe read round trip.
+		OutstandingLoads int
+		// BARStoreLatency is the fixed cost of one CPU copy into a
+		// write-combined BAR1 mapping (gdrcopy's copy_to_mapping): the call
+		// and the store fence that drains the write-combining buffers.
+		BARStoreLatency Seconds
 	}
 	Memory struct {
 		Rate Rate // DDR bandwidth of one node
@@ -66,19 +115,29 @@ type Scenario struct {
 		RxPerMessage Seconds // TCP receive path per message (NAPI poll, IP/TCP input, ACK, socket queue)
 		Wakeup       Seconds // waking the blocked receiving thread
 		TxPerSegment Seconds // per TSO super-segment (or per packet without TSO)
-		RxPerPacket  Seconds // per received packet (driver, GRO, skb)
-		ChecksumRate Rate    // software checksum on one core, when the NIC does not offload it
-		TSOSize      Bytes   // TSO super-segment size
-		Flows        int     // parallel TCP flows (each served by one core on each side)
+		RxPerPacket  Seconds // per received wire packet (driver, skb, GRO merge)
+		// RxPerAggregate is the protocol cost per GRO aggregate (IP/TCP
+		// input, ACK, socket queue): with GRO it is paid once per up to
+		// GROSize bytes, without GRO once per packet.
+		RxPerAggregate Seconds
+		GROSize        Bytes
+		ChecksumRate   Rate  // software checksum on one core, when the NIC does not offload it
+		TSOSize        Bytes // TSO super-segment size
+		Flows          int   // parallel TCP flows (each served by one core on each side)
 		// Handoff is the extra cost when one thread alternates between a GPU
 		// copy and socket system calls (the tcp path's A→B and F→G): caches,
 		// TLB and branch predictors are cold after the kernel ran.
 		Handoff Seconds
 	}
 	NIC struct {
-		Model           string
-		Kind            string
-		Rate            Rate // nominal port data rate as sold
+		Model string
+		Kind  string
+		Rate  Rate // nominal port rate as sold
+		// Encoding says how Rate relates to the data rate: "auto" (from the
+		// kind and rate: InfiniBand SDR/DDR/QDR are sold at their 8b/10b
+		// signalling rate, FDR at 56.25 Gbit/s of 64b/66b signalling, EDR and
+		// later at their data rate), "none", "8b10b" or "64b66b".
+		Encoding        string
 		PCIe            Link
 		MTU             Bytes
 		RDMA            bool
@@ -92,19 +151,38 @@ type Scenario struct {
 		PostCost        Seconds // CPU cost to post one RDMA work request (ibv_post_send + doorbell)
 		PollCost        Seconds // CPU cost to reap one completion (ibv_poll_cq)
 		MessageRate     float64 // packets (messages) per second the NIC engine handles, each direction
+		// InlineSize is the largest send whose payload the CPU writes into
+		// the work request (no DMA read of the payload); GPU memory is never
+		// inlined. 0: no inline sends.
+		InlineSize Bytes
+		// RegLatency and RegPerPage: registering host memory (ibv_reg_mr):
+		// a fixed cost and one per 4 KiB page pinned and translated.
+		RegLatency, RegPerPage Seconds
 	}
 	PCIe struct {
 		MPS           Bytes   // Max_Payload_Size
 		ReadLatency   Seconds // DMA read round trip, device ↔ host memory
 		WriteLatency  Seconds // posted DMA write until visible in memory
 		SwitchLatency Seconds // one PCIe switch traversal
+		// BidirFactor is the fraction of its one-way rate each direction of
+		// a PCIe link keeps when both directions carry payload at once.
+		BidirFactor float64
 	}
 	Topology struct {
-		GPUNIC             Class
-		PHBFactor          float64 // GPU↔NIC peer bandwidth through the host bridge, fraction of the link rate
-		NodeFactor         float64 // ... across host bridges within a NUMA node
-		SysFactor          float64 // ... across sockets
+		GPUNIC Class
+		GPUGPU Class // between the two GPUs of a node (gpu-peer over PCIe)
+		// PHBReadFactor and PHBWriteFactor: the fraction of the link rate
+		// that peer-to-peer reads (a NIC reading GPU memory) and posted
+		// writes (a NIC or GPU writing GPU memory) reach through a host
+		// bridge (PHB, NODE).
+		PHBReadFactor, PHBWriteFactor float64
+		// InterSocketRate caps peer-to-peer traffic across sockets (SYS).
+		InterSocketRate    Rate
 		InterSocketLatency Seconds // one crossing of the inter-socket link
+		// CPUGPU is where the core that loads and stores GPU memory through
+		// BAR1 (gdrcopy) sits: PHB on the GPU's own socket, SYS on the
+		// other (its accesses cross the inter-socket link).
+		CPUGPU Class
 	}
 	Network struct {
 		Hops       int
@@ -226,6 +304,23 @@ func rateKey(name, doc string, f func(*Scenario) *Rate, allowZero bool, bits boo
 			}
 			if r > 1e15 {
 				return fmt.Errorf("%s: implausibly large rate", v)
+			}
+			*f(s) = r
+			return nil
+		}}
+}
+
+// rateRangeKey is a rate key with explicit bounds (lo may be 0 when allowed).
+func rateRangeKey(name, doc string, f func(*Scenario) *Rate, lo, hi Rate) Key {
+	return Key{Name: name, Doc: doc, Unit: "rate",
+		get: func(s *Scenario) any { return f(s).String() },
+		parse: func(s *Scenario, v string) error {
+			r, err := ParseRate(v)
+			if err != nil {
+				return err
+			}
+			if r < lo || r > hi {
+				return fmt.Errorf("%s is out of range [%s, %s]", v, lo.String(), hi.String())
 			}
 			*f(s) = r
 			return nil
@@ -376,16 +471,29 @@ var keys = []Key{
 
 	stringKey("gpu.model", "free text", func(s *Scenario) *string { return &s.GPU.Model }),
 	linkKey("gpu.pcie", "the GPU's PCIe link, gen1..gen6 x1..x16", func(s *Scenario) *Link { return &s.GPU.PCIe }),
-	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion)", func(s *Scenario) *Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
-	rateKey("gpu.copy_rate", "pinned host↔GPU copy bandwidth; 0B/s: derived from the PCIe link (generation, width, TLP overhead)", func(s *Scenario) *Rate { return &s.GPU.CopyRate }, true, false),
+	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion): the α of a copy that waits", func(s *Scenario) *Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
+	durationKey("gpu.async_latency", "cost of one asynchronous copy issued on a stream (CPU issue and copy-engine setup): the per-chunk cost of pipelined and back-to-back copies", func(s *Scenario) *Seconds { return &s.GPU.AsyncLatency }, 0, 1e-3),
+	durationKey("gpu.peer_copy_latency", "fixed cost of one synchronous GPU-to-GPU peer copy (gpu-peer)", func(s *Scenario) *Seconds { return &s.GPU.PeerCopyLatency }, 0, 1e-3),
+	rateKey("gpu.copy_rate", "pinned host↔GPU copy bandwidth, both directions; 0B/s: the PCIe link rate × gpu.h2d_efficiency / gpu.d2h_efficiency", func(s *Scenario) *Rate { return &s.GPU.CopyRate }, true, false),
+	floatKey("gpu.h2d_efficiency", "fraction of the PCIe link's payload rate a host→device copy reaches (used when gpu.copy_rate is 0)", func(s *Scenario) *float64 { return &s.GPU.H2DEfficiency }, 0, 1),
+	floatKey("gpu.d2h_efficiency", "fraction of the PCIe link's payload rate a device→host copy reaches (used when gpu.copy_rate is 0)", func(s *Scenario) *float64 { return &s.GPU.D2HEfficiency }, 0, 1),
 	optional(durationKey("gpu.cached_copy_latency", "fixed cost of a copy whose host buffer the CPU has in its caches (tcp path: send and recv touch it); 0s: gpu.copy_latency", func(s *Scenario) *Seconds { return &s.GPU.CachedLatency }, 0, 1e-3)),
 	optional(rateKey("gpu.cached_copy_rate", "bandwidth of such a copy up to gpu.cached_copy_knee (the DMA snoops the CPU's caches); 0B/s: gpu.copy_rate", func(s *Scenario) *Rate { return &s.GPU.CachedRate }, true, false)),
 	optional(bytesKey("gpu.cached_copy_knee", "size up to which a CPU-touched bounce buffer is cache-resident (about the last-level cache); 0B: none", func(s *Scenario) *Bytes { return &s.GPU.CachedKnee }, 0, 1<<40)),
-	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node (0: none, PCIe peer-to-peer)", func(s *Scenario) *Rate { return &s.GPU.NVLinkRate }, true, false),
+	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node, as the datasheet gives it (0: none, PCIe peer-to-peer)", func(s *Scenario) *Rate { return &s.GPU.NVLinkRate }, true, false),
+	floatKey("gpu.nvlink_efficiency", "fraction of gpu.nvlink_rate that a large peer copy reaches", func(s *Scenario) *float64 { return &s.GPU.NVLinkEfficiency }, 0, 1),
+	rateRangeKey("gpu.memory_rate", "GPU memory (HBM/GDDR) bandwidth; a copy inside GPU memory (devmem's unpack) runs at half of it", func(s *Scenario) *Rate { return &s.GPU.MemoryRate }, 1e9, 1e14),
+	durationKey("gpu.bar_read_latency", "what a peer read of GPU memory through BAR1 adds to a DMA read of host memory", func(s *Scenario) *Seconds { return &s.GPU.BARReadLatency }, 0, 1e-5),
+	boolKey("gpu.gdr_flush", "the receiving GPU needs a flush (a read through the NIC) before it consumes data the NIC wrote (Ampere and earlier)", func(s *Scenario) *bool { return &s.GPU.GDRFlush }),
+	durationKey("gpu.proxy_overhead", "CPU proxy thread posting and polling network operations for GPU kernels, per message and side (gdr); 0s: the application posts itself (perftest, MPI)", func(s *Scenario) *Seconds { return &s.GPU.ProxyOverhead }, 0, 1e-4),
+	durationKey("gpu.pin_latency", "registering GPU memory for RDMA: fixed cost (pin through nvidia-peermem or dma-buf, NIC registration)", func(s *Scenario) *Seconds { return &s.GPU.PinLatency }, 0, 1e-2),
+	durationKey("gpu.pin_per_page", "registering GPU memory for RDMA: cost per 64 KiB GPU page", func(s *Scenario) *Seconds { return &s.GPU.PinPerPage }, 0, 1e-4),
 
 	durationKeyFreq(),
 	intKey("cpu.cores", "cores per node", func(s *Scenario) *int { return &s.CPU.Cores }, 1, 4096),
 	rateKey("cpu.memcpy_rate", "memcpy bandwidth of one core for large copies", func(s *Scenario) *Rate { return &s.CPU.MemcpyRate }, false, false),
+	intKey("cpu.outstanding_loads", "cache-line loads one core keeps in flight (L1D line fill buffers): the concurrency of its loads from GPU memory through a write-combined BAR1 mapping (gdrcopy)", func(s *Scenario) *int { return &s.CPU.OutstandingLoads }, 1, 256),
+	durationKey("cpu.bar_store_latency", "fixed cost of one CPU copy into a write-combined BAR1 mapping of GPU memory (gdrcopy's copy_to_mapping: the call and the store fence)", func(s *Scenario) *Seconds { return &s.CPU.BARStoreLatency }, 0, 1e-4),
 
 	rateKey("memory.rate", "DDR bandwidth of one node", func(s *Scenario) *Rate { return &s.Memory.Rate }, false, false),
 
@@ -394,7 +502,9 @@ var keys = []Key{
 	durationKey("stack.rx_per_message", "TCP receive path per message", func(s *Scenario) *Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
 	durationKey("stack.wakeup", "waking the blocked receiving thread", func(s *Scenario) *Seconds { return &s.Stack.Wakeup }, 0, 1e-3),
 	durationKey("stack.tx_per_segment", "per TSO super-segment (per packet without TSO)", func(s *Scenario) *Seconds { return &s.Stack.TxPerSegment }, 0, 1e-4),
-	durationKey("stack.rx_per_packet", "per received packet (driver, GRO, skb)", func(s *Scenario) *Seconds { return &s.Stack.RxPerPacket }, 0, 1e-4),
+	durationKey("stack.rx_per_packet", "per received wire packet: driver, skb, GRO merge", func(s *Scenario) *Seconds { return &s.Stack.RxPerPacket }, 0, 1e-4),
+	durationKey("stack.rx_per_aggregate", "per GRO aggregate (per packet without GRO): IP/TCP input, ACK, socket queue", func(s *Scenario) *Seconds { return &s.Stack.RxPerAggregate }, 0, 1e-4),
+	bytesKey("stack.gro_size", "largest GRO aggregate (GRO_MAX_SIZE)", func(s *Scenario) *Bytes { return &s.Stack.GROSize }, 1024, 512<<10),
 	rateKey("stack.checksum_rate", "software checksum on one core (used when the NIC does not offload it)", func(s *Scenario) *Rate { return &s.Stack.ChecksumRate }, false, false),
 	bytesKey("stack.tso_size", "TSO super-segment size", func(s *Scenario) *Bytes { return &s.Stack.TSOSize }, 1024, 256<<10),
 	intKey("stack.flows", "parallel TCP flows, each served by one core per side", func(s *Scenario) *int { return &s.Stack.Flows }, 1, 1024),
@@ -402,7 +512,8 @@ var keys = []Key{
 
 	stringKey("nic.model", "free text", func(s *Scenario) *string { return &s.NIC.Model }),
 	enumKey("nic.kind", "ib | roce | ethernet | loopback", func(s *Scenario) *string { return &s.NIC.Kind }, KindIB, KindRoCE, KindEthernet, KindLoopback),
-	rateKey("nic.rate", "nominal port data rate as sold (100GbE, HDR 200G, NDR 400G)", func(s *Scenario) *Rate { return &s.NIC.Rate }, false, true),
+	rateKey("nic.rate", "nominal port rate as sold (100GbE, QDR 40G, FDR 56G, HDR 200G, NDR 400G)", func(s *Scenario) *Rate { return &s.NIC.Rate }, false, true),
+	enumKey("nic.encoding", "auto | none | 8b10b | 64b66b: how nic.rate relates to the data rate (auto: InfiniBand SDR/DDR/QDR are sold at 8b/10b signalling, FDR at 56.25 Gbit/s of 64b/66b, EDR and later at the data rate; Ethernet at the data rate)", func(s *Scenario) *string { return &s.NIC.Encoding }, EncodingAuto, EncodingNone, Encoding8b10b, Encoding64b66b),
 	linkKey("nic.pcie", "the NIC's PCIe link", func(s *Scenario) *Link { return &s.NIC.PCIe }),
 	bytesKey("nic.mtu", "link MTU: the IP MTU on Ethernet/RoCE, the IB MTU on InfiniBand", func(s *Scenario) *Bytes { return &s.NIC.MTU }, 256, 65536),
 	boolKey("nic.rdma", "the NIC does RDMA (verbs)", func(s *Scenario) *bool { return &s.NIC.RDMA }),
@@ -417,17 +528,23 @@ var keys = []Key{
 	durationKey("nic.poll_cost", "CPU cost of reaping one RDMA completion", func(s *Scenario) *Seconds { return &s.NIC.PollCost }, 0, 1e-4),
 
 	messageRateKey(),
+	bytesKey("nic.inline_size", "largest RDMA send whose payload the CPU writes into the work request (no DMA read); GPU memory is never inlined; 0B: none", func(s *Scenario) *Bytes { return &s.NIC.InlineSize }, 0, 4096),
+	durationKey("nic.reg_latency", "registering host memory (ibv_reg_mr): fixed cost", func(s *Scenario) *Seconds { return &s.NIC.RegLatency }, 0, 1e-2),
+	durationKey("nic.reg_per_page", "registering host memory: cost per 4 KiB page pinned and translated", func(s *Scenario) *Seconds { return &s.NIC.RegPerPage }, 0, 1e-4),
 
 	mpsKey(),
 	durationKey("pcie.read_latency", "DMA read round trip, device to host memory", func(s *Scenario) *Seconds { return &s.PCIe.ReadLatency }, 0, 1e-4),
 	durationKey("pcie.write_latency", "posted DMA write until visible in memory", func(s *Scenario) *Seconds { return &s.PCIe.WriteLatency }, 0, 1e-4),
 	durationKey("pcie.switch_latency", "one PCIe switch traversal", func(s *Scenario) *Seconds { return &s.PCIe.SwitchLatency }, 0, 1e-5),
+	floatKey("pcie.bidir_factor", "fraction of its one-way rate each direction of a PCIe link keeps when both directions carry payload at once", func(s *Scenario) *float64 { return &s.PCIe.BidirFactor }, 0, 1),
 
 	classKey("topology.gpu_nic", "PCIe distance between GPU and NIC: PIX | PXB | PHB | NODE | SYS", func(s *Scenario) *Class { return &s.Topology.GPUNIC }),
-	floatKey("topology.phb_factor", "GPU↔NIC peer bandwidth through the host bridge, fraction of the link", func(s *Scenario) *float64 { return &s.Topology.PHBFactor }, 0, 1),
-	floatKey("topology.node_factor", "GPU↔NIC peer bandwidth across host bridges of one NUMA node", func(s *Scenario) *float64 { return &s.Topology.NodeFactor }, 0, 1),
-	floatKey("topology.sys_factor", "GPU↔NIC peer bandwidth across sockets", func(s *Scenario) *float64 { return &s.Topology.SysFactor }, 0, 1),
+	classKey("topology.gpu_gpu", "PCIe distance between the two GPUs of a node (gpu-peer without NVLink): PIX | PXB | PHB | NODE | SYS", func(s *Scenario) *Class { return &s.Topology.GPUGPU }),
+	floatKey("topology.phb_read_factor", "peer-to-peer reads (a NIC reading GPU memory) through a host bridge (PHB, NODE): fraction of the link rate", func(s *Scenario) *float64 { return &s.Topology.PHBReadFactor }, 0, 1),
+	floatKey("topology.phb_write_factor", "peer-to-peer posted writes (into GPU memory) through a host bridge (PHB, NODE): fraction of the link rate", func(s *Scenario) *float64 { return &s.Topology.PHBWriteFactor }, 0, 1),
+	rateRangeKey("topology.inter_socket_rate", "peer-to-peer bandwidth across sockets (SYS), both directions alike", func(s *Scenario) *Rate { return &s.Topology.InterSocketRate }, 1e8, 1e13),
 	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
+	classKey("topology.cpu_gpu", "where the core that loads and stores GPU memory through BAR1 (gdrcopy) sits: PHB on the GPU's socket, SYS across the inter-socket link", func(s *Scenario) *Class { return &s.Topology.CPUGPU }),
 
 	intKey("network.hops", "switches between the two NICs", func(s *Scenario) *int { return &s.Network.Hops }, 0, 16),
 	durationKey("network.hop_latency", "one switch, port to port", func(s *Scenario) *Seconds { return &s.Network.HopLatency }, 0, 1e-4),

@@ -35,7 +35,12 @@ func TestScenarioFileBadInput(t *testing.T) {
 		{"unknown base", "base: nonesuch\n", []string{"base", "unknown preset"}},
 		{"ib mtu", "nic:\n  kind: ib\n  mtu: 9000\n", []string{"nic.mtu", "InfiniBand MTU"}},
 		{"ethernet rdma", "nic:\n  kind: ethernet\n  rdma: true\n", []string{"nic.rdma", "roce"}},
-		{"factor", "topology:\n  phb_factor: 1.5\n", []string{"topology.phb_factor", "out of range"}},
+		{"factor", "topology:\n  phb_read_factor: 1.5\n", []string{"topology.phb_read_factor", "out of range"}},
+		{"factor zero", "pcie:\n  bidir_factor: 0\n", []string{"pcie.bidir_factor", "out of range"}},
+		{"inline", "nic:\n  inline_size: 8KiB\n", []string{"nic.inline_size", "out of range"}},
+		{"hbm", "gpu:\n  memory_rate: 200000GB/s\n", []string{"gpu.memory_rate", "out of range"}},
+		{"proxy", "gpu:\n  proxy_overhead: 1ms\n", []string{"gpu.proxy_overhead", "out of range"}},
+		{"encoding", "nic:\n  encoding: manchester\n", []string{"nic.encoding", "not one of"}},
 	} {
 		_, err := Parse([]byte(tc.yaml), "s.yaml")
 		if err == nil {

@@ -25,6 +25,17 @@ const (
 // Occupancy + T(chunk) − Alpha: Occupancy is the part of Alpha that keeps
 // the stage busy (a CPU call, a DMA setup), as opposed to pure delay
 // (propagation, a switch hop), which overlaps.
+//
+// Grain says how the stage hands data on within one message. 0: the whole
+// message at once (a synchronous copy, a host step that must finish before
+// the next starts). Grain > 0: in units of Grain bytes as they are done —
+// a NIC reading, a wire carrying and a NIC writing packet by packet, a
+// kernel pushing TCP segments — so consecutive stages with a grain overlap
+// inside the message (see Route.Evaluate).
+//
+// A stage with SmallMax > 0 costs SmallAlpha instead of Alpha for messages
+// of at most SmallMax bytes (an inline send: the payload rides in the work
+// request, no DMA read of it).
 type Stage struct {
 	Name   string // short: "cudaMemcpy D2H"
 	Letter string // the seed's letter A–G, "" where none applies
@@ -35,11 +46,18 @@ type Stage struct {
 	PerByte   Seconds // seconds per payload byte (1/β)
 	PerPacket Seconds // seconds per packet
 	Packet    Bytes   // payload bytes per packet (0: no per-packet term)
+	// PerSegment and Segment: a second per-unit term, per Segment bytes
+	// (a GRO aggregate on receive); Segment 0: none.
+	PerSegment Seconds
+	Segment    Bytes
 	// Knee and PerByteBeyond: past Knee bytes the per-byte cost is
 	// PerByteBeyond (Knee 0: no knee).
 	Knee          Bytes
 	PerByteBeyond Seconds
 	Occupancy     Seconds // per-chunk busy time when pipelined (≤ Alpha)
+	Grain         Bytes   // hand-off unit within a message (0: the whole message)
+	SmallMax      Bytes   // messages up to this size cost SmallAlpha (0: none)
+	SmallAlpha    Seconds
 	// StreamPerByte, when set, is the per-byte busy time of the stage when
 	// messages or chunks follow each other back to back (a measured
 	// streaming rate), in place of its single-message per-byte time.
@@ -53,6 +71,7 @@ type Stage struct {
 	CPUPerMessage Seconds
 	CPUPerByte    Seconds
 	CPUPerPacket  Seconds
+	CPUPerSegment Seconds
 
 	DDR       float64 // DDR bytes read or written per payload byte
 	Crossings int     // PCIe transfers of the payload in this stage
@@ -94,7 +113,22 @@ func packets(n, per Bytes) float64 {
 
 // Time is the stage's store-and-forward time for a message of n bytes.
 func (st Stage) Time(n Bytes) Seconds {
-	return st.Alpha + st.bytesTime(n) + Seconds(packets(n, st.Packet))*st.PerPacket
+	return st.AlphaAt(n) + st.Cost(n)
+}
+
+// AlphaAt is the stage's fixed cost for a message of n bytes: SmallAlpha up
+// to SmallMax bytes, else Alpha.
+func (st Stage) AlphaAt(n Bytes) Seconds {
+	if st.SmallMax > 0 && n <= st.SmallMax {
+		return st.SmallAlpha
+	}
+	return st.Alpha
+}
+
+// Cost is the size-dependent part of the stage's time for n bytes:
+// n·PerByte (with its knee) + packets(n)·PerPacket.
+func (st Stage) Cost(n Bytes) Seconds {
+	return st.bytesTime(n) + Seconds(packets(n, st.Packet))*st.PerPacket + Seconds(packets(n, st.Segment))*st.PerSegment
 }
 
 func (st Stage) bytesTime(n Bytes) Seconds {
@@ -114,6 +148,9 @@ func (st Stage) Rate() Rate {
 	if st.Packet > 0 {
 		per += float64(st.PerPacket) / float64(st.Packet)
 	}
+	if st.Segment > 0 {
+		per += float64(st.PerSegment) / float64(st.Segment)
+	}
 	if per <= 0 {
 		return Rate(math.Inf(1))
 	}
@@ -122,7 +159,8 @@ func (st Stage) Rate() Rate {
 
 // CPU is the stage's CPU seconds for a message of n bytes.
 func (st Stage) CPU(n Bytes) Seconds {
-	return st.CPUPerMessage + Seconds(float64(n))*st.CPUPerByte + Seconds(packets(n, st.Packet))*st.CPUPerPacket
+	return st.CPUPerMessage + Seconds(float64(n))*st.CPUPerByte + Seconds(packets(n, st.Packet))*st.CPUPerPacket +
+		Seconds(packets(n, st.Segment))*st.CPUPerSegment
 }
 
 // Busy is how long the stage is occupied by one of many back-to-back
@@ -132,7 +170,7 @@ func (st Stage) Busy(n Bytes) Seconds {
 	if st.StreamPerByte > 0 {
 		return st.Occupancy + Seconds(float64(n))*st.StreamPerByte
 	}
-	return st.Occupancy + st.Time(n) - st.Alpha
+	return st.Occupancy + st.Cost(n)
 }
 
 func (u Use) load(n Bytes) float64 {

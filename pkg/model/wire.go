@@ -35,7 +35,7 @@ type wireFormat struct {
 
 // tcpWire is TCP/IP over the scenario's link (IPoIB on InfiniBand).
 func (s *Scenario) tcpWire() wireFormat {
-	w := wireFormat{rate: s.NIC.Rate, latency: s.networkLatency()}
+	w := wireFormat{rate: s.DataRate(), latency: s.networkLatency()}
 	switch s.NIC.Kind {
 	case KindIB:
 		ipMTU := s.NIC.MTU - ipoibEncap
@@ -56,7 +56,7 @@ func (s *Scenario) tcpWire() wireFormat {
 
 // rdmaWire is an RDMA write (RC) over InfiniBand or RoCEv2.
 func (s *Scenario) rdmaWire() wireFormat {
-	w := wireFormat{rate: s.NIC.Rate, latency: s.networkLatency(), perMessage: ibRETH}
+	w := wireFormat{rate: s.DataRate(), latency: s.networkLatency(), perMessage: ibRETH}
 	if s.NIC.Kind == KindIB {
 		w.payload = s.NIC.MTU
 		w.overhead = ibLRH + ibBTH + ibICRC + ibVCRC
@@ -85,3 +85,48 @@ func (s *Scenario) networkLatency() Seconds {
 func (w wireFormat) Goodput() Rate {
 	return w.rate * Rate(float64(w.payload)/float64(w.payload+w.overhead))
 }
+
+// InfiniBand signalling, from the IBTA specification (vol. 2, physical
+// layer) as the adapters' manuals state it: SDR, DDR and QDR lanes run
+// 2.5, 5 and 10 Gbit/s with 8b/10b encoding (a 4X QDR port sold as
+// "40 Gb/s" carries 32 Gbit/s of data); FDR lanes run 14.0625 Gbit/s with
+// 64b/66b (a 4X port sold as "56 Gb/s" carries 54.55 Gbit/s); from EDR on
+// ("each lane of a 4X port runs a bit rate of 25.78125Gb/s with a 64b/66b
+// encoding, resulting in an effective bandwidth of 100Gb/s", ConnectX-5
+// user manual) the rate as sold is the data rate. Ethernet rates as sold
+// (100GbE) are MAC data rates (IEEE 802.3).
+const (
+	fdrLaneSignalling = 14.0625e9 // bit/s
+)
+
+// DataRate is the NIC port's data rate in bytes per second: nic.rate as
+// sold, less its line encoding (nic.encoding).
+func (s *Scenario) DataRate() Rate {
+	n := &s.NIC
+	r := float64(n.Rate)
+	switch n.Encoding {
+	case Encoding8b10b:
+		return Rate(r * 8 / 10)
+	case Encoding64b66b:
+		return Rate(r * 64 / 66)
+	case EncodingNone:
+		return n.Rate
+	}
+	if n.Kind != KindIB {
+		return n.Rate
+	}
+	gbit := r * 8 / 1e9
+	for _, lanes := range []float64{1, 2, 4, 8, 12} {
+		for _, lane := range []float64{2.5, 5, 10} { // SDR, DDR, QDR
+			if near(gbit, lanes*lane) {
+				return Rate(r * 8 / 10)
+			}
+		}
+		if near(gbit, lanes*14) || near(gbit, lanes*fdrLaneSignalling/1e9) { // FDR sold as 14 or 56 Gb/s
+			return Rate(lanes * fdrLaneSignalling * 64 / 66 / 8)
+		}
+	}
+	return n.Rate
+}
+
+func near(a, b float64) bool { return a > b*0.999 && a < b*1.001 }

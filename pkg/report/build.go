@@ -145,6 +145,7 @@ var sectionTitles = []struct{ id, title string }{
 	{"whatif", "What if"},
 	{"measurements", "Measurements"},
 	{"calibration", "Model against measurement"},
+	{"validation", "Model against published measurements"},
 	{"provenance", "Provenance"},
 }
 
@@ -186,6 +187,7 @@ func build(in *Input) *doc {
 	// Imported runs and a two-run comparison, when given (imported.go, compare.go).
 	b.importedSections(d)
 	b.calibration(secs["calibration"])
+	b.validation(secs["validation"]) // validation.go
 	b.diagnosis() // the section "Diagnosis", when a run holds a doctor record (diagnosis.go)
 	b.provenance(secs["provenance"])
 	d.glueUnits()

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/gpupath/gpupath/pkg/validate"
+)
+
+func init() {
+	commands["validate"] = command{summary: "model published measurements (the table in the repo, with sources) and print the error per row, source and path", run: runValidate}
+}
+
+func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("validate", stdout)
+	format := fs.String("format", "table", "output format: table, json or csv")
+	data := fs.String("data", "", "a table in the published format (default: the one built in, pkg/validate/data/published.csv)")
+	attribution := fs.Bool("sources", false, "print the table's README (its sources and conventions) and stop")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	switch *format {
+	case "table", "json", "csv":
+	default:
+		return usagef("--format %q: use table, json or csv", *format)
+	}
+	if *attribution {
+		_, err := io.WriteString(stdout, validate.Attribution)
+		return err
+	}
+	rows := validate.Published()
+	if *data != "" {
+		f, err := os.Open(*data)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return usagef("--data %s: %v", *data, pe.Err)
+			}
+			return badInput(err)
+		}
+		defer f.Close()
+		if rows, err = validate.Parse(f, *data); err != nil {
+			return badInput(err)
+		}
+	}
+	rep := validate.NewReport(rows)
+	switch *format {
+	case "json":
+		return rep.WriteJSON(stdout)
+	case "csv":
+		return rep.WriteCSV(stdout)
+	}
+	return rep.WriteTable(stdout)
+}
