@@ -145,7 +145,7 @@ func TestEndings(t *testing.T) {
 	}
 	p, _ := model.LookupPath("devmem")
 	dev := p.Route(s).Evaluate(Small)
-	for _, w := range []string{"so devmem works: " + dev.Latency.Human() + " at 8 B", "with 0 payload copies (tcp: 4)",
+	for _, w := range []string{"so devmem works: " + dev.Latency.Human() + " at 8 B", "with 1 payload copy (tcp: 4)",
 		"this NIC lacks header split"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("missing %q in\n%s", w, md)

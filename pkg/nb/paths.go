@@ -216,9 +216,9 @@ func DevmemEnding(s *model.Scenario, small, large model.Bytes) (string, error) {
 	d, t := dev.Evaluate(large), tcp.Evaluate(large)
 	var b strings.Builder
 	fmt.Fprintf(&b, "On `%s` the NIC splits headers from payload, so devmem works: %s at %s (tcp: %s), %s streaming at %s, "+
-		"bound by %s, with %d payload copies (tcp: %d) and %s CPU cores at line rate (tcp: %s).",
+		"bound by %s, with %s (tcp: %d) and %s CPU cores at line rate (tcp: %s).",
 		s.Name, dev.Evaluate(small).Latency.Human(), small.Human(), tcp.Evaluate(small).Latency.Human(),
-		rate(d.Bandwidth), large.Human(), d.Bottleneck, d.Copies, t.Copies, cores(d.Cores), cores(t.Cores))
+		rate(d.Bandwidth), large.Human(), d.Bottleneck, payloadCopies(d.Copies), t.Copies, cores(d.Cores), cores(t.Cores))
 	no, err := With(s, "nic.header_split=false")
 	if err != nil {
 		return "", err
@@ -239,4 +239,12 @@ func PlainNICEnding(s *model.Scenario) (string, error) {
 		return "", fmt.Errorf("nb: the model finds p2p-plain-nic feasible on %s", s.Name)
 	}
 	return fmt.Sprintf("On `%s`: *%s*", s.Name, plain.Reason), nil
+}
+
+// payloadCopies says "1 payload copy", "4 payload copies".
+func payloadCopies(n int) string {
+	if n == 1 {
+		return "1 payload copy"
+	}
+	return fmt.Sprintf("%d payload copies", n)
 }
