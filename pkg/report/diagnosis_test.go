@@ -29,7 +29,7 @@ func TestDiagnosisSection(t *testing.T) {
 		ids = append(ids, s.ID)
 	}
 	got := strings.Join(ids, " ")
-	if !strings.Contains(got, "calibration diagnosis provenance") {
+	if !strings.Contains(got, "diagnosis provenance") {
 		t.Fatalf("sections %s", got)
 	}
 	rep, err := Render(in)
