@@ -60,7 +60,7 @@ func TestCalibrateRecoversAndPredicts(t *testing.T) {
 	}
 	get := func(k string) string { v, _ := c.Scenario.Get(k); return v }
 	lat, _ := model.ParseDuration(get("gpu.copy_latency"))
-	rate, _ := model.ParseRate(get("gpu.copy_rate"))
+	rate := c.Scenario.CopyRate() // the fitted efficiencies × the PCIe payload rate
 	lba, _ := model.ParseDuration(get("loopback.latency"))
 	lbr, _ := model.ParseRate(get("loopback.rate"))
 	for _, tc := range []struct {

@@ -3,6 +3,8 @@ package calib
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/pkg/fit"
@@ -141,24 +143,67 @@ func (f *fitting) copies() {
 				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
 		}
 	}
+	// One synchronous copy latency (the mean α keeps A + G exact) and a
+	// rate per direction, as fractions of the GPU's PCIe payload rate
+	// (gpu.h2d_efficiency, gpu.d2h_efficiency); gpu.copy_rate, which would
+	// override both, is cleared.
+	link := float64(base.GPULinkRate())
+	setEff := func(key string, se Series, r fit.Result) {
+		b := r.Beta.Value
+		if !finiteRate(b) || !(link > 0) {
+			return
+		}
+		eff := b / link
+		if eff > 1 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: β %s above the PCIe payload rate %s; %s set to 1",
+				seriesName(se), compact.Rate(b), compact.Rate(link), key))
+			eff = 1
+		}
+		c.set(f.s, key, strconv.FormatFloat(eff, 'g', 4, 64), fmt.Sprintf("fit: β of %s (%s B/s) over the PCIe payload rate %s", seriesName(se), r.Beta, compact.Rate(link)))
+	}
 	switch {
 	case okA && okG:
-		// The model has one copy latency and rate for both directions: the
-		// mean α and the harmonic mean β keep A + G exact.
 		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
 		c.set(f.s, "gpu.copy_latency", compact.Seconds(a), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h), fa.Alpha, seriesName(h2d), fg.Alpha))
-		if b := harmonic(fa.Beta.Value, fg.Beta.Value); finiteRate(b) {
-			c.set(f.s, "gpu.copy_rate", compact.Rate(b), fmt.Sprintf("fit: harmonic mean β of D2H (%s B/s) and H2D (%s B/s)", fa.Beta, fg.Beta))
-		}
 	case okA || okG:
 		r, se := fa, d2h
 		if okG {
 			r, se = fg, h2d
 		}
 		c.set(f.s, "gpu.copy_latency", compact.Seconds(r.Alpha.Value), fmt.Sprintf("fit: α of %s (%s)", seriesName(se), r.Alpha))
-		if b := r.Beta.Value; finiteRate(b) {
-			c.set(f.s, "gpu.copy_rate", compact.Rate(b), fmt.Sprintf("fit: β of %s (%s B/s)", seriesName(se), r.Beta))
+	}
+	if okA || okG {
+		c.set(f.s, "gpu.copy_rate", "0B/s", "fit: the rate per direction below (gpu.d2h_efficiency, gpu.h2d_efficiency)")
+		if okA {
+			setEff("gpu.d2h_efficiency", d2h, fa)
 		}
+		if okG {
+			setEff("gpu.h2d_efficiency", h2d, fg)
+		}
+	}
+	f.asyncCopies()
+}
+
+// asyncCopies fits the copies issued on a stream and timed in a batch
+// (cuda *-pinned-stream): their α is what one asynchronous copy costs,
+// gpu.async_latency (the per-chunk cost of a pipelined transfer).
+func (f *fitting) asyncCopies() {
+	var alphas []float64
+	var parts []string
+	for _, v := range []string{"d2h-pinned-stream", "h2d-pinned-stream"} {
+		se, ok := pick(f.series, "cuda", v, "wall", "gpu0")
+		if !ok {
+			continue
+		}
+		r, ok := f.alphaBeta("async "+v, se)
+		if !ok || !(r.Alpha.Value > 0) {
+			continue
+		}
+		alphas = append(alphas, r.Alpha.Value)
+		parts = append(parts, fmt.Sprintf("%s (%s)", seriesName(se), r.Alpha))
+	}
+	if len(alphas) > 0 {
+		f.c.set(f.s, "gpu.async_latency", compact.Seconds(mean(alphas)), "fit: mean α of "+strings.Join(parts, " and "))
 	}
 }
 
@@ -259,7 +304,7 @@ func (f *fitting) cachedCopies() {
 }
 
 // peerCopies fits the GPU peer copies (NVLink or PCIe P2P):
-// gpu.nvlink_rate.
+// gpu.peer_copy_latency and gpu.nvlink_efficiency (or gpu.nvlink_rate).
 func (f *fitting) peerCopies() {
 	peer, ok := pickPeer(f.series)
 	if !ok {
@@ -271,7 +316,22 @@ func (f *fitting) peerCopies() {
 	}
 	f.c.Fits = append(f.c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: r,
 		PresetAlpha: float64(f.base.GPU.CopyLatency), PresetBeta: float64(peerRate(f.base))})
-	if b := r.Beta.Value; finiteRate(b) {
-		f.c.set(f.s, "gpu.nvlink_rate", compact.Rate(b), fmt.Sprintf("fit: β of %s (%s B/s)", seriesName(peer), r.Beta))
+	if a := r.Alpha.Value; a > 0 && !math.IsInf(a, 0) {
+		f.c.set(f.s, "gpu.peer_copy_latency", compact.Seconds(a), fmt.Sprintf("fit: α of %s (%s)", seriesName(peer), r.Alpha))
 	}
+	b := r.Beta.Value
+	if !finiteRate(b) {
+		return
+	}
+	// The model's NVLink copy rate is gpu.nvlink_rate × gpu.nvlink_efficiency:
+	// keep the link's rate and fit the efficiency (a link rate above the
+	// nominal one raises the rate and sets the efficiency to 1).
+	if nv := float64(f.base.GPU.NVLinkRate); nv > 0 {
+		if b <= nv {
+			f.c.set(f.s, "gpu.nvlink_efficiency", strconv.FormatFloat(b/nv, 'g', 4, 64), fmt.Sprintf("fit: β of %s (%s B/s) over gpu.nvlink_rate %s", seriesName(peer), r.Beta, compact.Rate(nv)))
+			return
+		}
+		f.c.set(f.s, "gpu.nvlink_efficiency", "1", fmt.Sprintf("fit: β of %s is above gpu.nvlink_rate", seriesName(peer)))
+	}
+	f.c.set(f.s, "gpu.nvlink_rate", compact.Rate(b), fmt.Sprintf("fit: β of %s (%s B/s)", seriesName(peer), r.Beta))
 }

@@ -282,6 +282,11 @@ func (s *Scenario) gpuRegistration(n Bytes) Seconds {
 
 func (s *Scenario) gpuLinkRate() Rate { return s.GPU.PCIe.Rate(s.PCIe.MPS) }
 
+// GPULinkRate is the payload rate of the GPU's PCIe link (encoding and TLP
+// overhead taken off), the rate gpu.h2d_efficiency and gpu.d2h_efficiency
+// are fractions of.
+func (s *Scenario) GPULinkRate() Rate { return s.gpuLinkRate() }
+
 // CopyRate is the pinned host↔GPU copy bandwidth, the slower direction:
 // the measured gpu.copy_rate when given, else the GPU's PCIe link rate
 // times the direction's copy efficiency.

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# examples.sh — re-renders every committed example under reports/examples
+# from what is committed (no probe of this host runs, nothing is measured):
+#   default/            gpupath report --model-only on the default scenario
+#   h200-1gpu/          gpupath fit over the committed H200 run (fit.txt,
+#                       calibrated.yaml) and its report (report/)
+#   imported/           outputs of other tools imported and reported
+#                       (scripts/example-imported.sh)
+# The doctor outputs (reports/examples/doctor) are runs of gpupath doctor on
+# real machines and are not re-rendered here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ex=reports/examples
+mkdir -p .build
+go build -o .build/gpupath ./cmd/gpupath
+g=.build/gpupath
+rm -rf "$ex/default"
+$g report --model-only --out "$ex/default" >/dev/null
+# The README shows the default latency figure as a PNG.
+test -s "$ex/default/latency.png"
+h=$ex/h200-1gpu
+rm -f "$h/calibrated.yaml"
+$g fit --data "$h/run" --out "$h/calibrated.yaml" >"$h/fit.txt"
+rm -rf "$h/report"
+$g report --model-only --data "$h/run" --out "$h/report" >/dev/null
+bash scripts/example-imported.sh "$ex/imported" >/dev/null
+echo "examples rendered under $ex"
