@@ -188,7 +188,7 @@ func build(in *Input) *doc {
 	b.importedSections(d)
 	b.calibration(secs["calibration"])
 	b.validation(secs["validation"]) // validation.go
-	b.diagnosis() // the section "Diagnosis", when a run holds a doctor record (diagnosis.go)
+	b.diagnosis()                    // the section "Diagnosis", when a run holds a doctor record (diagnosis.go)
 	b.provenance(secs["provenance"])
 	d.glueUnits()
 	return d
