@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -124,7 +123,6 @@ type judged struct {
 	s         ImportedSeries
 	path      string // the model path it is compared with
 	pathWhy   string
-	taken     string // the path NCCL's log says was taken, when it is not the one compared
 	best      string // the fastest path between nodes the scenario allows, when not path
 	factor    float64
 	factorWhy string
@@ -832,12 +830,3 @@ func plotPath(p string) string {
 	return p
 }
 
-// sortSeries orders points by size (then target).
-func sortPoints(ps []ImportedPoint) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		if ps[i].Bytes != ps[j].Bytes {
-			return ps[i].Bytes < ps[j].Bytes
-		}
-		return ps[i].Target < ps[j].Target
-	})
-}

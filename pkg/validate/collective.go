@@ -68,9 +68,7 @@ func collective(r Row, path string) (model.Collective, []string, error) {
 		c.Protocols = []string{model.ProtoSimple}
 		notes = append(notes, "protocol Simple: NCCL_PROTO=Simple in Google's TCPXO NCCL environment")
 	default:
-		for _, p := range reProtoSW.FindAllString(r.Software, -1) {
-			c.Protocols = append(c.Protocols, p)
-		}
+		c.Protocols = append(c.Protocols, reProtoSW.FindAllString(r.Software, -1)...)
 	}
 	return c, notes, nil
 }

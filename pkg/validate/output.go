@@ -130,7 +130,7 @@ func (rep Report) WriteJSON(w io.Writer) error {
 		WorstRatio float64 `json:"worst_ratio,omitempty"`
 		Excluded   int     `json:"excluded"`
 	}
-	conv := func(f Figures) fig { return fig{f.Rows, f.Median, f.Worst, f.WorstID, f.WorstRatio, f.Excluded} }
+	conv := func(f Figures) fig { return fig(f) }
 	out := struct {
 		Rows     []JSONRow      `json:"rows"`
 		All      fig            `json:"all"`

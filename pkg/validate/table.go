@@ -100,7 +100,6 @@ func Parse(r io.Reader, name string) ([]Row, error) {
 	var rows []Row
 	seen := map[string]int{}
 	for {
-		line, _ := cr.FieldPos(0)
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -112,7 +111,7 @@ func Parse(r io.Reader, name string) ([]Row, error) {
 			}
 			return nil, &ParseError{File: name, Err: err}
 		}
-		line, _ = cr.FieldPos(0)
+		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
 			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%d columns, want %d", len(rec), len(header))}
 		}
