@@ -829,4 +829,3 @@ func plotPath(p string) string {
 	}
 	return p
 }
-
