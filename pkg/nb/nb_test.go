@@ -539,3 +539,23 @@ func TestSizeChartGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosis renders the committed doctor record of the H200 machine:
+// its one warning (no RDMA device) comes first, with its price.
+func TestDiagnosis(t *testing.T) {
+	root, err := Root("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Diagnosis(root, ExampleDiagnosis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.Index(h, "rdma.devices")
+	if first < 0 || strings.Index(h, "pcie.link") < first || !strings.Contains(h, "instead of") || !strings.Contains(h, "1 warn") {
+		t.Errorf("diagnosis table:\n%s", h)
+	}
+	if _, err := Diagnosis(root, "no/such.json"); err == nil {
+		t.Error("a missing record gave no error")
+	}
+}
