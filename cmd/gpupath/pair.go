@@ -154,7 +154,11 @@ func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measur
 	host := *cfg.Host
 	pc, info, err := f.dialRank0(ctx, pr, host)
 	if err != nil {
-		return err
+		var u *usageError
+		if errors.As(err, &u) {
+			return err
+		}
+		return unpaired(dir, cfg, err)
 	}
 	defer pc.Close()
 	cfg.Plan.Target = pc.Peer.Data
@@ -197,6 +201,29 @@ func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measur
 		return fmt.Errorf("%s: partial run, %d results kept in %s", m.Reason, results, dir)
 	}
 	return f.finish(ctx, m, runErr, dir, stdout)
+}
+
+// unpaired writes the run directory of a rank 1 that found no peer to
+// measure against (it never came, spoke another version or another
+// protocol): a partial run with the reason and no records, so that the
+// failure is on disk where the results were expected.
+func unpaired(dir string, cfg measure.RunConfig, cause error) error {
+	w, err := record.Create(dir)
+	if err != nil {
+		return fmt.Errorf("%v (and the run directory: %v)", cause, err)
+	}
+	defer w.Close()
+	now := time.Now().UTC()
+	m := &record.Manifest{Format: record.ManifestFormat, Tool: "gpupath", Version: Version, Status: record.StatusPartial,
+		Start: now, End: now, BudgetS: cfg.Budget.Seconds(), Host: *cfg.Host, Plan: cfg.Plan, Results: record.ResultsFile,
+		Reason: flatten(cause.Error())}
+	for _, n := range cfg.Probes {
+		m.Probes = append(m.Probes, record.ProbeStatus{Name: n, Status: record.StatusPending})
+	}
+	if err := w.WriteManifest(m); err != nil {
+		return fmt.Errorf("%v (and the run directory: %v)", cause, err)
+	}
+	return fmt.Errorf("%s: partial run, no results, in %s", m.Reason, dir)
 }
 
 // appendPeer adds rank 0's records to the run and the "peer" probe to its
