@@ -309,7 +309,7 @@ func measureGoodput(rate float64, mss, hdr int) float64 {
 func TestTwoHostsFaults(t *testing.T) {
 	needHosts(t)
 	bin := pairBinary(t, "")
-	for _, fault := range []string{"kill-rank0", "link-down"} {
+	for _, fault := range []string{"kill-rank0", "kill-rank1", "link-down"} {
 		t.Run(fault, func(t *testing.T) {
 			hosts := newHosts(t, testnet.Config{Rate: 125e6, Both: true})
 			out := filepath.Join(t.TempDir(), "run")
@@ -331,6 +331,22 @@ func TestTwoHostsFaults(t *testing.T) {
 			switch fault {
 			case "kill-rank0":
 				r0.cmd.Process.Signal(syscall.SIGKILL)
+			case "kill-rank1":
+				// The survivor is rank 0: it exits non-zero with one line.
+				r1.cmd.Process.Signal(syscall.SIGKILL)
+				code0, err0 := r0.wait(t, 30*time.Second)
+				oneLineErr(t, "rank 0", code0, err0, "vanished mid-run")
+				t.Logf("rank 0: %s", strings.TrimSpace(err0))
+				r1.wait(t, 5*time.Second)
+				// What rank 1 measured before it died is readable.
+				rd, err := record.ReadRun(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rd.Results) < 2 {
+					t.Errorf("%d results kept", len(rd.Results))
+				}
+				return
 			case "link-down":
 				if err := hosts.SetLink(false); err != nil {
 					t.Fatal(err)
@@ -414,6 +430,8 @@ func TestPairingFaults(t *testing.T) {
 		r1 := start(t, other, nil, nil, append(r1args(out, addr)[:len(r1args(out, addr))], "--peer-wait", "10s")...)
 		code1, err1 := r1.wait(t, 20*time.Second)
 		code0, err0 := r0.wait(t, 20*time.Second)
+		t.Logf("rank 0: %s", strings.TrimSpace(err0))
+		t.Logf("rank 1: %s", strings.TrimSpace(err1))
 		for _, s := range []struct {
 			who, stderr string
 			code        int
@@ -443,6 +461,7 @@ func TestPairingFaults(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run")
 		code, stderr := start(t, bin, nil, nil, r1args(out, ln.Addr().String())...).wait(t, 20*time.Second)
 		oneLineErr(t, "rank 1", code, stderr, "not the gpupath pairing protocol")
+		t.Logf("rank 1: %s", strings.TrimSpace(stderr))
 		checkPartial(t, out, "not the gpupath pairing protocol")
 	})
 	t.Run("garbage-to-rank0", func(t *testing.T) {
@@ -463,5 +482,6 @@ func TestPairingFaults(t *testing.T) {
 		c.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
 		code, stderr := r0.wait(t, 20*time.Second)
 		oneLineErr(t, "rank 0", code, stderr, "not the gpupath pairing protocol")
+		t.Logf("rank 0: %s", strings.TrimSpace(stderr))
 	})
 }
