@@ -485,3 +485,35 @@ func TestPairingFaults(t *testing.T) {
 		t.Logf("rank 0: %s", strings.TrimSpace(stderr))
 	})
 }
+
+// Where the rank comes from, and the clear errors: a world of three, a
+// rank 1 with no way to find rank 0.
+func TestPairResolve(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	flags := pairFlags{rank: -1, worldSize: -1, localRank: -1, peerWait: time.Second}
+	if pr, err := flags.resolve(env()); pr != nil || err != nil {
+		t.Errorf("no launcher: %v, %v; want a one-host run", pr, err)
+	}
+	if _, err := flags.resolve(env("SLURM_PROCID", "2", "SLURM_NTASKS", "3")); err == nil || !strings.Contains(err.Error(), "world size 3") {
+		t.Errorf("world of 3: %v", err)
+	}
+	pr, err := flags.resolve(env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2", "SLURM_PROCID", "0", "SLURM_NTASKS", "1"))
+	if err != nil || pr.rank.From != "openmpi" || pr.rank.Rank != 1 {
+		t.Errorf("mpirun inside sbatch: %+v, %v", pr, err)
+	}
+	f := &measureFlags{pair: flags}
+	if _, _, err := f.dialRank0(context.Background(), pr, record.Host{}); err == nil || !strings.Contains(err.Error(), "no peer address") {
+		t.Errorf("rank 1 without a peer: %v", err)
+	}
+	fl := flags
+	fl.rank, fl.worldSize = 0, 2
+	if pr, err := fl.resolve(env()); err != nil || pr.role != 0 || pr.rank.From != "flags" {
+		t.Errorf("--rank 0 --world-size 2: %+v, %v", pr, err)
+	}
+}
