@@ -63,12 +63,81 @@ func stripeBytes(n, chunk int64, flow, flows int) int64 {
 	return b
 }
 
+// StagedSink is the receiving end's buffer of a staged transfer, one
+// connection's stripe: WriteAt copies a chunk that arrived at offset off of
+// the transfer out of the staging buffer (the H2D copy; host memory: a
+// copy), Verify counts the bytes of the chunk at off, n bytes long, that
+// differ from the pattern. The GPU variant gives a sink that copies into
+// device memory (pkg/measure/gpu); HostSink is the host-memory one.
+type StagedSink interface {
+	WriteAt(b []byte, off int64) (int, error)
+	Verify(off, n int64) (uint64, error)
+}
+
+// StagedSource is the sending end's buffer: ReadAt copies len(b) bytes at
+// off into the staging buffer b (the D2H copy; host memory: a copy).
+type StagedSource = io.ReaderAt
+
+// HostSink is the host-memory stripe of one connection of a staged
+// transfer of n bytes in chunks of chunk: flow's chunks, packed.
+type HostSink struct {
+	buf         []byte
+	chunk       int64
+	flow, flows int
+}
+
+// NewHostSink makes the stripe buffer of flow (of flows).
+func NewHostSink(n, chunk int64, flow, flows int) *HostSink {
+	return &HostSink{buf: make([]byte, stripeBytes(n, chunk, flow, flows)), chunk: chunk, flow: flow, flows: flows}
+}
+
+// pos maps a transfer offset of one of this flow's chunks into the stripe.
+func (h *HostSink) pos(off int64) int64 {
+	k := off / h.chunk // the chunk's index in the transfer
+	return (k/int64(h.flows))*h.chunk + off%h.chunk
+}
+
+// WriteAt copies b, which arrived at transfer offset off, into the stripe.
+func (h *HostSink) WriteAt(b []byte, off int64) (int, error) {
+	p := h.pos(off)
+	if p < 0 || p+int64(len(b)) > int64(len(h.buf)) {
+		return 0, fmt.Errorf("staged sink: offset %d is not in flow %d's stripe", off, h.flow)
+	}
+	return copy(h.buf[p:], b), nil
+}
+
+// Verify counts the bytes of [off, off+n) that differ from the pattern.
+func (h *HostSink) Verify(off, n int64) (uint64, error) {
+	p := h.pos(off)
+	if p < 0 || p+n > int64(len(h.buf)) {
+		return 0, fmt.Errorf("staged sink: offset %d is not in flow %d's stripe", off, h.flow)
+	}
+	return stagedMismatches(h.buf[p:p+n], off), nil
+}
+
+// HostSource is a sender buffer in host memory holding the pattern.
+type HostSource []byte
+
+// NewHostSource makes an n-byte sender buffer filled with the pattern.
+func NewHostSource(n int64) HostSource {
+	b := make(HostSource, n)
+	FillStagedPattern(b, 0)
+	return b
+}
+
+// ReadAt copies the buffer at off into b (the D2H stand-in).
+func (h HostSource) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(b)) > int64(len(h)) {
+		return 0, io.EOF
+	}
+	return copy(b, h[off:]), nil
+}
+
 // serveStaged receives transfers of n bytes, this flow's chunks of each,
-// into a chunk-sized staging buffer, copies every chunk into the stripe
-// buffer and acknowledges every transfer; the first transfer is checked
+// into a chunk-sized staging buffer, hands every chunk to the sink (the
+// H2D copy) and acknowledges every transfer; the first transfer is checked
 // against the pattern. It returns the bytes received and the mismatches.
-func serveStaged(c *rawsock.Conn, n, chunk int64, flow, flows int, lim connLimits) (uint64, uint64, error) {
-	dst := make([]byte, stripeBytes(n, chunk, flow, flows))
+func serveStaged(c *rawsock.Conn, sink StagedSink, n, chunk int64, flow, flows int, lim connLimits) (uint64, uint64, error) {
 	staging := make([]byte, chunk)
 	var got, bad, transfers uint64
 	var ack [8]byte
@@ -77,20 +146,26 @@ func serveStaged(c *rawsock.Conn, n, chunk int64, flow, flows int, lim connLimit
 			return got, bad, errConnTooLong
 		}
 		lim.next(c)
-		pos := int64(0)
+		first := true
 		for off := int64(flow) * chunk; off < n; off += int64(flows) * chunk {
 			l := min(chunk, n-off)
 			if err := c.ReadFull(staging[:l]); err != nil {
-				if err == io.EOF && pos == 0 {
+				if err == io.EOF && first {
 					return got, bad, nil
 				}
 				return got, bad, err
 			}
-			copy(dst[pos:pos+l], staging[:l]) // the H2D stand-in
-			if transfers == 0 {
-				bad += stagedMismatches(dst[pos:pos+l], off)
+			first = false
+			if _, err := sink.WriteAt(staging[:l], off); err != nil {
+				return got, bad, err
 			}
-			pos += l
+			if transfers == 0 {
+				m, err := sink.Verify(off, l)
+				if err != nil {
+					return got, bad, err
+				}
+				bad += m
+			}
 			got += uint64(l)
 		}
 		transfers++
@@ -122,6 +197,12 @@ type StagedExchange struct {
 // connections; the receiver checks the first transfer byte for byte and a
 // mismatch is an error.
 func (c *Client) Staged(ctx context.Context, n, chunk int64, flows int, store bool, cfg RepeatConfig) (*StagedExchange, error) {
+	return c.StagedFrom(ctx, NewHostSource(n), n, chunk, flows, store, cfg)
+}
+
+// StagedFrom is Staged from a sender buffer of at least n bytes that src
+// copies out of (the D2H copy): host memory, or a GPU's.
+func (c *Client) StagedFrom(ctx context.Context, src StagedSource, n, chunk int64, flows int, store bool, cfg RepeatConfig) (*StagedExchange, error) {
 	if n < 1 || n > maxMessage {
 		return nil, fmt.Errorf("staged size %d out of range [1, %d]", n, maxMessage)
 	}
@@ -134,8 +215,6 @@ func (c *Client) Staged(ctx context.Context, n, chunk int64, flows int, store bo
 		// One chunk per flow: each stripe is received whole before it is copied.
 		chunk = (n + int64(flows) - 1) / int64(flows)
 	}
-	src := make([]byte, n)
-	FillStagedPattern(src, 0)
 	staging := make([]byte, n)
 	conns := make([]*rawsock.Conn, flows)
 	defer func() {
@@ -156,7 +235,9 @@ func (c *Client) Staged(ctx context.Context, n, chunk int64, flows int, store bo
 	one := func() (float64, error) {
 		t0 := time.Now()
 		if store {
-			copy(staging, src) // the D2H stand-in, whole
+			if _, err := src.ReadAt(staging, 0); err != nil { // the D2H copy, whole
+				return 0, err
+			}
 		}
 		errs := make([]error, flows)
 		var wg sync.WaitGroup
@@ -203,7 +284,7 @@ func (c *Client) Staged(ctx context.Context, n, chunk int64, flows int, store bo
 // sendStripe sends flow's chunks of one transfer and waits for its ack.
 // Pipelined, a copier fills one of two staging chunks (the D2H stand-in)
 // while the other is written.
-func sendStripe(cn *rawsock.Conn, src, staging []byte, n, chunk int64, flow, flows int, store bool) error {
+func sendStripe(cn *rawsock.Conn, src StagedSource, staging []byte, n, chunk int64, flow, flows int, store bool) error {
 	step := int64(flows) * chunk
 	if store {
 		for off := int64(flow) * chunk; off < n; off += step {
@@ -214,6 +295,7 @@ func sendStripe(cn *rawsock.Conn, src, staging []byte, n, chunk int64, flow, flo
 	} else {
 		type piece struct{ off, l int64 }
 		full := make(chan piece, 1)
+		var copyErr error
 		free := make(chan struct{}, 1)
 		free <- struct{}{}
 		stop := make(chan struct{})
@@ -230,7 +312,10 @@ func sendStripe(cn *rawsock.Conn, src, staging []byte, n, chunk int64, flow, flo
 				}
 				first = false
 				l := min(chunk, n-off)
-				copy(staging[off:off+l], src[off:off+l]) // the D2H stand-in, one chunk
+				if _, err := src.ReadAt(staging[off:off+l], off); err != nil { // the D2H copy, one chunk
+					copyErr = err
+					return
+				}
 				select {
 				case full <- piece{off, l}:
 				case <-stop:
@@ -247,6 +332,9 @@ func sendStripe(cn *rawsock.Conn, src, staging []byte, n, chunk int64, flow, flo
 			case free <- struct{}{}:
 			default:
 			}
+		}
+		if copyErr != nil { // written before full was closed
+			return copyErr
 		}
 	}
 	var ack [8]byte

@@ -94,6 +94,10 @@ type ServerConfig struct {
 	// paired peer can send it back (pair.go). Called from the session's
 	// goroutine.
 	OnSession func(Session)
+	// NewSink makes the receive buffer of one connection of a staged
+	// transfer (default: host memory, NewHostSink); a GPU sink copies into
+	// device memory.
+	NewSink func(n, chunk int64, flow, flows int) (StagedSink, error)
 }
 
 // Session is what the server measured of one connection.
@@ -326,7 +330,18 @@ func (s *Server) handle(c *rawsock.Conn) {
 	case modeStream:
 		count, err = serveStream(c, int(size), chunk, lim)
 	default:
-		count, bad, err = serveStaged(c, int64(size), int64(chunk), flow, flows, lim)
+		var sink StagedSink
+		if s.cfg.NewSink != nil {
+			sink, err = s.cfg.NewSink(int64(size), int64(chunk), flow, flows)
+		} else {
+			sink = NewHostSink(int64(size), int64(chunk), flow, flows)
+		}
+		if err == nil {
+			count, bad, err = serveStaged(c, sink, int64(size), int64(chunk), flow, flows, lim)
+		}
+		if cl, ok := sink.(io.Closer); ok {
+			cl.Close()
+		}
 	}
 	u1, s1 := ThreadCPU()
 	if s.cfg.OnSession != nil {
