@@ -2,6 +2,8 @@ package measure
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"net"
 	"strings"
@@ -125,4 +127,24 @@ func TestPairNobodyComes(t *testing.T) {
 	if el := time.Since(t0); el > 3*time.Second {
 		t.Errorf("waited %v", el)
 	}
+}
+
+// FuzzReadPair: whatever arrives on the control port, readPair returns a
+// message or an error, never panics, and never reads past its frame limit.
+func FuzzReadPair(f *testing.F) {
+	good, _ := json.Marshal(PairMessage{Type: "hello", Hello: &PairHello{Tool: "gpupath", Version: "1"}})
+	frame := append([]byte("GPPC\x00\x00\x00\x00"), good...)
+	binary.LittleEndian.PutUint32(frame[4:], uint32(len(good)))
+	for _, seed := range [][]byte{frame, []byte("GET / HTTP/1.0\r\n\r\n"), []byte("GPPC\xff\xff\xff\xff"), []byte("GP"), {}} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, c := net.Pipe()
+		defer a.Close()
+		go func() { c.Write(b); c.Close() }()
+		m, err := readPair(a, time.Second)
+		if err == nil && m.Type == "" && len(b) < 8 {
+			t.Errorf("%q: a message from less than a header", b)
+		}
+	})
 }
