@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/cluster"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -65,6 +66,7 @@ type measureFlags struct {
 	port                                       int
 	tolerance                                  float64
 	opts                                       multiFlag
+	pair                                       pairFlags
 
 	set     map[string]bool // the flags given on the command line
 	names   []string        // the probes that run
@@ -87,6 +89,7 @@ func (f *measureFlags) register(fs *flag.FlagSet, diagnose bool) {
 	fs.StringVar(&f.variants, "variants", "", "tcp variants: pingpong,stream (default both)")
 	fs.Float64Var(&f.tolerance, "tolerance", 0, "stop repeating a size when its median moves less than this fraction (default 0.02)")
 	fs.StringVar(&f.sysfs, "sysfs", "", "sysfs root of the topo, rdma and perftest probes (default /sys)")
+	f.pair.register(fs)
 	fs.Var(&f.opts, "opt", "a probe option key=value, repeatable (e.g. pingpong_max=256MiB for tcp, chunk=1MiB for staged, gpus=0,1); unknown keys are refused")
 }
 
@@ -110,7 +113,21 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	if err != nil {
 		return err
 	}
-	if err := f.checkNetwork(ctx, cfg.Plan); err != nil {
+	pr, err := f.pair.resolve(os.Getenv)
+	if err != nil {
+		return err
+	}
+	if pr != nil {
+		if f.set["target"] {
+			return usagef("--target: a two-host run measures against its peer")
+		}
+		if !f.set["probes"] && !f.diagnose {
+			cfg.Probes, f.names = append([]string(nil), pairProbes...), pairProbes
+		}
+		if pr.role == cluster.Server {
+			return f.serveRank0(ctx, pr, stdout)
+		}
+	} else if err := f.checkNetwork(ctx, cfg.Plan); err != nil {
 		return err
 	}
 	host := measure.ReadHost("/")
@@ -130,6 +147,9 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, a...))
 		}
 		cfg.Log("gpupath %s measure --diagnose on %s: probes %s, out %s", Version, host.Hostname, strings.Join(cfg.Probes, ","), dir)
+	}
+	if pr != nil {
+		return f.measureRank1(ctx, pr, cfg, dir, stdout)
 	}
 	m, err := measure.Run(ctx, cfg)
 	if m == nil {

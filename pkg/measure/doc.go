@@ -22,7 +22,14 @@
 //     streaming goodput with their CPU cost, over loopback, a veth pair
 //     between two network namespaces (veth.go, optionally shaped with tbf),
 //     or to a `gpupath serve` peer (Server and Client are the two ends), on
-//     the raw blocking sockets of internal/rawsock;
+//     the raw blocking sockets of internal/rawsock; veth pairs are made
+//     through netlink by internal/testnet, after removing those a killed
+//     run left behind;
+//   - "staged-host" (staged_host.go): the staged GPU→GPU transfer with host
+//     buffers standing in for the GPUs (copy, TCP, copy, checked byte for
+//     byte by the receiver), store-and-forward and pipelined, over one or
+//     more connections (flows, chunks striped round robin), on loopback or
+//     against a peer's Server (its "staged" mode);
 //   - "memcpy" (memcpy.go): a Go copy on one core, warm and cold caches;
 //   - "syscall" (syscall.go): a bare system call, socketpair and loopback
 //     TCP send and receive;
@@ -31,6 +38,13 @@
 //   - "rdma" (rdma.go): RDMA devices and ports from sysfs;
 //   - "perftest" (perftest.go): the linux-rdma perftest tools, when
 //     installed and an RDMA port is active.
+//
+// Two hosts (pair.go): rank 0 runs a PairServer (a control port: hellos
+// with tool, version and host inventory, heartbeats, done, and a report of
+// every Session its probe server measured), rank 1 a PairClient, which
+// gives the probes rank 0's server as their target. A peer of another
+// version or protocol is refused; a peer that goes silent is ErrPeerLost.
+// Where the ranks come from is pkg/cluster's business.
 //
 // The GPU probes (cuda, staged, nvml) are in pkg/measure/gpu, which
 // registers them when imported. ReadHost describes the machine for the

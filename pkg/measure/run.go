@@ -38,6 +38,10 @@ type RunConfig struct {
 	// Log receives the diagnostics of the probes that give them (Verboser):
 	// what was loaded, allocated, skipped. nil discards them.
 	Log func(format string, args ...any)
+	// Peer and Pairing describe the other host of a two-host run, for the
+	// manifest; nil for one host.
+	Peer    *record.Host
+	Pairing *record.Pairing
 }
 
 // Weighted may be implemented by a probe to ask for a larger or smaller
@@ -165,6 +169,7 @@ func (r *runner) create() error {
 	r.m = &record.Manifest{
 		Format: record.ManifestFormat, Tool: "gpupath", Version: r.cfg.Version, Status: record.StatusRunning,
 		Start: r.now().UTC(), BudgetS: r.cfg.Budget.Seconds(), Host: *host, Plan: r.cfg.Plan, Results: record.ResultsFile,
+		Peer: r.cfg.Peer, Pairing: r.cfg.Pairing,
 	}
 	r.m.Plan.Budget = r.cfg.Budget
 	for _, n := range r.names {

@@ -83,6 +83,11 @@ func (c *Client) timeout() time.Duration {
 
 // open connects and performs the hello/welcome handshake.
 func (c *Client) open(ctx context.Context, mode uint16, size, chunk int64) (*rawsock.Conn, error) {
+	return c.openWith(ctx, mode, size, chunk, 0)
+}
+
+// openWith is open with the hello's last word set (a staged transfer's flow).
+func (c *Client) openWith(ctx context.Context, mode uint16, size, chunk int64, word uint64) (*rawsock.Conn, error) {
 	conn, err := rawsock.Dial(ctx, c.Addr, c.Netns, c.timeout(), c.Socket)
 	if err != nil {
 		return nil, err
@@ -93,6 +98,7 @@ func (c *Client) open(ctx context.Context, mode uint16, size, chunk int64) (*raw
 	binary.LittleEndian.PutUint16(hello[6:], mode)
 	binary.LittleEndian.PutUint64(hello[8:], uint64(size))
 	binary.LittleEndian.PutUint64(hello[16:], uint64(chunk))
+	binary.LittleEndian.PutUint64(hello[24:], word)
 	if err := conn.WriteAll(hello[:]); err != nil {
 		conn.Close()
 		return nil, err

@@ -24,8 +24,17 @@ import (
 //	pingpong: client sends size bytes, server sends them back; repeated
 //	stream:   client sends chunk bytes in writes of size, server answers each
 //	          chunk with an 8-byte ack (its running byte count)
+//	staged:   (staged_host.go) hello size = the transfer's bytes n, chunk =
+//	          its chunk, the last u64 = flows<<32 | flow; the client sends
+//	          chunks flow, flow+flows, ... of every transfer, the server
+//	          copies each into its receive buffer (the H2D stand-in), checks
+//	          the pattern on the first transfer, and answers each transfer
+//	          with an 8-byte ack (the transfers so far)
 //	client    shutdown(SHUT_WR) at a message boundary
-//	server → client  trailer 32 bytes: "GPTE", 0 u32, count u64, user ns u64, sys ns u64
+//	server → client  trailer 32 bytes: "GPTE", bad u32, count u64, user ns u64, sys ns u64
+//
+// bad is the number of bytes that differed from the pattern (staged only;
+// saturating), 0 otherwise.
 //
 // count is the number of round trips (pingpong) or bytes (stream) the server
 // handled; user and sys are the CPU time of the server's thread from the
@@ -37,6 +46,9 @@ const (
 	protoVersion = 1
 	modePingPong = 1
 	modeStream   = 2
+	modeStaged   = 3
+	// maxFlows bounds the connections of one staged transfer.
+	maxFlows = 64
 	// maxMessage bounds the message size a server accepts (and allocates).
 	maxMessage = 256 << 20
 	helloLen   = 32
@@ -77,7 +89,36 @@ type ServerConfig struct {
 	MaxBuffers int64
 	// Socket options for accepted connections.
 	Socket SocketOptions
+	// OnSession, when set, is told about every session that got past its
+	// hello, when it ends: what the receiving side measured, so that a
+	// paired peer can send it back (pair.go). Called from the session's
+	// goroutine.
+	OnSession func(Session)
+	// NewSink makes the receive buffer of one connection of a staged
+	// transfer (default: host memory, NewHostSink); a GPU sink copies into
+	// device memory.
+	NewSink func(n, chunk int64, flow, flows int) (StagedSink, error)
 }
+
+// Session is what the server measured of one connection.
+type Session struct {
+	Mode  string `json:"mode"` // pingpong, stream, staged
+	Size  int64  `json:"size"`
+	Chunk int64  `json:"chunk,omitempty"`
+	// Flow and Flows of a staged transfer.
+	Flow  int `json:"flow,omitempty"`
+	Flows int `json:"flows,omitempty"`
+	// Count is round trips (pingpong) or bytes received (stream, staged).
+	Count uint64 `json:"count"`
+	// Mismatches counts received bytes that differed from the pattern (staged).
+	Mismatches uint64  `json:"mismatches,omitempty"`
+	UserS      float64 `json:"user_s"`
+	SysS       float64 `json:"sys_s"`
+	WallS      float64 `json:"wall_s"`
+	Err        string  `json:"error,omitempty"`
+}
+
+var modeNames = map[uint16]string{modePingPong: "pingpong", modeStream: "stream", modeStaged: "staged"}
 
 // Server is the receiving end of the TCP probe: it echoes ping-pong
 // messages and sinks streams, and reports its own CPU time to the client. It
@@ -239,20 +280,29 @@ func (s *Server) handle(c *rawsock.Conn) {
 	mode := binary.LittleEndian.Uint16(hello[6:])
 	size := binary.LittleEndian.Uint64(hello[8:])
 	chunk := binary.LittleEndian.Uint64(hello[16:])
+	flowWord := binary.LittleEndian.Uint64(hello[24:])
+	flows, flow := int(flowWord>>32), int(flowWord&0xffffffff)
 	ok := [4]byte(hello[:4]) == magicHello &&
 		binary.LittleEndian.Uint16(hello[4:]) == protoVersion &&
-		(mode == modePingPong || mode == modeStream) &&
+		(mode == modePingPong || mode == modeStream || mode == modeStaged) &&
 		size >= 1 && size <= maxMessage &&
-		(mode == modePingPong || chunk >= 1)
+		(mode == modePingPong || chunk >= 1) &&
+		(mode != modeStaged || (chunk <= size && flows >= 1 && flows <= maxFlows && flow < flows &&
+			uint64(flow) < (size+chunk-1)/chunk))
 	if !ok {
 		c.WriteAll(welcome(welcomeBad))
 		return
 	}
-	if !s.reserve(int64(size)) {
+	// A staged session holds its stripe of the transfer and one chunk.
+	hold := int64(size)
+	if mode == modeStaged {
+		hold = stripeBytes(int64(size), int64(chunk), flow, flows) + int64(chunk)
+	}
+	if !s.reserve(hold) {
 		c.WriteAll(welcome(welcomeBusy))
 		return
 	}
-	defer s.release(int64(size))
+	defer s.release(hold)
 	if err := c.WriteAll(welcome(welcomeOK)); err != nil {
 		return
 	}
@@ -266,21 +316,55 @@ func (s *Server) handle(c *rawsock.Conn) {
 		end:     time.Now().Add(s.cfg.MaxConnTime),
 		message: s.cfg.Timeout + time.Duration(min(per/s.cfg.MinRate, 3600)*float64(time.Second)),
 	}
+	if mode == modeStaged {
+		// A transfer's stripe must arrive at MinRate.
+		lim.message = s.cfg.Timeout + time.Duration(min(float64(hold)/s.cfg.MinRate, 3600)*float64(time.Second))
+	}
+	t0 := time.Now()
 	u0, s0 := ThreadCPU()
-	var count uint64
+	var count, bad uint64
 	var err error
-	if mode == modePingPong {
+	switch mode {
+	case modePingPong:
 		count, err = servePingPong(c, int(size), lim)
-	} else {
+	case modeStream:
 		count, err = serveStream(c, int(size), chunk, lim)
+	default:
+		var sink StagedSink
+		if s.cfg.NewSink != nil {
+			sink, err = s.cfg.NewSink(int64(size), int64(chunk), flow, flows)
+		} else {
+			sink = NewHostSink(int64(size), int64(chunk), flow, flows)
+		}
+		if err == nil {
+			count, bad, err = serveStaged(c, sink, int64(size), int64(chunk), flow, flows, lim)
+		}
+		if cl, ok := sink.(io.Closer); ok {
+			cl.Close()
+		}
 	}
 	u1, s1 := ThreadCPU()
+	if s.cfg.OnSession != nil {
+		ses := Session{Mode: modeNames[mode], Size: int64(size), Count: count, Mismatches: bad,
+			UserS: u1 - u0, SysS: s1 - s0, WallS: time.Since(t0).Seconds()}
+		if mode != modePingPong {
+			ses.Chunk = int64(chunk)
+		}
+		if mode == modeStaged {
+			ses.Flow, ses.Flows = flow, flows
+		}
+		if err != nil {
+			ses.Err = err.Error()
+		}
+		s.cfg.OnSession(ses)
+	}
 	if err != nil {
 		return
 	}
 	c.SetUntil(time.Now().Add(s.cfg.Timeout))
 	var tr [trailerLen]byte
 	copy(tr[:], magicTrailer[:])
+	binary.LittleEndian.PutUint32(tr[4:], uint32(min(bad, math.MaxUint32)))
 	binary.LittleEndian.PutUint64(tr[8:], count)
 	binary.LittleEndian.PutUint64(tr[16:], nanos(u1-u0))
 	binary.LittleEndian.PutUint64(tr[24:], nanos(s1-s0))

@@ -2,18 +2,12 @@ package measure
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpupath/gpupath/internal/compact"
+	"github.com/gpupath/gpupath/internal/testnet"
 )
 
 // VethConfig describes a pair of network namespaces joined by a veth link,
@@ -29,13 +23,14 @@ type VethConfig struct {
 	Latency time.Duration
 	// MTU of both ends (default 1500).
 	MTU int
-	// Timeout bounds each ip/tc command (default 10s).
+	// Timeout is not used since the pair is made through netlink (no
+	// commands to bound); kept for callers that set it.
 	Timeout time.Duration
 }
 
 // NetnsPrefix starts the name of every network namespace the probes make:
-// gpupath-<pid>-<random>-s (server side) and -c (client side).
-const NetnsPrefix = "gpupath-"
+// gpupath-<pid>-<random>-a (client side) and -b (server side).
+const NetnsPrefix = testnet.Prefix
 
 // Veth is a live pair of namespaces; Close removes them.
 type Veth struct {
@@ -47,86 +42,47 @@ type Veth struct {
 	ServerAddr, ClientAddr string
 	// Config is the configuration the pair was built with, defaults filled in.
 	Config VethConfig
-	// Qdisc is the tc command line that shaped the client side, if any.
+	// Qdisc is the shaping of the client side in tc's words, if any.
 	Qdisc string
+
+	pair *testnet.Pair
 }
 
-// VethAvailable says whether veth pairs can be made here: root and the ip
-// and tc commands.
+// VethAvailable says whether veth pairs can be made here: root and network
+// namespaces (they are made through netlink: no ip or tc commands).
 func VethAvailable() error {
-	if os.Geteuid() != 0 {
-		return Unavailable("veth target needs root (network namespaces)")
-	}
-	for _, tool := range []string{"ip", "tc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return Unavailable("veth target needs %s (iproute2): %v", tool, err)
-		}
+	if err := testnet.Available(); err != nil {
+		return Unavailable("veth target: %v", err)
 	}
 	return nil
 }
 
-// NewVeth creates two network namespaces joined by a veth link, with
-// 10.R.R.1 on the server side and 10.R.R.2 on the client side, and shapes
-// the client's egress when cfg.Rate is set. On any error it removes what it
+// NewVeth creates two network namespaces joined by a veth link
+// (internal/testnet, through netlink), the client side first, and shapes the
+// client's egress when cfg.Rate is set. It first removes namespaces that a
+// killed run left behind (testnet.Cleanup). On any error it removes what it
 // made. The caller must Close the pair, also on failure paths.
 func NewVeth(ctx context.Context, cfg VethConfig) (*Veth, error) {
 	if err := VethAvailable(); err != nil {
 		return nil, err
 	}
-	if cfg.MTU <= 0 {
-		cfg.MTU = 1500
+	if _, err := testnet.Cleanup(); err != nil {
+		return nil, fmt.Errorf("veth: removing namespaces of killed runs: %w", err)
 	}
-	if cfg.Latency <= 0 {
-		cfg.Latency = 20 * time.Millisecond
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 10 * time.Second
-	}
-	if cfg.Rate > 0 && cfg.Burst <= 0 {
-		cfg.Burst = max(64<<10, int64(cfg.Rate*0.004))
-	}
-	var rnd [3]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
+	// A is the client (its egress is the shaped direction), B the server.
+	p, err := testnet.New(ctx, testnet.Config{Rate: cfg.Rate, Burst: cfg.Burst, Latency: cfg.Latency, MTU: cfg.MTU})
+	if err != nil {
 		return nil, err
 	}
-	tag := hex.EncodeToString(rnd[:])
-	// 10.<a>.<b>.0/24 from the random tag: unlikely to meet a real route.
-	net3 := fmt.Sprintf("10.%d.%d", 200+int(rnd[0])%50, rnd[1])
+	cfg.MTU, cfg.Latency, cfg.Burst = p.Config.MTU, p.Config.Latency, p.Config.Burst
 	v := &Veth{
-		// The pid in the names tells whose namespaces they are (a run
-		// killed with SIGKILL cannot remove its own).
-		ServerNs:  fmt.Sprintf("%s%d-%s-s", NetnsPrefix, os.Getpid(), tag),
-		ClientNs:  fmt.Sprintf("%s%d-%s-c", NetnsPrefix, os.Getpid(), tag),
-		ServerDev: "gpv" + tag + "s", ClientDev: "gpv" + tag + "c",
-		ServerAddr: net3 + ".1", ClientAddr: net3 + ".2",
-		Config: cfg,
+		ServerNs: p.B.Name, ClientNs: p.A.Name,
+		ServerDev: p.B.Dev, ClientDev: p.A.Dev,
+		ServerAddr: p.B.Addr, ClientAddr: p.A.Addr,
+		Config: cfg, pair: p,
 	}
-	run := func(args ...string) error { return runCmd(ctx, cfg.Timeout, args...) }
-	steps := [][]string{
-		{"ip", "netns", "add", v.ServerNs},
-		{"ip", "netns", "add", v.ClientNs},
-		{"ip", "link", "add", v.ServerDev, "netns", v.ServerNs, "mtu", strconv.Itoa(cfg.MTU), "type", "veth",
-			"peer", "name", v.ClientDev, "netns", v.ClientNs, "mtu", strconv.Itoa(cfg.MTU)},
-		{"ip", "-n", v.ServerNs, "addr", "add", v.ServerAddr + "/24", "dev", v.ServerDev},
-		{"ip", "-n", v.ClientNs, "addr", "add", v.ClientAddr + "/24", "dev", v.ClientDev},
-		{"ip", "-n", v.ServerNs, "link", "set", "lo", "up"},
-		{"ip", "-n", v.ClientNs, "link", "set", "lo", "up"},
-		{"ip", "-n", v.ServerNs, "link", "set", v.ServerDev, "up"},
-		{"ip", "-n", v.ClientNs, "link", "set", v.ClientDev, "up"},
-	}
-	if cfg.Rate > 0 {
-		tbf := []string{"tc", "-n", v.ClientNs, "qdisc", "add", "dev", v.ClientDev, "root", "tbf",
-			"rate", strconv.FormatInt(int64(math.Round(cfg.Rate*8)), 10) + "bit",
-			"burst", strconv.FormatInt(cfg.Burst, 10),
-			"latency", strconv.FormatInt(cfg.Latency.Microseconds(), 10) + "us"}
-		v.Qdisc = strings.Join(tbf, " ")
-		steps = append(steps, tbf)
-	}
-	for _, s := range steps {
-		if err := run(s...); err != nil {
-			v.Close()
-			return nil, err
-		}
+	if p.Qdisc != "" {
+		v.Qdisc = "tc -n " + p.A.Name + " qdisc add dev " + p.A.Dev + " root " + p.Qdisc
 	}
 	return v, nil
 }
@@ -134,19 +90,10 @@ func NewVeth(ctx context.Context, cfg VethConfig) (*Veth, error) {
 // Close deletes both namespaces (which deletes the veth pair and its qdisc).
 // It is safe to call more than once and works after a cancelled context.
 func (v *Veth) Close() error {
-	var errs []error
-	for _, ns := range []string{v.ServerNs, v.ClientNs} {
-		if ns == "" {
-			continue
-		}
-		if _, err := os.Stat("/var/run/netns/" + ns); errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err := runCmd(context.Background(), 10*time.Second, "ip", "netns", "del", ns); err != nil {
-			errs = append(errs, err)
-		}
+	if v.pair == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	return v.pair.Close()
 }
 
 // Label describes the target for records: "veth" or "veth tbf 1Gbit/s".
@@ -155,21 +102,6 @@ func (v *Veth) Label() string {
 		return "veth tbf " + compact.BitRate(v.Config.Rate)
 	}
 	return "veth"
-}
-
-// runCmd runs a command with a deadline and returns its stderr in the error.
-func runCmd(ctx context.Context, timeout time.Duration, args ...string) error {
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out, err := exec.CommandContext(cctx, args[0], args[1:]...).CombinedOutput()
-	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if msg == "" {
-			msg = err.Error()
-		}
-		return fmt.Errorf("%s: %s", strings.Join(args, " "), msg)
-	}
-	return nil
 }
 
 // GoodputForFrameRate is the TCP payload rate that a link passing rate bytes

@@ -32,6 +32,9 @@ const (
 	StatusFailed      Status = "failed"
 	StatusInterrupted Status = "interrupted"
 	StatusComplete    Status = "complete"
+	// StatusPartial is a two-host run cut short by its peer (killed, link
+	// down): what was measured is kept, Manifest.Reason says why.
+	StatusPartial Status = "partial"
 )
 
 // ProbeStatus is the outcome of one probe in a run.
@@ -69,6 +72,39 @@ type Manifest struct {
 	Probes  []ProbeStatus `json:"probes"`
 	// Results names the JSON Lines file of the records, relative to the run directory.
 	Results string `json:"results"`
+	// Reason says why a run is partial or interrupted; empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// Peer is the other host of a two-host run (rank 0, which served), as
+	// it described itself; nil for a run of one host, so manifests written
+	// before two-host runs read the same.
+	Peer *Host `json:"peer,omitempty"`
+	// Pairing says how the two hosts found each other; nil for one host.
+	Pairing *Pairing `json:"pairing,omitempty"`
+}
+
+// Pairing is how the two ranks of a two-host run were paired.
+type Pairing struct {
+	// Launcher is the convention the ranks came from (flags, torchrun,
+	// openmpi, pmix, mpich, slurm).
+	Launcher string `json:"launcher"`
+	// Rank and WorldSize of the host that wrote the run (rank 1).
+	Rank      int `json:"rank"`
+	WorldSize int `json:"world_size"`
+	LocalRank int `json:"local_rank"`
+	// PeerAddr is the peer's control address; PeerVersion its gpupath version.
+	PeerAddr    string `json:"peer_addr"`
+	PeerVersion string `json:"peer_version"`
+	// Found says how the peer address was found: flag, torchrun, rendezvous.
+	Found string `json:"found,omitempty"`
+}
+
+// Hosts lists the hosts of the run: the host that wrote it, then its peer.
+func (m *Manifest) Hosts() []Host {
+	hs := []Host{m.Host}
+	if m.Peer != nil {
+		hs = append(hs, *m.Peer)
+	}
+	return hs
 }
 
 // Probe returns the status of the named probe, or nil.

@@ -434,7 +434,7 @@ func (r *stagedRun) measure(ctx context.Context, plan measure.Plan, variant stri
 // stagedPattern is the byte expected at offset i of a verified transfer:
 // it differs from chunk to chunk, so a slot sent before its copy finished
 // (still holding an earlier chunk) shows.
-func stagedPattern(i int64) byte { return byte(i*131+i>>12) ^ 0xA5 }
+func stagedPattern(i int64) byte { return measure.StagedPattern(i) }
 
 // stagedVerify writes a position-dependent pattern into the sender's GPU
 // buffer, clears every host slot and the receiver's buffer, runs one
