@@ -6,6 +6,7 @@
 #                       calibrated.yaml) and its report (report/)
 #   imported/           outputs of other tools imported and reported
 #                       (scripts/example-imported.sh)
+#   two-hosts-veth/     the report of the committed two-host run
 # The doctor outputs (reports/examples/doctor) are runs of gpupath doctor on
 # real machines and are not re-rendered here.
 set -euo pipefail
@@ -24,4 +25,8 @@ $g fit --data "$h/run" --out "$h/calibrated.yaml" >"$h/fit.txt"
 rm -rf "$h/report"
 $g report --model-only --data "$h/run" --out "$h/report" >/dev/null
 bash scripts/example-imported.sh "$ex/imported" >/dev/null
+# The two-host run was measured by bench/twohosts (root, network namespaces);
+# its report is rendered from the committed run.
+rm -rf "$ex/two-hosts-veth/report"
+$g report --model-only --data "$ex/two-hosts-veth/run" --set nic.rate=1Gbit/s --set nic.mtu=1500 --out "$ex/two-hosts-veth/report" >/dev/null
 echo "examples rendered under $ex"

@@ -52,6 +52,11 @@ func readMeasureRun(dir string) (report.Measured, *record.RunData, error) {
 	}
 	man := rd.Manifest
 	m := report.Measured{Source: dir, Start: man.Start, Tool: man.Version, Status: string(man.Status), Host: hostLine(man.Host)}
+	if man.Peer != nil && man.Pairing != nil {
+		// A two-host run: rank 1 wrote it, measuring against rank 0.
+		m.Host = fmt.Sprintf("%s (rank %d) against %s (rank 0, at %s, gpupath %s), paired by %s",
+			m.Host, man.Pairing.Rank, hostLine(*man.Peer), man.Pairing.PeerAddr, man.Pairing.PeerVersion, man.Pairing.Launcher)
+	}
 	for _, p := range man.Probes {
 		switch p.Status {
 		case record.StatusUnavailable:

@@ -397,3 +397,24 @@ func TestInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestPairTable reads the committed two-host run: rank 1 against rank 0,
+// paired by torchrun, with the tcp stream near the shaped 1 Gbit/s.
+func TestPairTable(t *testing.T) {
+	root, err := nb.Root("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := PairTable(root, ExamplePair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Rank 1 on", "against rank 0", "paired by torchrun", "staged-host", "pipelined", "Gbit/s"} {
+		if !strings.Contains(h, w) {
+			t.Errorf("pair table lacks %q:\n%s", w, h)
+		}
+	}
+	if _, err := PairTable(root, ExampleRun); err == nil {
+		t.Error("a one-host run gave no error")
+	}
+}
