@@ -72,8 +72,7 @@ func exitCode(err error, stderr io.Writer) int {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		printUsage(stderr)
-		return usagef("no command given (try: gpupath model)")
+		return usagef("no command given (gpupath help lists the commands; try: gpupath model)")
 	}
 	name := args[0]
 	switch name {
