@@ -70,7 +70,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	base, err := sf.resolve()
+	base, err := sf.resolve(ctx)
 	if err != nil {
 		return err
 	}
