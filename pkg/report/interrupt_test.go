@@ -51,3 +51,16 @@ func TestRenderPageLimit(t *testing.T) {
 		t.Errorf("%v does not name the limit", err)
 	}
 }
+
+// An existing empty directory that cannot be renamed over (the working
+// directory) receives the report.
+func TestWriteDirIntoEmptyWorkingDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	r := &Report{Files: []File{{"index.html", []byte("x")}, {"report.pdf", []byte("y")}}}
+	if err := r.WriteDir("."); err != nil {
+		t.Fatalf("WriteDir(.): %v", err)
+	}
+	if err := r.WriteDir("."); !errors.Is(err, ErrExists) {
+		t.Errorf("second WriteDir(.): %v", err)
+	}
+}
