@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/internal/fstree"
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/doctor/nvmlsrc"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() {
@@ -52,7 +54,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("%s %s: not a directory", r.flag, r.dir)
 		}
 	}
-	scen, err := sf.resolve()
+	scen, err := sf.resolve(ctx)
 	if err != nil {
 		return err
 	}
@@ -184,7 +186,7 @@ func saveTree(name string, recs []*fstree.Recorder, gpu *savingSource, rep *doct
 // run directory: gpupath doctor --format json), or returns nil when there
 // is none or it cannot be read (the report then has no Diagnosis section).
 func readDoctorRecord(dir string) *doctor.Report {
-	b, err := os.ReadFile(filepath.Join(dir, doctor.RecordFile))
+	b, err := safeio.ReadFile(context.Background(), filepath.Join(dir, doctor.RecordFile), record.MaxManifestBytes)
 	if err != nil {
 		return nil
 	}

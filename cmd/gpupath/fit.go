@@ -20,8 +20,9 @@ func init() {
 
 // readRuns reads measurement run directories; a missing or damaged one is
 // bad input.
-func readRuns(dirs []string) ([]*record.RunData, error) {
+func readRuns(ctx context.Context, dirs []string) ([]*record.RunData, error) {
 	var runs []*record.RunData
+	total := 0
 	for _, d := range dirs {
 		st, err := os.Stat(d)
 		if err != nil {
@@ -30,9 +31,15 @@ func readRuns(dirs []string) ([]*record.RunData, error) {
 		if !st.IsDir() {
 			return nil, usagef("--data %s: not a directory", d)
 		}
-		rd, err := record.ReadRun(d)
+		rd, err := record.ReadRunContext(ctx, d)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			return nil, badInput(fmt.Errorf("--data %s: %w", d, err))
+		}
+		if total += len(rd.Results); total > record.MaxRecords {
+			return nil, usagef("--data: more than %d records in all (the limit of one fit or report)", record.MaxRecords)
 		}
 		runs = append(runs, rd)
 	}
@@ -45,7 +52,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sf.register(fs)
 	var data multiFlag
 	fs.Var(&data, "data", "a measurement run directory (gpupath measure --out); repeatable")
-	out := fs.String("out", "", "write the calibrated scenario YAML here")
+	out := fs.String("out", "", "write the calibrated scenario YAML here (an existing file only with --force)")
+	force := fs.Bool("force", false, "let --out replace an existing file")
 	format := fs.String("format", "text", "what to print: text or json")
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap (results are deterministic for a seed)")
 	if err := parseFlags(fs, args, false); err != nil {
@@ -57,11 +65,16 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *format != "text" && *format != "json" {
 		return usagef("--format %q: use text or json", *format)
 	}
-	base, err := sf.resolve()
+	if *out != "" {
+		if err := checkOutFile(*out, *force); err != nil {
+			return err
+		}
+	}
+	base, err := sf.resolve(ctx)
 	if err != nil {
 		return err
 	}
-	runs, err := readRuns(data)
+	runs, err := readRuns(ctx, data)
 	if err != nil {
 		return err
 	}
@@ -82,6 +95,28 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *out != "" {
 		fmt.Fprintf(stdout, "\nwrote %s (gpupath model --scenario %s)\n", *out, *out)
+	}
+	return nil
+}
+
+// checkOutFile refuses an --out that is a directory, or an existing file
+// without force, before any work is done.
+func checkOutFile(path string, force bool) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, err := os.Stat(filepath.Dir(path)); err != nil {
+			return usagef("--out %s: its directory %s does not exist", path, filepath.Dir(path))
+		}
+		return nil
+	case err != nil:
+		return usagef("--out %s: %v", path, errors.Unwrap(err))
+	case st.IsDir():
+		return usagef("--out %s: is a directory (give a file name, e.g. %s)", path, filepath.Join(path, "scenario.yaml"))
+	case !st.Mode().IsRegular():
+		return usagef("--out %s: not a regular file", path)
+	case !force:
+		return usagef("--out %s: the file exists (add --force to replace it)", path)
 	}
 	return nil
 }

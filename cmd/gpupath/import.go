@@ -47,7 +47,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := os.Stat(*out + "/manifest.json"); err == nil {
 		return usagef("--out %s: it holds a run already", *out)
 	}
-	parsed, err := importers.ReadFiles(files, *tool)
+	parsed, err := importers.ReadFilesContext(ctx, files, *tool)
 	var lineErr *importers.Error
 	var pathErr *os.PathError
 	switch {

@@ -32,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gpupath/gpupath/internal/termtext"
+
 	// The GPU probes (cuda, nvml, staged) register themselves with the
 	// runner; the rest of the command needs nothing else from them.
 	_ "github.com/gpupath/gpupath/pkg/measure/gpu"
@@ -62,7 +64,13 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.Is(err, errHelp) {
 		return 0
 	}
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	if errors.Is(err, context.Canceled) {
+		// SIGINT or SIGTERM while reading or rendering: model, fit and
+		// report stop at their next check and write nothing.
+		err = errors.New("interrupted: nothing written")
+	}
+	// One line, and nothing from outside that reaches the terminal raw.
+	msg := termtext.Clean(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
 	fmt.Fprintf(stderr, "gpupath: %s\n", msg)
 	var u *usageError
 	if errors.As(err, &u) {
@@ -73,8 +81,7 @@ func exitCode(err error, stderr io.Writer) int {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		printUsage(stderr)
-		return usagef("no command given (try: gpupath model)")
+		return usagef("no command given (gpupath help lists the commands; try: gpupath model)")
 	}
 	name := args[0]
 	switch name {
@@ -89,8 +96,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("unknown command %q (commands: %s)", name, strings.Join(commandNames(), ", "))
 	}
-	return c.run(ctx, args[1:], stdout, stderr)
+	if !cleanedOutput[name] {
+		return c.run(ctx, args[1:], stdout, stderr)
+	}
+	out, flushOut := cleanTerm(stdout)
+	errw, flushErr := cleanTerm(stderr)
+	err := c.run(ctx, args[1:], out, errw)
+	if e := flushOut(); err == nil {
+		err = e
+	}
+	flushErr()
+	return err
 }
+
+// cleanedOutput are the commands whose stdout and stderr pass through
+// termWriter: they print strings read from files (scenarios, manifests,
+// other tools' outputs, sysfs). measure and serve write their own
+// progress lines.
+var cleanedOutput = map[string]bool{"model": true, "preset": true, "fit": true, "report": true, "import": true, "doctor": true}
 
 func commandNames() []string {
 	names := make([]string, 0, len(commands))

@@ -273,10 +273,11 @@ func TestMeasureSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Killed: the manifest still says running, every line written is whole
-	// (each record is one write(2)), and every one is read back.
-	if rd.Manifest.Status != record.StatusRunning {
-		t.Errorf("manifest status %s after SIGKILL", rd.Manifest.Status)
+	// Killed: the manifest still says running, but the reader finds its
+	// writer gone and says interrupted; every line written is whole (each
+	// record is one write(2)), and every one is read back.
+	if rd.Manifest.Status != record.StatusInterrupted || rd.Written != record.StatusRunning || rd.Derived == "" {
+		t.Errorf("manifest status %s (written %s) after SIGKILL", rd.Manifest.Status, rd.Written)
 	}
 	if len(rd.Results) != lines || len(rd.Skipped) != 0 {
 		t.Errorf("%d of %d lines read, skipped %v", len(rd.Results), lines, rd.Skipped)

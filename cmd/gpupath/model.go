@@ -24,7 +24,7 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	s, err := sf.resolve()
+	s, err := sf.resolve(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/record"
@@ -17,6 +18,10 @@ import (
 func init() {
 	commands["report"] = command{summary: "render a report (HTML, PDF, figure data) of the model and of measurement runs", run: runReport}
 }
+
+// beforeWrite, when set, is called with the directory a report is about to
+// be written to: tests make another report take it first.
+var beforeWrite func(dir string)
 
 // reportsDir is where reports land when --out is not given.
 const reportsDir = "reports"
@@ -32,7 +37,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	s, err := sf.resolve()
+	s, err := sf.resolve(ctx)
 	if err != nil {
 		return err
 	}
@@ -50,10 +55,17 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var measured []report.Measured
 	var runs []*record.RunData
+	total := 0
 	for _, d := range data {
-		m, rd, err := readRun(d)
+		m, rd, err := readRun(ctx, d)
+		if ctx.Err() != nil {
+			return ctx.Err() // interrupted while reading: write nothing
+		}
 		if err != nil {
 			return usagef("--data %s: %v", d, err)
+		}
+		if total += len(rd.Results); total > record.MaxRecords {
+			return usagef("--data: more than %d records in all (the limit of one report)", record.MaxRecords)
 		}
 		measured = append(measured, m)
 		runs = append(runs, rd)
@@ -67,9 +79,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	dir := *out
 	if dir == "" {
+		if err := writable(reportsDir); err != nil {
+			return usagef("cannot write reports into %s here: %v (give --out DIR)", reportsDir, err)
+		}
 		dir = defaultReportDir(s.Name, now)
-	}
-	if fi, err := os.Stat(dir); err == nil {
+	} else if fi, err := os.Stat(dir); err == nil {
 		ents, _ := os.ReadDir(dir)
 		if !fi.IsDir() || len(ents) > 0 {
 			return usagef("--out %s: it exists and is not an empty directory", dir)
@@ -113,19 +127,38 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Imported: imported,
 		Compare:  comparison,
 	}
-	rep, err := report.Render(in)
+	rep, err := report.RenderContext(ctx, in)
 	if err != nil {
+		if errors.Is(err, report.ErrTooManyPages) {
+			return badInput(err)
+		}
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: write nothing
 	}
-	if err := rep.WriteDir(dir); err != nil {
+	for try := 0; ; try++ {
+		if beforeWrite != nil {
+			beforeWrite(dir)
+		}
+		err := rep.WriteDir(dir)
+		if err == nil {
+			break
+		}
 		var oe *report.OutputError
-		if errors.As(err, &oe) {
+		if !errors.As(err, &oe) {
+			return err
+		}
+		if *out != "" {
 			return usagef("--out %s: cannot write the report there: %v", dir, unwrapPath(oe.Err))
 		}
-		return err
+		// The default directory: another report took the name in the same
+		// second; take the next one.
+		if taken(oe.Err) && try < 100 {
+			dir = defaultReportDir(s.Name, now)
+			continue
+		}
+		return fmt.Errorf("cannot write the report into %s: %v (give --out DIR)", dir, unwrapPath(oe.Err))
 	}
 	fmt.Fprintln(stdout, filepath.Join(dir, report.HTMLFile))
 	fmt.Fprintln(stdout, filepath.Join(dir, report.PDFFile))
@@ -136,16 +169,48 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // gpupath measure puts its runs, so that it can be given again with --data)
 // and reads it back.
 func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, *record.RunData, error) {
-	dir := filepath.Join(reportsDir, "runs", record.RunDirName(host, at))
-	if err := quickProbes(ctx, dir, stderr); err != nil {
+	base := filepath.Join(reportsDir, "runs", record.RunDirName(host, at))
+	dir := base
+	for i := 2; ; i++ {
+		err := quickProbes(ctx, dir, stderr)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, record.ErrRunExists) && i < 100 { // another report, the same second
+			dir = fmt.Sprintf("%s-%d", base, i)
+			continue
+		}
+		if _, e := os.Stat(filepath.Join(dir, record.ManifestFile)); e != nil {
+			return report.Measured{}, nil, fmt.Errorf("quick probes: no run made in %s: %w", dir, err)
+		}
 		return report.Measured{}, nil, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
 	}
-	m, rd, err := readRun(dir)
+	m, rd, err := readRun(ctx, dir)
 	if err != nil {
 		return report.Measured{}, nil, fmt.Errorf("quick probes: %s: %w", dir, err)
 	}
 	m.Source = dir + " (quick probes run by gpupath report)"
 	return m, rd, nil
+}
+
+// writable says whether a directory can be made at dir/x: dir exists and
+// is writable, or can be created.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return unwrapPath(err)
+	}
+	f, err := os.CreateTemp(dir, ".gpupath-probe-*")
+	if err != nil {
+		return unwrapPath(err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// taken says whether a write failed because the directory appeared
+// meanwhile (the rename of another report).
+func taken(err error) bool {
+	return errors.Is(err, report.ErrExists) || errors.Is(err, os.ErrExist) || errors.Is(err, syscall.ENOTEMPTY)
 }
 
 // scenarioSource says how the scenario was chosen.
@@ -165,8 +230,8 @@ func defaultReportDir(scenario string, at time.Time) string {
 	base := filepath.Join(reportsDir, slug(scenario)+"-"+at.Format("2006-01-02T150405Z"))
 	dir := base
 	for i := 2; ; i++ {
-		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-			return dir
+		if _, err := os.Lstat(dir); err != nil {
+			return dir // free (or unusable: writing it says why)
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}

@@ -41,8 +41,8 @@ var quickProbes = func(ctx context.Context, dir string, stderr io.Writer) error 
 	return nil
 }
 
-func readMeasureRun(dir string) (report.Measured, *record.RunData, error) {
-	rd, err := record.ReadRun(dir)
+func readMeasureRun(ctx context.Context, dir string) (report.Measured, *record.RunData, error) {
+	rd, err := record.ReadRunContext(ctx, dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return report.Measured{}, nil, fmt.Errorf("no %s: not a run directory of gpupath measure", record.ManifestFile)
 	}
@@ -56,6 +56,10 @@ func readMeasureRun(dir string) (report.Measured, *record.RunData, error) {
 		// A two-host run: rank 1 wrote it, measuring against rank 0.
 		m.Host = fmt.Sprintf("%s (rank %d) against %s (rank 0, at %s, gpupath %s), paired by %s",
 			m.Host, man.Pairing.Rank, hostLine(*man.Peer), man.Pairing.PeerAddr, man.Pairing.PeerVersion, man.Pairing.Launcher)
+	}
+	if rd.Derived != "" {
+		// A manifest left at running by a writer that died: say what was found.
+		m.Status = string(man.Status) + " (" + rd.Derived + ")"
 	}
 	for _, p := range man.Probes {
 		switch p.Status {
@@ -77,7 +81,11 @@ func readMeasureRun(dir string) (report.Measured, *record.RunData, error) {
 	if len(rd.Results) == 0 && len(rd.Skipped) > 0 {
 		return report.Measured{}, nil, fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
 	}
-	m.Series = measuredOf(rd.Results)
+	var unusable int
+	m.Series, unusable = measuredOf(rd.Results)
+	if unusable > 0 {
+		m.Skipped = append(m.Skipped, fmt.Sprintf("%s: %d record(s) left out: no size, or times (and rate) zero, negative or not finite", name, unusable))
+	}
 	m.Diagnosis = readDoctorRecord(dir) // doctor.json, when the run holds one (doctor.go)
 	return m, rd, nil
 }
@@ -121,8 +129,9 @@ func hostLine(h record.Host) string {
 // memcpy and syscall probes are costs of single operations; the rest
 // (ping-pong, copies, RDMA latency) are latencies. Records without the
 // value their series draws, or with values that are not finite, are left out.
-func measuredOf(recs []record.Result) []report.Series {
+func measuredOf(recs []record.Result) ([]report.Series, int) {
 	var out []report.Series
+	unusable := 0
 	for _, g := range record.Group(recs, record.ByProbe|record.ByVariant|record.ByPath|record.ByStage|record.ByTarget) {
 		s := report.Series{Label: seriesLabel(g.Results[0]), Probe: g.Probe, Variant: g.Variant, Path: g.Path, Stage: g.Stage, Target: g.Target, Quantity: report.Latency}
 		switch {
@@ -133,12 +142,14 @@ func measuredOf(recs []record.Result) []report.Series {
 		}
 		for _, r := range g.Results {
 			if r.Bytes < 1 || !finite(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) {
+				unusable++
 				continue
 			}
 			p := report.Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS), P99: model.Seconds(r.P99S),
 				Rate: model.Rate(r.ThroughputBps), CPU: model.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
 			if s.Quantity == report.Bandwidth && p.Rate <= 0 || s.Quantity != report.Bandwidth && p.Median <= 0 {
-				continue // nothing to draw
+				unusable++ // nothing to draw
+				continue
 			}
 			s.Points = append(s.Points, p)
 		}
@@ -146,7 +157,7 @@ func measuredOf(recs []record.Result) []report.Series {
 			out = append(out, s)
 		}
 	}
-	return out
+	return out, unusable
 }
 
 func finite(vs ...float64) bool {

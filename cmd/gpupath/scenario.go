@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strings"
@@ -29,7 +30,7 @@ func (f *scenarioFlags) register(fs *flag.FlagSet) {
 }
 
 // resolve returns the scenario the flags describe; every error is bad input.
-func (f *scenarioFlags) resolve() (*model.Scenario, error) {
+func (f *scenarioFlags) resolve(ctx context.Context) (*model.Scenario, error) {
 	if f.preset != "" && f.file != "" {
 		return nil, usagef("give --preset or --scenario, not both")
 	}
@@ -37,7 +38,10 @@ func (f *scenarioFlags) resolve() (*model.Scenario, error) {
 	var err error
 	switch {
 	case f.file != "":
-		s, err = model.LoadFile(f.file)
+		s, err = model.LoadFileContext(ctx, f.file)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	case f.preset != "":
 		s, err = model.Preset(f.preset)
 	default:

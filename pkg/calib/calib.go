@@ -186,7 +186,7 @@ type RunInfo struct {
 }
 
 // ErrNothing is returned when the runs hold nothing to calibrate.
-var ErrNothing = errors.New("no records to calibrate from (need cuda copies, tcp ping-pong on loopback, or GPU peer copies)")
+var ErrNothing = errors.New("nothing to calibrate from (need cuda copies, tcp ping-pong on loopback, or GPU peer copies)")
 
 func hostList(runs []RunInfo) string {
 	seen := map[string]bool{}

@@ -3,6 +3,7 @@ package calib
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 		ft.fit(f)
 	}
 	if len(c.Fits) == 0 {
-		return nil, ErrNothing
+		return nil, nothingWhy(runs)
 	}
 	s := f.s
 	s.Name = "calibrated " + hostList(c.Runs)
@@ -51,6 +52,47 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 	c.stageTable(f.series)
 	c.inSitu(runs)
 	return c, nil
+}
+
+// nothingWhy is ErrNothing with what the runs hold instead: no records at
+// all, records whose times are zero, negative or not finite, or records of
+// probes the fit does not use.
+func nothingWhy(runs []*record.RunData) error {
+	total, bad := 0, 0
+	probes := map[string]int{}
+	var names []string
+	for _, r := range runs {
+		for _, x := range r.Results {
+			total++
+			if x.Iterations <= 0 || !(x.MedianS > 0) || x.Bytes <= 0 || math.IsInf(x.MedianS, 0) {
+				bad++
+				continue
+			}
+			k := x.Probe
+			if x.Variant != "" {
+				k += " " + x.Variant
+			}
+			if probes[k] == 0 {
+				names = append(names, k)
+			}
+			probes[k]++
+		}
+	}
+	switch {
+	case total == 0:
+		return fmt.Errorf("%w: the runs hold no records", ErrNothing)
+	case bad == total:
+		return fmt.Errorf("%w: the runs hold %d record(s), none usable (every one has a time of zero, a size of zero or no iterations)", ErrNothing, total)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%s ×%d", n, probes[n])
+	}
+	why := fmt.Sprintf("the runs hold %d record(s) of %s, none of which the fit uses", total, strings.Join(names, ", "))
+	if bad > 0 {
+		why += fmt.Sprintf(", and %d with a time of zero, a size of zero or no iterations", bad)
+	}
+	return fmt.Errorf("%w: %s", ErrNothing, why)
 }
 
 // A fitter sets the scenario keys that one kind of measurement supports:

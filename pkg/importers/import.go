@@ -1,12 +1,13 @@
 package importers
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/importers/nccllog"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
@@ -114,9 +115,21 @@ func Problems(files []*File) []LineError {
 // every file, and, when some lines could not be read, an *Error listing
 // them with the files: the records of the other lines are in the files.
 func ReadFiles(paths []string, tool string) ([]*File, error) {
+	return ReadFilesContext(context.Background(), paths, tool)
+}
+
+// MaxFileBytes bounds one file to import: the largest outputs of the tools
+// read here (an NCCL debug log of a long job with NCCL_DEBUG=INFO) run to
+// tens of MiB.
+const MaxFileBytes = 256 << 20
+
+// ReadFilesContext is ReadFiles that stops when ctx is done. Files are
+// read with safeio: a FIFO, a device or a directory is refused at once, a
+// file over MaxFileBytes with an error that names the limit.
+func ReadFilesContext(ctx context.Context, paths []string, tool string) ([]*File, error) {
 	var files []*File
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := safeio.ReadFile(ctx, p, MaxFileBytes)
 		if err != nil {
 			return nil, err
 		}

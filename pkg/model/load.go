@@ -2,22 +2,44 @@ package model
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
+
+// MaxScenarioBytes bounds a scenario file. A complete scenario (Scenario.YAML,
+// every key with its comment) is about 6 KiB; 1 MiB leaves room for any
+// hand-written one and stops a device or a runaway file at once.
+const MaxScenarioBytes = 1 << 20
 
 // LoadFile reads a scenario from a YAML file. The file may name a preset to
 // start from with `base: NAME` (default: the preset "default"); its keys
 // override the base's.
 func LoadFile(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	return LoadFileContext(context.Background(), path)
+}
+
+// LoadFileContext is LoadFile that stops when ctx is done. A FIFO, a device
+// or a directory is refused at once, and a file over MaxScenarioBytes with
+// an error that names the limit (internal/safeio).
+func LoadFileContext(ctx context.Context, path string) (*Scenario, error) {
+	data, err := safeio.ReadFile(ctx, path, MaxScenarioBytes)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, safeio.ErrTooLarge) || errors.Is(err, safeio.ErrNotRegular) {
+			return nil, &InputError{File: path, Err: errors.New(strings.TrimPrefix(err.Error(), path+": "))}
+		}
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			return nil, &InputError{File: path, Err: pe.Err}
@@ -44,7 +66,24 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 		return nil, &InputError{File: file, Err: errors.New("not a text file (a scenario is YAML: key: value)")}
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		return nil, &InputError{File: file, Err: errors.New("the file is empty: it holds only comments (a scenario is YAML: key: value)")}
+	}
+	if err == nil {
+		var second yaml.Node
+		if e := dec.Decode(&second); e == nil {
+			line := second.Line
+			if len(second.Content) > 0 {
+				line = second.Content[0].Line
+			}
+			return nil, &InputError{File: file, Line: line, Err: errors.New("a second YAML document (after ---): a scenario file holds one")}
+		} else if !errors.Is(e, io.EOF) {
+			err = e
+		}
+	}
+	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 0
 		if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -86,6 +125,9 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 	walk = func(n *yaml.Node, prefix string) error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			kn, vn := n.Content[i], n.Content[i+1]
+			if vn.Kind == yaml.AliasNode && vn.Alias != nil {
+				vn = vn.Alias // *name: the value of the anchor &name
+			}
 			if kn.Kind != yaml.ScalarNode || !isIdent(kn.Value) {
 				return &InputError{File: file, Line: kn.Line, Err: fmt.Errorf("bad key %q", kn.Value)}
 			}
@@ -125,8 +167,10 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 				if err := k.parse(s, vn.Value); err != nil {
 					return &InputError{File: file, Line: vn.Line, Key: name, Err: err}
 				}
-			default:
+			case yaml.SequenceNode:
 				return &InputError{File: file, Line: vn.Line, Key: name, Err: errors.New("expected a single value, found a list")}
+			default:
+				return &InputError{File: file, Line: vn.Line, Key: name, Err: errors.New("expected a single value")}
 			}
 		}
 		return nil

@@ -269,6 +269,20 @@ func (k Key) Text(s *Scenario) string {
 	return fmt.Sprint(k.get(s))
 }
 
+// Physical bounds of every rate and time key, beyond each key's own range.
+// A rate key that is not zero lies in [MinRate, MaxRate]: 1 kbit/s is below
+// any link a GPU transfer crosses (the slowest, a management serial line, runs
+// at 9.6 kbit/s), and 1 PB/s is 200 times the HBM3e of one GPU (about 4.8
+// TB/s, NVIDIA H200 datasheet). A time key that is not zero is at least
+// MinDuration: 1 ps is a millimetre of light in a fibre, below any stage
+// here (the cable's 5 ns/m is the smallest cost modelled). Within them, no
+// size up to the largest (1 TiB) makes a time or a rate that is not finite.
+const (
+	MinRate     Rate    = 1e3 / 8 // 1 kbit/s
+	MaxRate     Rate    = 1e15    // 1 PB/s
+	MinDuration Seconds = 1e-12   // 1 ps
+)
+
 func durationKey(name, doc string, f func(*Scenario) *Seconds, lo, hi Seconds) Key {
 	return Key{Name: name, Doc: doc, Unit: "duration",
 		get: func(s *Scenario) any { return f(s).String() },
@@ -279,6 +293,9 @@ func durationKey(name, doc string, f func(*Scenario) *Seconds, lo, hi Seconds) K
 			}
 			if d < lo || d > hi {
 				return fmt.Errorf("%s is out of range [%s, %s]", v, lo.Human(), hi.Human())
+			}
+			if d != 0 && d < MinDuration {
+				return fmt.Errorf("%s is below 1ps (0.001ns; 0s for none)", v)
 			}
 			*f(s) = d
 			return nil
@@ -302,8 +319,11 @@ func rateKey(name, doc string, f func(*Scenario) *Rate, allowZero bool, bits boo
 			if r < 0 || (r == 0 && !allowZero) {
 				return fmt.Errorf("%s: a rate must be positive", v)
 			}
-			if r > 1e15 {
-				return fmt.Errorf("%s: implausibly large rate", v)
+			if r > MaxRate {
+				return fmt.Errorf("%s is out of range [1kbit/s, 1000000GB/s]: implausibly large rate", v)
+			}
+			if r != 0 && r < MinRate {
+				return fmt.Errorf("%s is out of range [1kbit/s, 1000000GB/s]: implausibly small rate", v)
 			}
 			*f(s) = r
 			return nil

@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,14 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte("gpu: {pcie: gen5x16, copy_latency: 1us}\n"))
 	f.Add([]byte("&a [*a]"))
 	f.Add([]byte("base: default\nbase: gen3-edr\n"))
+	// Extreme floats: subnormals, 1e±300, overflow to ±Inf; and a second
+	// document, an alias to a plain value.
+	f.Add([]byte("nic:\n  rate: 5e-324Gbit/s\nstack:\n  syscall: 4.9e-324s\n"))
+	f.Add([]byte("nic:\n  rate: 1e-300bit/s\n  latency: 1e300s\n"))
+	f.Add([]byte("memory:\n  rate: 1e300GB/s\ncpu:\n  memcpy_rate: -1e999GB/s\n"))
+	f.Add([]byte("topology:\n  phb_factor: 5e-324\n  sys_factor: NaN\n  node_factor: .inf\n"))
+	f.Add([]byte("name: a\n---\nname: b\n"))
+	f.Add([]byte("name: &n fast\ndescription: *n\nnic: &s {rate: 1kbit/s}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data, "fuzz.yaml")
 		if err != nil {
@@ -144,9 +153,13 @@ func FuzzParseScenario(f *testing.F) {
 		if d := Diff(s, back); len(d) > 0 {
 			t.Fatalf("round trip changed %v", d)
 		}
-		// every path evaluates without panicking
+		// every path evaluates without panicking, and the JSON output
+		// holds only finite numbers (encoding/json refuses ±Inf and NaN)
 		for _, p := range Paths() {
 			p.Route(s).Evaluate(4096)
+		}
+		if err := WriteJSON(io.Discard, s, Sweep(s, Paths(), []Bytes{1, 4096, 1 << 40})); err != nil {
+			t.Fatalf("JSON output: %v", err)
 		}
 	})
 }

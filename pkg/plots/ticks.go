@@ -102,6 +102,14 @@ type decadeTicks struct {
 	clip  bool
 }
 
+// maxDecades is the most decades an axis gets minor ticks over; past it,
+// decadeTicks marks about eight labelled decades, so that the number of
+// ticks is bounded for any finite range (at most 9 × maxDecades + 9).
+const maxDecades = 40
+
+// maxLinearTicks bounds the ticks of a linear axis (roundTicks).
+const maxLinearTicks = 100
+
 func (t decadeTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !finitePos(lo) || !finitePos(hi) || hi < lo {
 		return nil
@@ -119,6 +127,17 @@ func (t decadeTicks) Ticks(lo, hi float64) []plot.Tick {
 		if inRange(math.Pow(10, float64(e)), lo, hi) {
 			decades++
 		}
+	}
+	if b-a > maxDecades {
+		// An axis over more decades than any figure here spans (a value of
+		// 1e-300 drawn beside 1): a few labelled decades, no minor ticks.
+		every = (b - a + 7) / 8
+		var ticks []plot.Tick
+		for e := a; e <= b; e += every {
+			v := math.Pow(10, float64(e))
+			ticks = append(ticks, plot.Tick{Value: v, Label: t.text(v)})
+		}
+		return ticks
 	}
 	var ticks []plot.Tick
 	for e := a; e <= b; e++ {
@@ -190,9 +209,15 @@ func roundTicks(lo, hi float64, suffix string) []plot.Tick {
 			break
 		}
 	}
+	first := math.Ceil(lo/step - 1e-9)
+	if !(step > 0) || math.IsInf(step, 0) || math.IsInf(hi-lo, 0) || (hi-first*step)/step > maxLinearTicks || math.Abs(first) > 1<<52 {
+		// A range too narrow or too wide for the floats to step through
+		// (subnormal spans, 1e300 beside 1e-300): its two ends.
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64) + suffix}, {Value: hi, Label: strconv.FormatFloat(hi, 'g', 4, 64) + suffix}}
+	}
 	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	var ticks []plot.Tick
-	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+	for i := first; i*step <= hi+step*1e-9 && len(ticks) <= maxLinearTicks; i++ {
 		v := i*step + 0 // + 0: no "-0"
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64) + suffix})
 	}

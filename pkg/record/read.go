@@ -3,13 +3,33 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
+
+// Limits on a run directory read back. A run of gpupath measure writes a
+// manifest of a few KiB and at most some thousands of records; these leave
+// room for a thousand times that and stop a file that is not a run (a
+// device, a runaway writer) from taking the reader's memory.
+const (
+	// MaxManifestBytes bounds manifest.json.
+	MaxManifestBytes = 16 << 20
+	// MaxResultsBytes bounds results.jsonl.
+	MaxResultsBytes = 1 << 30
+	// MaxRecords bounds the records of one run.
+	MaxRecords = 1_000_000
+)
+
+// ErrTooManyRecords is returned when a results file holds more than MaxRecords records.
+var ErrTooManyRecords = errors.New("more records than the limit")
 
 // SkippedLine is a line of results.jsonl that the reader could not use.
 type SkippedLine struct {
@@ -26,6 +46,13 @@ type RunData struct {
 	Manifest Manifest
 	Results  []Result
 	Skipped  []SkippedLine
+	// Derived, when not empty, says why Manifest.Status is not what the
+	// manifest says: a manifest left at running or pending by a writer that
+	// died (SIGKILL, a full disk) is read as interrupted, and Derived says
+	// what was found ("found running with 12 records; the writer died").
+	// Written is the status the manifest holds.
+	Derived string
+	Written Status
 }
 
 // maxLine bounds one record line; longer lines are skipped, not loaded.
@@ -37,8 +64,21 @@ const maxLine = 1 << 20
 // not complete records — a last line cut off when the run was killed, a
 // damaged line — are skipped and listed in Skipped with their line numbers.
 func ReadRun(dir string) (*RunData, error) {
+	return ReadRunContext(context.Background(), dir)
+}
+
+// ReadRunContext is ReadRun that stops when ctx is done. Files are opened
+// with safeio: a FIFO, a device or a directory in place of a file is an
+// error at once, and manifest.json over MaxManifestBytes, results.jsonl
+// over MaxResultsBytes or with more than MaxRecords records are errors
+// that name the limit. A manifest that says running or pending is checked
+// against what is there: when no process holds the writer's lock on
+// results.jsonl (the runner holds it while it writes; the kernel drops it
+// when the process dies), the status is read as interrupted and Derived
+// says so. A leftover manifest.json.tmp is ignored.
+func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 	mpath := filepath.Join(dir, ManifestFile)
-	b, err := os.ReadFile(mpath)
+	b, err := safeio.ReadFile(ctx, mpath, MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -46,24 +86,63 @@ func ReadRun(dir string) (*RunData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", mpath, err)
 	}
-	rd := &RunData{Dir: dir, Manifest: *m}
+	rd := &RunData{Dir: dir, Manifest: *m, Written: m.Status}
 	name := m.Results
 	if name == "" || filepath.IsAbs(name) || filepath.Base(name) != name {
 		name = ResultsFile // never follow a path out of the run directory
 	}
-	f, err := os.Open(filepath.Join(dir, name))
+	f, err := safeio.Open(filepath.Join(dir, name))
 	if errors.Is(err, os.ErrNotExist) {
+		rd.derive(false, true)
 		return rd, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rd.Results, rd.Skipped, err = ReadResults(f)
+	held := writerHolds(f)
+	rd.Results, rd.Skipped, err = ReadResultsContext(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
+	rd.derive(held, false)
 	return rd, nil
+}
+
+// writerHolds says whether a live writer holds the lock on results.jsonl.
+// Where the file system has no locks, it says yes (nothing is derived from
+// the lock then; see derive).
+func writerHolds(f *os.File) bool {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if err != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// derive sets the status the run directory shows. A manifest at running or
+// pending whose writer is gone (held false), or that counts fewer records
+// than results.jsonl holds (a writer that lost its manifest writes to a full
+// disk), is an interrupted run.
+func (rd *RunData) derive(held, noResults bool) {
+	m := &rd.Manifest
+	if m.Status != StatusRunning && m.Status != StatusPending {
+		return
+	}
+	counted := 0
+	for _, p := range m.Probes {
+		counted += p.Results
+	}
+	n := len(rd.Results)
+	switch {
+	case !held && !noResults: // no live writer
+	case n > counted:
+	default:
+		return
+	}
+	rd.Derived = fmt.Sprintf("found %s with %d record(s) (the manifest counts %d); the writer died", m.Status, n, counted)
+	m.Status = StatusInterrupted
 }
 
 // ReadResults reads JSON Lines records. It keeps going past bad lines and
@@ -72,7 +151,14 @@ func ReadRun(dir string) (*RunData, error) {
 // and a last line cut off before its end. Blank lines are ignored. The
 // error is only for a failing reader.
 func ReadResults(r io.Reader) ([]Result, []SkippedLine, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	return ReadResultsContext(context.Background(), r)
+}
+
+// ReadResultsContext is ReadResults that stops when ctx is done, reads at
+// most MaxResultsBytes and keeps at most MaxRecords records (more is an
+// error that names the limit).
+func ReadResultsContext(ctx context.Context, r io.Reader) ([]Result, []SkippedLine, error) {
+	br := bufio.NewReaderSize(safeio.NewReader(ctx, r, MaxResultsBytes), 64<<10)
 	var (
 		results []Result
 		skipped []SkippedLine
@@ -97,6 +183,9 @@ func ReadResults(r io.Reader) ([]Result, []SkippedLine, error) {
 				}
 				skipped = append(skipped, SkippedLine{line, why})
 			} else {
+				if len(results) == MaxRecords {
+					return results, skipped, fmt.Errorf("line %d: %w of %d per run", line, ErrTooManyRecords, MaxRecords)
+				}
 				results = append(results, res)
 			}
 		}

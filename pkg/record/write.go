@@ -7,10 +7,26 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // ErrRunExists is returned when a run directory already holds a manifest.
 var ErrRunExists = errors.New("run directory already holds a run")
+
+// ErrNotRunDir is returned when a directory to write a run into holds files
+// that no run writes: the user's files are not overwritten or mixed in.
+var ErrNotRunDir = errors.New("directory holds files that are not a run's")
+
+// ErrRunLocked is returned when another process writes to the run directory.
+var ErrRunLocked = errors.New("another process is writing this run")
+
+// runFiles are the names a run directory holds: what the runner writes, and
+// what commands add to it (the diagnosis summary, the host scenario, the
+// doctor's record).
+var runFiles = map[string]bool{
+	ManifestFile: true, ManifestFile + ".tmp": true, ResultsFile: true,
+	"summary.txt": true, "host-scenario.yaml": true, "doctor.json": true,
+}
 
 // Writer writes one run directory: records to results.jsonl as they come,
 // and the manifest whenever it changes. It is what the runner writes
@@ -22,7 +38,11 @@ type Writer struct {
 
 // Create makes dir (and its parents) if needed and opens results.jsonl in
 // it for appending. A directory that already holds a manifest is refused
-// with ErrRunExists.
+// with ErrRunExists; one that holds other files than a run's (a user's
+// directory given as --out) with ErrNotRunDir, naming one of them. The
+// writer holds an exclusive lock (flock) on results.jsonl until Close: the
+// kernel drops it when the process dies, which is how ReadRun tells a run
+// still being written from one whose writer was killed.
 func Create(dir string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -30,9 +50,22 @@ func Create(dir string) (*Writer, error) {
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
 		return nil, fmt.Errorf("%s: %w", dir, ErrRunExists)
 	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if !runFiles[e.Name()] {
+			return nil, fmt.Errorf("%s: %w (%s); give an empty or new directory", dir, ErrNotRunDir, e.Name())
+		}
+	}
 	f, err := os.OpenFile(filepath.Join(dir, ResultsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", dir, ErrRunLocked)
 	}
 	return &Writer{dir: dir, f: f}, nil
 }
@@ -75,8 +108,17 @@ func WriteManifest(dir string, m *Manifest) error {
 	}
 	b = append(b, '\n')
 	tmp := filepath.Join(dir, ManifestFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if err := writeFile(tmp, b); err != nil {
+		os.Remove(tmp) // a full disk leaves no half manifest behind
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, ManifestFile))
+	if err := os.Rename(tmp, filepath.Join(dir, ManifestFile)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
+
+// writeFile is os.WriteFile, a variable so that tests can fail it as a full
+// disk does.
+var writeFile = func(path string, b []byte) error { return os.WriteFile(path, b, 0o644) }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -43,7 +44,7 @@ type pdfWriter struct {
 }
 
 // renderPDF writes the doc as a PDF and returns it with its page count.
-func renderPDF(d *doc, in *Input) ([]byte, int, error) {
+func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, error) {
 	doc := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
 	doc.SetCompression(true)
 	doc.SetCatalogSort(true)
@@ -67,6 +68,12 @@ func renderPDF(d *doc, in *Input) ([]byte, int, error) {
 		}
 		w.heading(2, fmt.Sprintf("%d. %s", i+1, s.Title))
 		for _, b := range s.Blocks {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+			if n := doc.PageCount(); n > pageLimit {
+				return nil, 0, fmt.Errorf("report: %w of %d (section %q)", ErrTooManyPages, pageLimit, s.Title)
+			}
 			switch {
 			case b.H3 != "":
 				w.heading(3, b.H3)

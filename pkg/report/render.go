@@ -1,6 +1,8 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -58,19 +60,40 @@ func (r *Report) File(name string) []byte {
 // the data of every figure. It reads nothing but in (no clock, no files),
 // so the same input gives the same bytes.
 func Render(in Input) (*Report, error) {
+	return RenderContext(context.Background(), in)
+}
+
+// MaxPages bounds the PDF: a report of every path, variant and a few runs
+// is about 20 pages; past 500 the input is not a report's (a results file
+// of a million records), and rendering stops with ErrTooManyPages.
+const MaxPages = 500
+
+// pageLimit is MaxPages; tests lower it.
+var pageLimit = MaxPages
+
+// ErrTooManyPages is returned when the PDF would pass MaxPages pages.
+var ErrTooManyPages = errors.New("the PDF would pass the page limit")
+
+// RenderContext is Render that stops when ctx is done: between the
+// figures of the page and between the blocks of the PDF, so that an
+// interrupt ends a long render promptly (the error is ctx's).
+func RenderContext(ctx context.Context, in Input) (*Report, error) {
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
 	if err := in.resolveVariants(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	d := build(&in)
 	rep := &Report{}
-	page, err := pageOf(d, in.Version)
+	page, err := pageOf(ctx, d, in.Version)
 	if err != nil {
 		return nil, err
 	}
-	pdf, pages, err := renderPDF(d, &in)
+	pdf, pages, err := renderPDF(ctx, d, &in)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +131,12 @@ func (in *Input) resolveVariants() error {
 }
 
 // pageOf is the HTML page of d with every figure inline as SVG.
-func pageOf(d *doc, version string) ([]byte, error) {
+func pageOf(ctx context.Context, d *doc, version string) ([]byte, error) {
 	svgs := map[int]string{}
 	for _, f := range d.Figures {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		s, err := inlineSVG(f.Draw, f.W, f.H, fmt.Sprintf("Figure %d. %s", f.Num, f.Title), f.Anchor())
 		if err != nil {
 			return nil, err

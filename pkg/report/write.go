@@ -44,6 +44,7 @@ func (r *Report) WriteDir(dir string) (err error) {
 		if len(ents) > 0 {
 			return fail(ErrExists)
 		}
+		return r.writeInto(dir)
 	} else if !errors.Is(e, os.ErrNotExist) {
 		return fail(e)
 	}
@@ -78,6 +79,35 @@ func (r *Report) WriteDir(dir string) (err error) {
 	}
 	if e := os.Rename(tmp, dir); e != nil {
 		return fail(e)
+	}
+	return nil
+}
+
+// writeInto writes the files into dir, an existing empty directory (which
+// may not be renamed over: the working directory, a mount point, one in a
+// directory the user cannot write). On failure the files written are
+// removed and dir is left empty, as it was.
+func (r *Report) writeInto(dir string) (err error) {
+	var written []string
+	defer func() {
+		if err != nil {
+			for _, w := range written {
+				os.Remove(w)
+			}
+		}
+	}()
+	for _, f := range r.Files {
+		if strings.ContainsAny(f.Name, `/\`) || f.Name == "" || f.Name[0] == '.' {
+			return fmt.Errorf("report: bad file name %q", f.Name)
+		}
+		p := filepath.Join(dir, f.Name)
+		if e := writeFile(p, f.Data); e != nil {
+			if !errors.Is(e, os.ErrExist) {
+				os.Remove(p)
+			}
+			return &OutputError{Dir: dir, Err: e}
+		}
+		written = append(written, p)
 	}
 	return nil
 }

@@ -1,0 +1,115 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Every rate and time key has a lower and an upper bound, and within them
+// no scenario makes JSON output fail (+Inf) for any size up to the largest.
+func TestKeyBoundsKeepOutputFinite(t *testing.T) {
+	for _, k := range Keys() {
+		var bad []string
+		switch k.Unit {
+		case "rate":
+			bad = []string{"1e-300bit/s", "5e-324B/s", "100bit/s", "1e300B/s"}
+		case "duration":
+			bad = []string{"1e-300s", "5e-324s", "0.0001ns", "1e300s"}
+		default:
+			continue
+		}
+		for _, v := range bad {
+			if err := Default().Set(k.Name, v); err == nil {
+				t.Errorf("%s=%s accepted", k.Name, v)
+			}
+		}
+	}
+	sizes := []Bytes{1, 1 << 40, math.MaxInt64 / 2}
+	for _, ext := range []struct{ rate, dur string }{{"1kbit/s", "0.001ns"}, {"1000000GB/s", "0.001ns"}, {"1kbit/s", ""}} {
+		s := Default()
+		for _, k := range Keys() {
+			switch {
+			case k.Unit == "rate" && k.Name != "loopback.rate":
+				if err := s.Set(k.Name, ext.rate); err != nil {
+					t.Fatalf("%s=%s: %v", k.Name, ext.rate, err)
+				}
+			case k.Unit == "duration" && ext.dur != "":
+				if err := s.Set(k.Name, ext.dur); err != nil {
+					t.Fatalf("%s=%s: %v", k.Name, ext.dur, err)
+				}
+			}
+		}
+		var b bytes.Buffer
+		if err := WriteJSON(&b, s, Sweep(s, Paths(), sizes)); err != nil {
+			t.Errorf("rates %s, times %s: %v", ext.rate, ext.dur, err)
+		}
+		if !json.Valid(b.Bytes()) {
+			t.Errorf("invalid JSON")
+		}
+	}
+}
+
+func TestLoadFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	os.WriteFile(big, bytes.Repeat([]byte("# comment\n"), MaxScenarioBytes/10+1), 0o644)
+	for _, tc := range []struct{ path, want string }{
+		{"/dev/zero", "not a regular file (a character device)"},
+		{fifo, "not a regular file (a FIFO)"},
+		{dir, "a directory"},
+		{big, "over the size limit of 1 MiB"},
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := LoadFile(tc.path); done <- err }()
+		select {
+		case err := <-done:
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: LoadFile does not return", tc.path)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ok := filepath.Join(dir, "ok.yaml")
+	os.WriteFile(ok, []byte("name: x\n"), 0o644)
+	if _, err := LoadFileContext(ctx, ok); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestParseYAMLDocuments(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"name: a\n---\nname: b\n", "s.yaml:3: a second YAML document"},
+		{"nic:\n  rate: [1, 2]\n", "found a list"},
+	} {
+		_, err := Parse([]byte(tc.text), "s.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+	// An alias to a plain value is that value.
+	s, err := Parse([]byte("name: &n fast\ndescription: *n\n"), "s.yaml")
+	if err != nil || s.Description != "fast" {
+		t.Errorf("alias: %v, %+v", err, s)
+	}
+	// A single document with a leading --- is fine.
+	if _, err := Parse([]byte("---\nname: a\n"), "s.yaml"); err != nil {
+		t.Errorf("leading ---: %v", err)
+	}
+}

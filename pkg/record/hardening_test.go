@@ -1,0 +1,165 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const runningManifest = `{"format":1,"tool":"gpupath","status":"running","start":"2026-11-29T12:00:00Z","results":"results.jsonl","probes":[{"name":"tcp","status":"running","results":0}]}`
+
+// A manifest left at running, with records the manifest never counted and
+// no process holding the writer's lock: the reader says interrupted.
+func TestReadRunDerivesInterrupted(t *testing.T) {
+	b, _ := encode(t, sampleResults(3))
+	rd, err := ReadRun(writeRunDir(t, runningManifest, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.Manifest.Status != StatusInterrupted || rd.Written != StatusRunning {
+		t.Errorf("status %s (written %s), want interrupted", rd.Manifest.Status, rd.Written)
+	}
+	if want := "found running with 3 record(s) (the manifest counts 0); the writer died"; rd.Derived != want {
+		t.Errorf("Derived %q, want %q", rd.Derived, want)
+	}
+}
+
+// While a Writer is open (the runner is alive), running stays running.
+func TestReadRunLiveWriterStaysRunning(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Manifest{Format: 1, Tool: "gpupath", Status: StatusRunning, Start: time.Now(), Results: ResultsFile, Probes: []ProbeStatus{{Name: "tcp", Status: StatusRunning, Results: 1}}}
+	if err := w.WriteManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(sampleResults(1)[0]); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := ReadRun(dir)
+	if err != nil || rd.Manifest.Status != StatusRunning || rd.Derived != "" {
+		t.Fatalf("live run: %v, status %s, derived %q", err, rd.Manifest.Status, rd.Derived)
+	}
+	if _, err := Create(filepath.Join(dir)); !errors.Is(err, ErrRunExists) {
+		t.Errorf("second writer: %v", err)
+	}
+	w.Close()
+	rd, err = ReadRun(dir)
+	if err != nil || rd.Manifest.Status != StatusInterrupted {
+		t.Fatalf("after the writer went: %v, status %s", err, rd.Manifest.Status)
+	}
+}
+
+// A manifest.json.tmp left behind is never read; a failed write removes it.
+func TestManifestTmp(t *testing.T) {
+	dir := writeRunDir(t, strings.Replace(runningManifest, "running", "complete", 1), nil)
+	os.WriteFile(filepath.Join(dir, ManifestFile+".tmp"), []byte("{half"), 0o644)
+	if _, err := ReadRun(dir); err != nil {
+		t.Errorf("leftover tmp: %v", err)
+	}
+	old := writeFile
+	defer func() { writeFile = old }()
+	writeFile = func(p string, b []byte) error {
+		os.WriteFile(p, b[:len(b)/2], 0o644)
+		return syscall.ENOSPC
+	}
+	if err := WriteManifest(dir, &Manifest{Format: 1, Status: StatusRunning, Start: time.Now()}); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestFile+".tmp")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("manifest.json.tmp left after a failed write: %v", err)
+	}
+}
+
+// Create refuses a directory holding a user's files.
+func TestCreateRefusesForeignDir(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("mine"), 0o644)
+	if _, err := Create(dir); !errors.Is(err, ErrNotRunDir) || !strings.Contains(err.Error(), "thesis.tex") {
+		t.Errorf("err %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "thesis.tex")); string(b) != "mine" {
+		t.Errorf("file changed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ResultsFile)); err == nil {
+		t.Errorf("results.jsonl written into a user's directory")
+	}
+}
+
+// A FIFO or a device in place of a run's files fails at once; a cancelled
+// context stops the reader; too many records name the limit.
+func TestReadRunBounded(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, ManifestFile), 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadRun(dir); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("FIFO manifest: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadRun blocks on a FIFO")
+	}
+	dir = writeRunDir(t, runningManifest, nil)
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, ResultsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), "character device") {
+		t.Errorf("/dev/zero results: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b, _ := encode(t, sampleResults(2))
+	if _, err := ReadRunContext(ctx, writeRunDir(t, runningManifest, b)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestReadResultsRecordCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million records")
+	}
+	line := []byte(`{"probe":"x"}` + "\n")
+	r := &repeat{line: line, n: MaxRecords + 1}
+	_, _, err := ReadResults(r)
+	if !errors.Is(err, ErrTooManyRecords) || !strings.Contains(err.Error(), "1000000") {
+		t.Errorf("err %v", err)
+	}
+}
+
+type repeat struct {
+	line []byte
+	n    int
+	off  int
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	w := 0
+	for w < len(p) {
+		if r.n == 0 {
+			if w == 0 {
+				return 0, io.EOF
+			}
+			break
+		}
+		c := copy(p[w:], r.line[r.off:])
+		w += c
+		r.off += c
+		if r.off == len(r.line) {
+			r.off = 0
+			r.n--
+		}
+	}
+	return w, nil
+}
