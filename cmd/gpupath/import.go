@@ -62,6 +62,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	m, werr := importers.WriteRun(*out, parsed, importers.Meta{Version: Version, Time: time.Now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
 	if werr != nil {
+		if errors.Is(werr, record.ErrNotRunDir) || errors.Is(werr, record.ErrRunExists) {
+			return usagef("--out %s: %v", *out, unwrapPath(werr))
+		}
 		return fmt.Errorf("--out %s: %w", *out, unwrapPath(werr))
 	}
 	for _, f := range parsed {

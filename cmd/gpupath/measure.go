@@ -138,6 +138,14 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile)); err == nil {
 		return usagef("--out %s already holds a run", dir)
 	}
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return usagef("--out %s: not a directory (give a new or empty directory)", dir)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+			return usagef("--out %s: it exists and is not empty (give a new or empty directory)", dir)
+		}
+	}
 	cfg.Dir, cfg.Host = dir, &host
 	if !f.quiet {
 		cfg.Progress = newProgress(stdout)
@@ -153,7 +161,7 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	}
 	m, err := measure.Run(ctx, cfg)
 	if m == nil {
-		return badInputIf(err, errors.Is(err, record.ErrRunExists))
+		return badInputIf(err, errors.Is(err, record.ErrRunExists) || errors.Is(err, record.ErrNotRunDir) || errors.Is(err, record.ErrRunLocked))
 	}
 	return f.finish(ctx, m, err, dir, stdout)
 }
@@ -306,9 +314,30 @@ func (f *measureFlags) checkNetwork(ctx context.Context, plan measure.Plan) erro
 	case "veth":
 		return measure.VethAvailable()
 	default:
+		if err := checkTarget(t); err != nil {
+			return err
+		}
 		// A peer that does not answer fails now, within the timeout, not
 		// after the other probes have run.
 		return measure.CheckPeer(ctx, t, f.timeout)
+	}
+	return nil
+}
+
+// checkTarget refuses a --target that is neither loopback, veth nor a
+// host:port with a port in 1..65535 (127.0.0.1:0, :99999, http://x).
+func checkTarget(t string) error {
+	bad := func() error { return usagef("--target %q: want loopback, veth or host:port (port 1..65535)", t) }
+	if strings.Contains(t, "://") {
+		return bad()
+	}
+	h, p, err := net.SplitHostPort(t)
+	if err != nil || h == "" {
+		return bad()
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 {
+		return bad()
 	}
 	return nil
 }

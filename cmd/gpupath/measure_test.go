@@ -421,3 +421,28 @@ func gpupathNetns(t *testing.T, pid int) []string {
 	}
 	return names
 }
+
+// TestMeasureBadTargetAndOut: bad --target values and an --out that is a
+// file or a user's directory exit 2 with one line (issue 12, items 7 and 9).
+func TestMeasureBadTargetAndOut(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	full := t.TempDir()
+	os.WriteFile(filepath.Join(full, "thesis.tex"), []byte("x"), 0o644)
+	for _, args := range [][]string{
+		{"measure", "--probes", "tcp", "--target", "127.0.0.1:0"},
+		{"measure", "--probes", "tcp", "--target", ":99999"},
+		{"measure", "--probes", "tcp", "--target", "http://x"},
+		{"measure", "--probes", "memcpy", "--out", file},
+		{"measure", "--probes", "memcpy", "--out", full},
+	} {
+		var out, errb, msg bytes.Buffer
+		err := run(context.Background(), args, &out, &errb)
+		if code := exitCode(err, &msg); code != 2 || strings.Count(msg.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, msg.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(full, "thesis.tex")); err != nil {
+		t.Error("the user's file is gone")
+	}
+}

@@ -336,6 +336,13 @@ func (c *Conn) ioErr(op string, err error) error {
 	return fmt.Errorf("%s %s: %w", op, c.peer, err)
 }
 
+// Shutdown ends both directions at once (shutdown(2) SHUT_RDWR): a read or
+// write blocked on another thread returns. The descriptor stays open until
+// Close. Safe to call from any goroutine.
+func (c *Conn) Shutdown() error {
+	return os.NewSyscallError("shutdown", unix.Shutdown(c.fd, unix.SHUT_RDWR))
+}
+
 // CloseWrite sends FIN: the peer reads end of stream.
 func (c *Conn) CloseWrite() error {
 	return os.NewSyscallError("shutdown", unix.Shutdown(c.fd, unix.SHUT_WR))

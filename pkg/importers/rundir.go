@@ -52,11 +52,15 @@ var ErrRunExists = record.ErrRunExists
 // inventory the FileInfo — and results.jsonl with one record per result,
 // its note "FILE:LINE".
 func WriteRun(dir string, files []*File, meta Meta) (*record.Manifest, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile)); err == nil {
 		return nil, fmt.Errorf("%s: %w", dir, ErrRunExists)
+	}
+	// A directory that holds a user's files is not written into.
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return nil, fmt.Errorf("%s holds %s and more: %w", dir, ents[0].Name(), record.ErrNotRunDir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
 	at := meta.Time.UTC()
 	m := &record.Manifest{Format: record.ManifestFormat, Tool: ToolName, Version: meta.Version, Status: record.StatusComplete,

@@ -88,3 +88,42 @@ func TestServeBusy(t *testing.T) {
 		t.Errorf("past MaxConns: %v, want ErrBusy", err)
 	}
 }
+
+// TestServeStopsSessions: when its context ends, Serve returns promptly
+// even while a session is in the middle of a large message (issue 12,
+// item 4: it used to wait for every connection's own deadline).
+func TestServeStopsSessions(t *testing.T) {
+	s, err := Listen(context.Background(), ServerConfig{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	c, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := make([]byte, helloLen)
+	copy(h, magicHello[:])
+	binary.LittleEndian.PutUint16(h[4:], protoVersion)
+	binary.LittleEndian.PutUint16(h[6:], modePingPong)
+	binary.LittleEndian.PutUint64(h[8:], 64<<20)
+	c.Write(h)
+	var w [8]byte
+	io.ReadFull(c, w[:])
+	c.Write(make([]byte, 1000)) // the server now waits for the rest of 64 MiB
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	select {
+	case <-done:
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("Serve returned %v after the cancel", d)
+		}
+	case <-time.After(4 * time.Second):
+		t.Fatal("Serve still waits on its session 4 s after the cancel")
+	}
+}

@@ -135,8 +135,10 @@ type Server struct {
 	once            sync.Once
 	wg              sync.WaitGroup
 	sem             chan struct{}
-	// buffered is the bytes of large message buffers held; guarded by mu.
+	// buffered is the bytes of large message buffers held; live the
+	// sessions being served; both guarded by mu.
 	buffered int64
+	live     map[*rawsock.Conn]struct{}
 }
 
 // DefaultMaxSessions is the number of sessions a server serves at once
@@ -211,6 +213,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.mu.Unlock()
 	defer close(s.done)
 	defer s.wg.Wait()
+	// On the way out, end every live session at once rather than at its
+	// next deadline (a 256 MiB message may be allowed most of a minute).
+	defer s.shutdownLive()
 	for {
 		select {
 		case <-ctx.Done():
@@ -240,9 +245,11 @@ func (s *Server) Serve(ctx context.Context) error {
 			continue
 		}
 		s.wg.Add(1)
+		s.track(c, true)
 		go func() {
 			defer s.wg.Done()
 			defer func() { <-s.sem }()
+			defer s.track(c, false)
 			s.handle(c)
 		}()
 	}
@@ -369,6 +376,29 @@ func (s *Server) handle(c *rawsock.Conn) {
 	binary.LittleEndian.PutUint64(tr[16:], nanos(u1-u0))
 	binary.LittleEndian.PutUint64(tr[24:], nanos(s1-s0))
 	c.WriteAll(tr[:])
+}
+
+// track adds (on) or removes a live session.
+func (s *Server) track(c *rawsock.Conn, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.live == nil {
+		s.live = map[*rawsock.Conn]struct{}{}
+	}
+	if on {
+		s.live[c] = struct{}{}
+	} else {
+		delete(s.live, c)
+	}
+}
+
+// shutdownLive ends every live session's socket in both directions.
+func (s *Server) shutdownLive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.live {
+		c.Shutdown()
+	}
 }
 
 func welcome(status uint16) []byte {

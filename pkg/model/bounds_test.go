@@ -38,12 +38,14 @@ func TestKeyBoundsKeepOutputFinite(t *testing.T) {
 		s := Default()
 		for _, k := range Keys() {
 			switch {
+			// A key with a tighter range of its own (gpu.memory_rate:
+			// 1–100000 GB/s) refuses the extreme and keeps its value.
 			case k.Unit == "rate" && k.Name != "loopback.rate":
-				if err := s.Set(k.Name, ext.rate); err != nil {
+				if err := s.Set(k.Name, ext.rate); err != nil && !strings.Contains(err.Error(), "out of range") {
 					t.Fatalf("%s=%s: %v", k.Name, ext.rate, err)
 				}
 			case k.Unit == "duration" && ext.dur != "":
-				if err := s.Set(k.Name, ext.dur); err != nil {
+				if err := s.Set(k.Name, ext.dur); err != nil && !strings.Contains(err.Error(), "out of range") {
 					t.Fatalf("%s=%s: %v", k.Name, ext.dur, err)
 				}
 			}

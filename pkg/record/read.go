@@ -100,31 +100,56 @@ func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 		return nil, err
 	}
 	defer f.Close()
-	held := writerHolds(f)
+	held, known := writerHolds(f)
 	rd.Results, rd.Skipped, err = ReadResultsContext(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
-	rd.derive(held, false)
+	if known {
+		rd.derive(held, false)
+	} else {
+		rd.deriveByCount()
+	}
 	return rd, nil
 }
 
-// writerHolds says whether a live writer holds the lock on results.jsonl.
-// Where the file system has no locks, it says yes (nothing is derived from
-// the lock then; see derive).
-func writerHolds(f *os.File) bool {
+// writerHolds says whether a live writer holds the lock on results.jsonl;
+// known is false where the file system has no locks (then the record count
+// decides, see deriveByCount).
+func writerHolds(f *os.File) (held, known bool) {
 	err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, true
+	}
 	if err != nil {
-		return true
+		return false, false
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	return false, true
 }
 
-// derive sets the status the run directory shows. A manifest at running or
-// pending whose writer is gone (held false), or that counts fewer records
-// than results.jsonl holds (a writer that lost its manifest writes to a full
-// disk), is an interrupted run.
+// deriveByCount is the rule without locks: a manifest at running that
+// counts fewer records than results.jsonl holds was left by a writer that
+// could no longer write it (killed, or a full disk).
+func (rd *RunData) deriveByCount() {
+	m := &rd.Manifest
+	if m.Status != StatusRunning && m.Status != StatusPending {
+		return
+	}
+	counted := 0
+	for _, p := range m.Probes {
+		counted += p.Results
+	}
+	if n := len(rd.Results); n > counted {
+		rd.Derived = fmt.Sprintf("found %s with %d record(s) (the manifest counts %d); the writer died", m.Status, n, counted)
+		m.Status = StatusInterrupted
+	}
+}
+
+// derive sets the status the run directory shows: a manifest at running or
+// pending whose writer no longer holds the lock on results.jsonl (killed,
+// crashed) is an interrupted run; one whose writer holds it is running,
+// whatever its counts say between two manifest writes.
 func (rd *RunData) derive(held, noResults bool) {
 	m := &rd.Manifest
 	if m.Status != StatusRunning && m.Status != StatusPending {
@@ -135,10 +160,7 @@ func (rd *RunData) derive(held, noResults bool) {
 		counted += p.Results
 	}
 	n := len(rd.Results)
-	switch {
-	case !held && !noResults: // no live writer
-	case n > counted:
-	default:
+	if held || noResults {
 		return
 	}
 	rd.Derived = fmt.Sprintf("found %s with %d record(s) (the manifest counts %d); the writer died", m.Status, n, counted)
