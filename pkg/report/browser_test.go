@@ -230,7 +230,20 @@ func TestBrowser(t *testing.T) {
 					}
 					rect := image.Rect(int(f.X*vp.scale), int(f.Y*vp.scale), int(math.Ceil((f.X+f.W)*vp.scale)), int(math.Ceil((f.Y+f.H)*vp.scale)))
 					if ink := inkOf(img, rect); ink < 0.01 {
-						t.Errorf("%s looks blank in the screenshot (%.4f of its pixels have ink, at %v)", f.ID, ink, rect)
+						// Far down a tall page (80,000 device pixels on a phone)
+						// the full-page capture can come back unpainted; look at
+						// the figure alone before calling it blank.
+						clip, err := chromedp.Run(bctx, clipShot(f.X, f.Y, f.W, f.H))
+						var cimg image.Image
+						if err == nil {
+							cimg, err = png.Decode(bytes.NewReader(clip))
+						}
+						if err != nil {
+							t.Fatalf("%s: screenshot of the figure: %v", f.ID, err)
+						}
+						if cink := inkOf(cimg, cimg.Bounds()); cink < 0.01 {
+							t.Errorf("%s looks blank in the screenshot (%.4f of its pixels have ink, at %v; %.4f in a shot of it alone)", f.ID, ink, rect, cink)
+						}
 					}
 				}
 				if b := img.Bounds(); float64(b.Dy()) < facts.Height*vp.scale*0.98 {
@@ -259,6 +272,22 @@ func fullPage(scale float64) chromedp.Action[[]byte] {
 			CaptureBeyondViewport: ptr(true),
 			FromSurface:           ptr(true),
 			Clip:                  &page.Viewport{X: 0, Y: 0, Width: size.Width, Height: size.Height, Scale: 1},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
+	}
+}
+
+// clipShot captures one region of the page (CSS pixels), wherever it is.
+func clipShot(x, y, w, h float64) chromedp.Action[[]byte] {
+	return func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+		r, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+			Format:                page.CaptureScreenshotFormatPng,
+			CaptureBeyondViewport: ptr(true),
+			FromSurface:           ptr(true),
+			Clip:                  &page.Viewport{X: x, Y: y, Width: w, Height: h, Scale: 1},
 		})
 		if err != nil {
 			return nil, err
