@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -435,21 +436,22 @@ func writeHostScenario(rd *record.RunData, ovs []calib.Override, notes []string,
 // hostScenarioYAML writes the scenario file of a run: a title comment,
 // name and description, then the measured keys with their sources.
 func hostScenarioYAML(rd *record.RunData, ovs []calib.Override, notes []string) ([]byte, error) {
-	var b strings.Builder
 	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s. Keys not listed come from the default preset.",
 		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))
 	if len(notes) > 0 {
 		title += " Not derived: " + strings.Join(notes, "; ")
 	}
-	for _, line := range calib.WrapLines(title, 98) {
-		b.WriteString("# " + line + "\n")
-	}
-	fmt.Fprintf(&b, "name: %q\n", "this-host "+rd.Manifest.Host.Hostname)
-	fmt.Fprintf(&b, "description: %q\n", fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)))
-	if err := calib.WriteScenarioYAML(&b, "", ovs); err != nil {
+	d, err := calib.ScenarioDoc(title, ovs)
+	if err != nil {
 		return nil, err
 	}
-	return []byte(b.String()), nil
+	d.Fields = []model.YAMLField{{Key: "name", Value: "this-host " + rd.Manifest.Host.Hostname, Quote: true},
+		{Key: "description", Value: fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)), Quote: true}}
+	var b bytes.Buffer
+	if err := model.WriteYAML(&b, d); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func contains(list []string, s string) bool {

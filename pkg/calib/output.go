@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/compact"
 	"io"
 	"math"
 	"strconv"
@@ -17,34 +18,26 @@ import (
 // reads: it starts from the base preset and sets only the keys the runs
 // measured, each with a comment saying where its value comes from.
 func (c *Calibration) YAML(now time.Time) []byte {
-	var b bytes.Buffer
-	comment := func(text string, indent string) {
-		for _, line := range WrapLines(text, 96) {
-			b.WriteString(indent + "# " + line + "\n")
-		}
-	}
 	var runs []string
 	for _, r := range c.Runs {
 		runs = append(runs, fmt.Sprintf("%s (host %s, %s)", r.Dir, r.Host, r.Start.UTC().Format(time.RFC3339)))
 	}
-	comment(fmt.Sprintf("Calibrated by gpupath fit at %s from %s. Keys not set here come from the base preset. "+
+	d := model.YAMLDoc{Head: []string{fmt.Sprintf("Calibrated by gpupath fit at %s from %s. Keys not set here come from the base preset. "+
 		"To model the staged transfer between two GPUs of this host, add --set nic.kind=loopback --set nic.rdma=false.",
-		now.UTC().Format(time.RFC3339), strings.Join(runs, "; ")), "")
+		now.UTC().Format(time.RFC3339), strings.Join(runs, "; "))}}
 	base := c.Base.Name
 	if _, err := model.Preset(base); err != nil {
 		base = "default"
-		comment("the base scenario is not a preset: keys it changed from the default are written out below", "")
+		d.Head = append(d.Head, "the base scenario is not a preset: keys it changed from the default are written out below")
 	}
-	fmt.Fprintf(&b, "base: %s\n", base)
-	fmt.Fprintf(&b, "name: %s\n", strconv.Quote(c.Scenario.Name))
-	fmt.Fprintf(&b, "description: %s\n", strconv.Quote(c.Scenario.Description))
+	d.Fields = []model.YAMLField{{Key: "base", Value: base}, {Key: "name", Value: c.Scenario.Name, Quote: true},
+		{Key: "description", Value: c.Scenario.Description, Quote: true}}
 	// Every key whose value differs from the base preset, by section.
 	ref, _ := model.Preset(base)
 	why := map[string]string{}
 	for _, k := range c.Keys {
 		why[k.Key] = k.Source
 	}
-	section := ""
 	for _, k := range model.Keys() {
 		if k.Name == "name" || k.Name == "description" {
 			continue
@@ -53,26 +46,15 @@ func (c *Calibration) YAML(now time.Time) []byte {
 		if ref != nil && k.Text(ref) == v && why[k.Name] == "" {
 			continue
 		}
-		sec, leaf, _ := strings.Cut(k.Name, ".")
-		if sec != section {
-			fmt.Fprintf(&b, "%s:\n", sec)
-			section = sec
-		}
 		src := why[k.Name]
 		if src == "" {
 			src = "from the base scenario " + c.Base.Name
 		}
-		comment(src, "  ")
-		fmt.Fprintf(&b, "  %s: %s\n", leaf, quoteIfNeeded(v))
+		d.Entries = append(d.Entries, model.YAMLEntry{Key: k.Name, Value: v, Comment: src})
 	}
+	var b bytes.Buffer
+	model.WriteYAML(&b, d) // a bytes.Buffer does not fail
 	return b.Bytes()
-}
-
-func quoteIfNeeded(v string) string {
-	if v == "" || strings.ContainsAny(v, ":#{}[],&*!|>'\"%@`") || strings.TrimSpace(v) != v {
-		return strconv.Quote(v)
-	}
-	return v
 }
 
 // WriteText writes the calibration for a terminal: the fits with their
@@ -95,7 +77,7 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "\nscenario keys set:\n")
 	for _, k := range c.Keys {
-		fmt.Fprintf(&b, "  %-22s %-12s → %-12s %s\n", k.Key, k.Before, k.After, k.Source)
+		fmt.Fprintf(&b, "  %-22s %-12s → %-12s %s\n", k.Key, Display(k.Before), Display(k.After), k.Source)
 	}
 	fmt.Fprintf(&b, "\nmodel against measurement (absolute percentage error over sizes; preset = %s, calibrated = fitted):\n", c.Base.Name)
 	for _, cmp := range c.Comparison {
@@ -235,4 +217,19 @@ func (r StageRow) MarshalJSON() ([]byte, error) {
 		Modeled              []*float64 `json:"modeled_s"`
 		MeasuredAt           []*float64 `json:"measured_s"`
 	}{r.Letter, r.Name, r.Source, r.Measured, r.Alpha, r.Beta, StageSizes, nul(r.Modeled), nul(r.MeasuredAt)})
+}
+
+// Display spells a key's value for people: rates and times rounded by the
+// unit formatters (the scenario holds them exactly), anything else as it is.
+func Display(v string) string {
+	if r, err := model.ParseRate(v); err == nil && strings.HasSuffix(v, "/s") {
+		return compact.Rate(float64(r))
+	}
+	if d, err := model.ParseDuration(v); err == nil && !strings.HasSuffix(v, "/s") {
+		return compact.Seconds(float64(d))
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	}
+	return v
 }

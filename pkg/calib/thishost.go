@@ -3,9 +3,8 @@ package calib
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
@@ -218,65 +217,46 @@ func pingPongForHost(rs []record.Result) []record.Result {
 	return nil
 }
 
-// WriteScenarioYAML writes the overrides as a scenario fragment: nested keys
-// in the model's layout, each value preceded by a comment with its source.
-// The fragment merges over a preset (`--scenario`) or is read key by key.
-func WriteScenarioYAML(w io.Writer, title string, ovs []Override) error {
-	root := &yaml.Node{Kind: yaml.MappingNode}
-	sections := map[string]*yaml.Node{}
+// ScenarioDoc is the overrides as a scenario fragment for model.WriteYAML:
+// nested keys in the model's layout, each value preceded by a comment with
+// its source, under title. The fragment merges over a preset
+// (`--scenario`) or is read key by key.
+func ScenarioDoc(title string, ovs []Override) (model.YAMLDoc, error) {
+	d := model.YAMLDoc{Width: 98}
+	if title != "" {
+		d.Head = []string{title}
+	}
 	for _, o := range ovs {
 		sec, key, ok := strings.Cut(o.Key, ".")
 		if !ok || sec == "" || key == "" || strings.Contains(key, ".") {
-			return fmt.Errorf("override key %q is not section.key", o.Key)
+			return model.YAMLDoc{}, fmt.Errorf("override key %q is not section.key", o.Key)
 		}
-		m := sections[sec]
-		if m == nil {
-			m = &yaml.Node{Kind: yaml.MappingNode}
-			sections[sec] = m
-			root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: sec}, m)
+		d.Entries = append(d.Entries, model.YAMLEntry{Key: o.Key, Value: o.Value, Comment: o.Source})
+	}
+	// A section's keys are written together, in the order they first came.
+	order := map[string]int{}
+	for _, e := range d.Entries {
+		sec, _, _ := strings.Cut(e.Key, ".")
+		if _, ok := order[sec]; !ok {
+			order[sec] = len(order)
 		}
-		m.Content = append(m.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Value: key, HeadComment: wrapComment(o.Source, 100)},
-			&yaml.Node{Kind: yaml.ScalarNode, Value: o.Value})
 	}
-	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}
-	if title != "" {
-		doc.HeadComment = wrapComment(title, 100)
-	}
-	enc := yaml.NewEncoder(w)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
+	sort.SliceStable(d.Entries, func(a, b int) bool {
+		sa, _, _ := strings.Cut(d.Entries[a].Key, ".")
+		sb, _, _ := strings.Cut(d.Entries[b].Key, ".")
+		return order[sa] < order[sb]
+	})
+	return d, nil
+}
+
+// WriteScenarioYAML writes the overrides as a scenario fragment
+// (ScenarioDoc through model.WriteYAML).
+func WriteScenarioYAML(w io.Writer, title string, ovs []Override) error {
+	d, err := ScenarioDoc(title, ovs)
+	if err != nil {
 		return err
 	}
-	return enc.Close()
-}
-
-// wrapComment breaks s into lines of at most width characters, for YAML
-// comments (the encoder adds the "# ").
-func wrapComment(s string, width int) string {
-	return strings.Join(WrapLines(s, width), "\n")
-}
-
-// WrapLines breaks s at spaces into lines of at most width characters (a
-// longer word gets a line of its own).
-func WrapLines(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
+	return model.WriteYAML(w, d)
 }
 
 // ThisHost returns every "this host" scenario value a run supports: the

@@ -215,28 +215,17 @@ func utf8Text(b []byte) bool {
 // YAML writes the resolved scenario as a complete YAML file in key order,
 // each key with its meaning as a comment. Parse gives back the same scenario.
 func (s *Scenario) YAML() []byte {
-	var b bytes.Buffer
-	section := ""
+	var d YAMLDoc
+	d.Inline = true
 	for _, k := range keys {
-		name := k.Name
-		sec, leaf := "", name
-		if i := strings.IndexByte(name, '.'); i > 0 {
-			sec, leaf = name[:i], name[i+1:]
+		if !strings.Contains(k.Name, ".") {
+			d.Entries = append(d.Entries, YAMLEntry{Key: k.Name, Value: k.Text(s)})
+			continue
 		}
-		if sec != section {
-			fmt.Fprintf(&b, "%s:\n", sec)
-			section = sec
-		}
-		indent := ""
-		if sec != "" {
-			indent = "  "
-		}
-		fmt.Fprintf(&b, "%s%s: %s", indent, leaf, yamlScalar(k.Text(s)))
-		if k.Doc != "" && sec != "" {
-			fmt.Fprintf(&b, "  # %s", k.Doc)
-		}
-		b.WriteByte('\n')
+		d.Entries = append(d.Entries, YAMLEntry{Key: k.Name, Value: k.Text(s), Comment: k.Doc})
 	}
+	var b bytes.Buffer
+	WriteYAML(&b, d) // a bytes.Buffer does not fail
 	return b.Bytes()
 }
 

@@ -239,7 +239,7 @@ func fitNotes(cal *calib.Calibration) []string {
 func keysTable(cal *calib.Calibration) *docTable {
 	t := &docTable{Head: []string{"key", cal.Base.Name, cal.Scenario.Name, "source"}, Widths: []float64{1.35, 0.85, 0.85, 4}}
 	for _, k := range cal.Keys {
-		t.Rows = append(t.Rows, []cell{c(k.Key), c(k.Before), c(k.After), c(k.Source)})
+		t.Rows = append(t.Rows, []cell{c(k.Key), c(calib.Display(k.Before)), c(calib.Display(k.After)), c(k.Source)})
 	}
 	return t
 }
@@ -631,7 +631,7 @@ func (b *builder) hostDiagram(s *section, a *analysis) {
 		switch k.Key {
 		case "topology.gpu_nic", "gpu.pcie", "nic.pcie", "nic.kind", "nic.rdma", "nic.rate":
 			if !strings.HasPrefix(k.Source, "fit:") {
-				facts = append(facts, k.Key+" "+k.After)
+				facts = append(facts, k.Key+" "+calib.Display(k.After))
 			}
 		}
 	}

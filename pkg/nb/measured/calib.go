@@ -121,7 +121,7 @@ func KeysTable(c *calib.Calibration) string {
 	t := &nb.Table{Caption: "Scenario keys set by the calibration", Head: []string{"key", c.Base.Name, "calibrated", "where it comes from"},
 		Right: []bool{false, true, true, false}}
 	for _, k := range c.Keys {
-		t.Add(k.Key, k.Before, k.After, k.Source)
+		t.Add(k.Key, calib.Display(k.Before), calib.Display(k.After), k.Source)
 	}
 	return t.HTML()
 }
