@@ -55,7 +55,7 @@ go test -count=1 -p 1 ./...
 say "race detector on the packages with goroutines"
 go test -count=1 -p 1 -race $(go list ./pkg/measure/... ./pkg/cluster ./internal/... | grep -v nbcheck)
 
-say "fuzz targets, ${FUZZTIME:-2s} each"
+say "fuzz targets, ${FUZZTIME:-300x} each"
 bash scripts/fuzz.sh
 
 say "notebooks"
