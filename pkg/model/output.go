@@ -218,21 +218,7 @@ func humanCores(c float64) string {
 	return trimFloat(c, 2)
 }
 
+// wrap is WrapText's lines joined, each after the first indented.
 func wrap(text string, width int, indent string) string {
-	var b strings.Builder
-	col := 0
-	for i, word := range strings.Fields(text) {
-		if i > 0 {
-			if col+1+len(word) > width {
-				b.WriteString("\n" + indent)
-				col = 0
-			} else {
-				b.WriteByte(' ')
-				col++
-			}
-		}
-		b.WriteString(word)
-		col += len(word)
-	}
-	return b.String()
+	return strings.Join(WrapText(text, width), "\n"+indent)
 }
