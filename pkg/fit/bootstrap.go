@@ -4,7 +4,10 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gpupath/gpupath/internal/stats"
 )
@@ -73,11 +76,13 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 			pool[j] -= mean
 		}
 	}
+	// The resamples are drawn in order from one generator, so the result
+	// does not depend on how the refits below are scheduled.
 	g := newRNG(opt.Seed)
-	y := make([]float64, lin.rows)
-	theta := make([]float64, lin.p)
+	ys := make([]float64, opt.Resamples*lin.rows)
 	var buf []float64
 	for b := 0; b < opt.Resamples; b++ {
+		y := ys[b*lin.rows : (b+1)*lin.rows]
 		for i, r := range d.reps {
 			buf = buf[:0]
 			for range r {
@@ -89,13 +94,37 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 			}
 			y[i] = stats.MedianInPlace(buf)
 		}
-		// A resample that does not settle keeps its last iterate, which
-		// is still non-negative; it is rare and only widens the interval.
-		lin.irls(y, cnt, point, theta)
-		for k, v := range theta {
-			samples[k] = append(samples[k], v)
-		}
 	}
+	// The refits are independent (lin is read-only once built): one worker
+	// per CPU, each taking the next resample.
+	for k := range samples {
+		samples[k] = samples[k][:opt.Resamples]
+	}
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), opt.Resamples) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			theta := make([]float64, lin.p)
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= opt.Resamples {
+					return
+				}
+				// A resample that does not settle keeps its last iterate,
+				// which is still non-negative; it is rare and only widens
+				// the interval.
+				lin.irls(ys[b*lin.rows:(b+1)*lin.rows], cnt, point, theta)
+				for k, v := range theta {
+					samples[k][b] = v
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	for k := range samples {
 		slices.Sort(samples[k])
 	}

@@ -127,14 +127,19 @@ func TestReadRunBounded(t *testing.T) {
 }
 
 func TestReadResultsRecordCap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a million records")
+	if recordCap != MaxRecords {
+		t.Fatalf("the cap is %d, not MaxRecords", recordCap)
 	}
+	defer func(c int) { recordCap = c }(recordCap)
+	recordCap = 1000
 	line := []byte(`{"probe":"x"}` + "\n")
-	r := &repeat{line: line, n: MaxRecords + 1}
-	_, _, err := ReadResults(r)
-	if !errors.Is(err, ErrTooManyRecords) || !strings.Contains(err.Error(), "1000000") {
-		t.Errorf("err %v", err)
+	res, _, err := ReadResults(&repeat{line: line, n: 1000})
+	if err != nil || len(res) != 1000 {
+		t.Errorf("1000 records at a cap of 1000: %d records, %v", len(res), err)
+	}
+	res, _, err = ReadResults(&repeat{line: line, n: 1001})
+	if !errors.Is(err, ErrTooManyRecords) || !strings.Contains(err.Error(), "line 1001") || !strings.Contains(err.Error(), "of 1000 per run") || len(res) != 1000 {
+		t.Errorf("1001 records at a cap of 1000: %d records, %v", len(res), err)
 	}
 }
 
