@@ -52,6 +52,14 @@ say "go test"
 # are timing-sensitive, and the CI machine has two cores.
 go test -count=1 -p 1 ./...
 
+say "the nvml build tag: vet everything, test the NVML probe, its PCIe monitor and doctor's NVML facts"
+# go-nvml is cgo and built in only with -tags nvml (README, GPU machines); its
+# C compiler warnings are left out of this log unless the step fails.
+if ! nvml_out=$(go vet -tags nvml ./... 2>&1 && go test -count=1 -tags nvml -run 'NVML|Nvml|Monitor' ./pkg/measure/gpu ./pkg/doctor/... 2>&1); then
+  echo "$nvml_out"; exit 1
+fi
+echo "$nvml_out" | grep -E '^(ok|---|FAIL)' || true
+
 say "race detector on the packages with goroutines"
 go test -count=1 -p 1 -race $(go list ./pkg/measure/... ./pkg/cluster ./internal/... | grep -v nbcheck)
 
