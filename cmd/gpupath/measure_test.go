@@ -30,12 +30,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "gpupath")
+	buildOther()
 	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building gpupath: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	code := m.Run()
+	<-otherDone
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
