@@ -27,7 +27,12 @@ func ReadFS(fsys fs.FS) (*System, error) {
 	if !ok {
 		return nil, errors.New("topo: the file system cannot read symbolic links")
 	}
-	r := fsReader{fsys: fsys, rl: rl}
+	return fsReader{fsys: fsys, rl: rl}.system()
+}
+
+// system reads the PCI functions, RDMA devices and interfaces and links
+// them (ReadFS and Reader.Read).
+func (r fsReader) system() (*System, error) {
 	s := &System{}
 	pci, warn, err := r.pciDevices()
 	if err != nil {
@@ -71,9 +76,13 @@ func (s *System) link() {
 	}
 }
 
+// fsReader reads sysfs through fsys. base is the root's name in fsys: ""
+// for ReadFS (names relative to the root), the directory for Reader, whose
+// file system takes host paths as they are (so its warnings name them).
 type fsReader struct {
 	fsys fs.FS
 	rl   fs.ReadLinkFS
+	base string
 }
 
 func (r fsReader) read(name string) (string, error) {
@@ -92,7 +101,7 @@ func (r fsReader) read(name string) (string, error) {
 }
 
 func (r fsReader) pciDevices() ([]PCIDevice, []string, error) {
-	dir := "bus/pci/devices"
+	dir := path.Join(r.base, "bus/pci/devices")
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("topo: %w", err)
@@ -190,7 +199,7 @@ func (r fsReader) pciDevice(p, name string) (PCIDevice, []string, error) {
 }
 
 func (r fsReader) rdmaDevices() ([]RDMADevice, []string, error) {
-	dir := "class/infiniband"
+	dir := path.Join(r.base, "class/infiniband")
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("topo: %w", err)
@@ -302,7 +311,7 @@ func (r fsReader) rdmaPort(p, dev string, n int) (RDMAPort, []string) {
 }
 
 func (r fsReader) netDevs() ([]NetDev, []string, error) {
-	dir := "class/net"
+	dir := path.Join(r.base, "class/net")
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("topo: %w", err)

@@ -10,8 +10,9 @@ import (
 
 // ReadFS over os.Root must see what Reader sees, on every fixture tree:
 // same devices, ports and interfaces, and the same warnings once the root
-// directory is taken out of Reader's paths. (Reader.Read could then be
-// ReadFS(os.DirFS(root)) in one place, its ReadFile hook aside.)
+// directory is taken out of Reader's paths. Both run the same reading code
+// (fsReader); this checks the two file systems under it, host paths with
+// links followed and os.Root's, agree wherever no link leaves the root.
 func TestReadFSMatchesReader(t *testing.T) {
 	names, err := filepath.Glob(filepath.Join("testdata", "sysfs", "*.txt"))
 	if err != nil || len(names) == 0 {
