@@ -38,9 +38,16 @@ var sizeUnits = []struct {
 
 // splitNumber splits "1.5GiB" into 1.5 and "GiB"; spaces between are allowed.
 func splitNumber(s string) (float64, string, error) {
+	v, _, unit, err := splitNumberText(s)
+	return v, unit, err
+}
+
+// splitNumberText is splitNumber that also returns the number as written,
+// for scaling it by a power of ten in decimal (scaleDecimal).
+func splitNumberText(s string) (float64, string, string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return 0, "", errors.New("empty value")
+		return 0, "", "", errors.New("empty value")
 	}
 	i := 0
 	for i < len(s) {
@@ -61,16 +68,70 @@ func splitNumber(s string) (float64, string, error) {
 	}
 	num, unit := s[:i], strings.TrimSpace(s[i:])
 	if num == "" {
-		return 0, "", fmt.Errorf("%q: no number", s)
+		return 0, "", "", fmt.Errorf("%q: no number", s)
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil {
-		return 0, "", fmt.Errorf("%q: bad number", s)
+		return 0, "", "", fmt.Errorf("%q: bad number", s)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, "", fmt.Errorf("%q: not a finite number", s)
+		return 0, "", "", fmt.Errorf("%q: not a finite number", s)
 	}
-	return v, unit, nil
+	return v, num, unit, nil
+}
+
+// scaleDecimal is num × 10^k rounded once, as if written with the exponent
+// moved ("7.58us" is read as 7.58e-6, not 7.58 / 1e6, which can land one
+// unit in the last place away): so a value printed in a unit (formatExact)
+// reads back exactly.
+func scaleDecimal(num string, k int) (float64, error) {
+	mant, exp := num, 0
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		e, err := strconv.Atoi(num[i+1:])
+		if err != nil {
+			return 0, err
+		}
+		mant, exp = num[:i], e
+	}
+	return strconv.ParseFloat(mant+"e"+strconv.Itoa(exp+k), 64)
+}
+
+// pow10 returns k when m is exactly 10^k (|k| ≤ 18).
+func pow10(m float64) (int, bool) {
+	for k := -18; k <= 18; k++ {
+		if math.Pow10(k) == m {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// shiftedDecimal writes v / 10^k with the shortest digits that read back as
+// v (strconv's shortest form, the decimal point moved k places), in plain
+// notation unless that would take more than 21 digits or 4 leading zeros.
+func shiftedDecimal(v float64, k int) string {
+	e := strconv.FormatFloat(v, 'e', -1, 64) // "-7.581180846139795e-06"
+	sign := ""
+	if e[0] == '-' {
+		sign, e = "-", e[1:]
+	}
+	i := strings.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(e[i+1:])
+	digits := strings.Replace(e[:i], ".", "", 1)
+	point := 1 + exp - k // digits before the decimal point
+	switch {
+	case point < -4 || point > 21:
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		return sign + m + "e" + strconv.Itoa(exp-k)
+	case point <= 0:
+		return sign + "0." + strings.Repeat("0", -point) + digits
+	case point >= len(digits):
+		return sign + digits + strings.Repeat("0", point-len(digits))
+	}
+	return sign + digits[:point] + "." + digits[point:]
 }
 
 // ParseBytes parses a size such as "4096", "64KiB", "1.5MiB", "4kB" or "2 GB".
@@ -135,7 +196,7 @@ var durationUnits = []struct {
 
 // ParseDuration parses a time such as "1.1us", "300ns", "2.5 µs", "1ms" or "0".
 func ParseDuration(s string) (Seconds, error) {
-	v, unit, err := splitNumber(s)
+	v, num, unit, err := splitNumberText(s)
 	if err != nil {
 		return 0, err
 	}
@@ -144,6 +205,11 @@ func ParseDuration(s string) (Seconds, error) {
 	}
 	for _, u := range durationUnits {
 		if unit == u.name {
+			if k, ok := pow10(u.div); ok {
+				if x, err := scaleDecimal(num, -k); err == nil && !math.IsInf(x, 0) {
+					return Seconds(x), nil
+				}
+			}
 			return Seconds(v / u.div), nil
 		}
 	}
@@ -190,7 +256,7 @@ var rateUnits = []struct {
 // ParseRate parses a data rate such as "400Gbit/s", "100Gbps", "25GB/s" or
 // "12.5 GiB/s" into bytes per second. Bit rates are decimal.
 func ParseRate(s string) (Rate, error) {
-	v, unit, err := splitNumber(s)
+	v, num, unit, err := splitNumberText(s)
 	if err != nil {
 		return 0, err
 	}
@@ -198,6 +264,11 @@ func ParseRate(s string) (Rate, error) {
 		if unit == u.name {
 			if u.mult < 0 {
 				return Rate(v / -u.mult), nil
+			}
+			if k, ok := pow10(u.mult); ok {
+				if x, err := scaleDecimal(num, k); err == nil && !math.IsInf(x, 0) {
+					return Rate(x), nil
+				}
 			}
 			return Rate(v * u.mult), nil
 		}
@@ -293,6 +364,11 @@ func formatExact(v float64, units []unitMult, base string, parse func(string) (f
 		return "0" + base
 	}
 	try := func(u unitMult) (string, bool) {
+		if k, ok := pow10(u.mult); ok {
+			if s := shiftedDecimal(v, k) + u.name; func() bool { back, err := parse(s); return err == nil && back == v }() {
+				return s, true
+			}
+		}
 		x := v / u.mult
 		for p := 1; p <= 17; p++ {
 			s := plainFloat(x, p) + u.name

@@ -2,6 +2,8 @@ package model
 
 import (
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -169,4 +171,56 @@ func FuzzParseText(f *testing.F) {
 		_, _ = ParseCount(s)
 		_, _ = ParseSizes(s)
 	})
+}
+
+// A number in a power-of-ten unit is read as if its exponent were moved, so
+// "0.8us" is the double nearest 0.8 µs (dividing 0.8 by 1e6 gave
+// 8.000000000000001e-07), and a value printed in a unit reads back exactly
+// without falling back to an exponent ("7.581180846139795e-06s" before).
+func TestPowerOfTenUnitsAreExact(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{"0.8us", 8e-7}, {"0.2us", 2e-7}, {"0.45 µs", 4.5e-7}, {"7.581180846139795us", 7.581180846139795e-06},
+		{"1.1us", 1.1e-6}, {"300ns", 3e-7}, {"2.5e-3ms", 2.5e-6}, {"1.5E+3ns", 1.5e-6},
+	} {
+		got, err := ParseDuration(tc.in)
+		if err != nil || float64(got) != tc.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tc.in, float64(got), err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{"22.21962052028561GB/s", 22.21962052028561e9}, {"0.3GB/s", 3e8}, {"6.74GB/s", 6.74e9}, {"1.2e-3MB/s", 1.2e3},
+	} {
+		got, err := ParseRate(tc.in)
+		if err != nil || float64(got) != tc.want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", tc.in, float64(got), err, tc.want)
+		}
+	}
+	for v, want := range map[float64]string{7.581180846139795e-06: "7.581180846139795us", 2e-7: "200ns", 4.5e-7: "450ns", 1.25e-3: "1.25ms", 3: "3s"} {
+		if got := Seconds(v).String(); got != want {
+			t.Errorf("Seconds(%v) = %q, want %q", v, got, want)
+		}
+	}
+	// Any value from 1 ns to 1000 s, and any rate from 1 B/s to 10 TB/s,
+	// prints in a unit without an exponent and reads back exactly.
+	g := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		d := Seconds(math.Pow(10, -9+12*g.Float64()))
+		if s := d.String(); strings.ContainsAny(s, "eE") {
+			t.Fatalf("Seconds(%v) = %q", float64(d), s)
+		} else if back, err := ParseDuration(s); err != nil || back != d {
+			t.Fatalf("%q reads back as %v (%v), not %v", s, float64(back), err, float64(d))
+		}
+		r := Rate(math.Pow(10, 13*g.Float64()))
+		if s := r.String(); strings.ContainsAny(s, "eE") {
+			t.Fatalf("Rate(%v) = %q", float64(r), s)
+		} else if back, err := ParseRate(s); err != nil || back != r {
+			t.Fatalf("%q reads back as %v (%v), not %v", s, float64(back), err, float64(r))
+		}
+	}
 }
