@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -81,6 +82,51 @@ func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// ReadFSFile reads a regular file of fsys, at most limit bytes. What is not
+// a regular file is refused from its fs.Stat, before it is opened, so a FIFO
+// cannot block the read (give fsys a Stat method: fs.Stat falls back on
+// Open). A file whose stated size is over the limit is refused unread;
+// sysfs and procfs attributes state 4096 or 0 whatever they hold, so what
+// is read is bounded too. A file system with a ReadFile method (one that
+// records what is read, say) is read through it.
+func ReadFSFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		// "read x: no such file or directory", whichever file system says
+		// it ("statat" from os.Root, "stat" from os).
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, &fs.PathError{Op: "read", Path: pe.Path, Err: pe.Err}
+		}
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))}
+	}
+	tooLarge := &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w of %s", ErrTooLarge, FormatLimit(limit))}
+	if st.Size() > limit {
+		return nil, tooLarge
+	}
+	var b []byte
+	if rf, ok := fsys.(fs.ReadFileFS); ok {
+		b, err = rf.ReadFile(name)
+	} else {
+		var f fs.File
+		if f, err = fsys.Open(name); err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		b, err = io.ReadAll(io.LimitReader(f, limit+1))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, tooLarge
 	}
 	return b, nil
 }

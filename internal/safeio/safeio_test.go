@@ -3,6 +3,7 @@ package safeio
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +70,51 @@ func TestReader(t *testing.T) {
 	}
 	if _, err := ReadAll(ctx, strings.NewReader("x"), 10); !errors.Is(err, context.Canceled) {
 		t.Errorf("ReadAll cancelled: %v", err)
+	}
+}
+
+// ReadFSFile refuses a FIFO (without blocking on it: nobody writes it), a
+// directory and a file over the limit, and reads a regular file.
+func TestReadFSFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "attr"), []byte("0x030200\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, fsys := range []fs.FS{os.DirFS(dir), root.FS()} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if b, err := ReadFSFile(fsys, "attr", 64); err != nil || string(b) != "0x030200\n" {
+				t.Errorf("attr: %q %v", b, err)
+			}
+			if _, err := ReadFSFile(fsys, "attr", 4); !errors.Is(err, ErrTooLarge) {
+				t.Errorf("attr over a 4-byte limit: %v", err)
+			}
+			if _, err := ReadFSFile(fsys, "fifo", 64); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "a FIFO") {
+				t.Errorf("fifo: %v", err)
+			}
+			if _, err := ReadFSFile(fsys, "sub", 64); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "a directory") {
+				t.Errorf("directory: %v", err)
+			}
+			if _, err := ReadFSFile(fsys, "missing", 64); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "read missing:") {
+				t.Errorf("missing: %v", err)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("ReadFSFile blocked (on the FIFO?)")
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -125,14 +126,23 @@ func src(t tree, name string) string { return path.Join(t.prefix(), name) }
 
 var errNotGiven = errors.New("tree not given")
 
-// read reads a file of a tree.
+// read reads a file of a tree (readBounded).
 func (e *Env) read(t tree, name string) ([]byte, error) {
 	f := e.fsys(t)
 	if f == nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errNotGiven}
 	}
-	return fs.ReadFile(f, name)
+	return readBounded(f, name)
 }
+
+// maxFile bounds one file doctor reads: sysfs attributes are a page, the
+// largest /proc file it reads (cpuinfo) is some hundreds of KiB on a
+// 200-core host, a compressed kernel config about 300 KiB.
+const maxFile = 16 << 20
+
+// readBounded reads a regular file of at most maxFile bytes; a FIFO or a
+// device in a tree given to doctor is refused, not waited on.
+func readBounded(f fs.FS, name string) ([]byte, error) { return safeio.ReadFSFile(f, name, maxFile) }
 
 // text reads a file as trimmed text and returns the fact that says so.
 func (e *Env) text(t tree, name string) (string, Fact) {

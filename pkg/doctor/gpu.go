@@ -95,7 +95,7 @@ type FileGPUSource struct {
 
 // GPUFacts reads and parses the file.
 func (f FileGPUSource) GPUFacts() (*GPUFacts, error) {
-	b, err := fs.ReadFile(f.FS, f.Name)
+	b, err := readBounded(f.FS, f.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
 
 // ReadFS reads the whole system from a sysfs tree given as an fs.FS, as
@@ -83,10 +85,18 @@ type fsReader struct {
 	fsys fs.FS
 	rl   fs.ReadLinkFS
 	base string
+	// readFile, when set, reads attributes instead (Reader.ReadFile).
+	readFile func(name string) ([]byte, error)
 }
 
 func (r fsReader) read(name string) (string, error) {
-	b, err := fs.ReadFile(r.fsys, name)
+	var b []byte
+	var err error
+	if r.readFile != nil {
+		b, err = r.readFile(name)
+	} else {
+		b, err = safeio.ReadFSFile(r.fsys, name, maxAttr)
+	}
 	if err != nil {
 		// Name the file as the caller did: some file systems put the whole
 		// host path in a read error (os.Root's "read /tmp/x/sys/...: is a
@@ -99,6 +109,10 @@ func (r fsReader) read(name string) (string, error) {
 	}
 	return strings.TrimSpace(string(b)), nil
 }
+
+// maxAttr bounds one sysfs attribute read (they are a page or less); a
+// FIFO or a device in a tree is refused, not waited on (safeio.ReadFSFile).
+const maxAttr = 1 << 20
 
 func (r fsReader) pciDevices() ([]PCIDevice, []string, error) {
 	dir := path.Join(r.base, "bus/pci/devices")

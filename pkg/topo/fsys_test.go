@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // ReadFS over os.Root must see what Reader sees, on every fixture tree:
@@ -82,5 +84,51 @@ func TestReadFSStaysInRoot(t *testing.T) {
 	}
 	if len(s.Warnings) == 0 || !strings.Contains(strings.Join(s.Warnings, " "), "escapes") {
 		t.Errorf("warnings %q: want one saying the path escapes the root", s.Warnings)
+	}
+}
+
+// An attribute that is a FIFO (nobody writes it) is a warning, not a read
+// that waits forever, for Reader and for ReadFS.
+func TestFIFOAttributeIsRefused(t *testing.T) {
+	sys := t.TempDir()
+	dev := filepath.Join(sys, "devices", "pci0000:00", "0000:00:01.0")
+	if err := os.MkdirAll(dev, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(sys, "bus", "pci", "devices"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../devices/pci0000:00/0000:00:01.0", filepath.Join(sys, "bus", "pci", "devices", "0000:00:01.0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dev, "class"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	root, err := os.OpenRoot(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for name, read := range map[string]func() (*System, error){
+		"Reader": Reader{Root: sys}.Read,
+		"ReadFS": func() (*System, error) { return ReadFS(root.FS()) },
+	} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s, err := read()
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			if len(s.PCI) != 1 || !strings.Contains(strings.Join(s.Warnings, "\n"), "class: not a regular file (a FIFO)") {
+				t.Errorf("%s: %d devices, warnings %q", name, len(s.PCI), s.Warnings)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s blocked on the FIFO", name)
+		}
 	}
 }

@@ -25,26 +25,20 @@ func (r Reader) root() string {
 // fs is the reader over the host's files that Reader's methods use: the
 // same code as ReadFS, on names that are host paths.
 func (r Reader) fs() fsReader {
-	h := hostFS{readFile: r.ReadFile}
-	if h.readFile == nil {
-		h.readFile = os.ReadFile
-	}
-	return fsReader{fsys: h, rl: h, base: r.root()}
+	return fsReader{fsys: hostFS{}, rl: hostFS{}, base: r.root(), readFile: r.ReadFile}
 }
 
 // hostFS is the host's file system under the names it is given, which are
 // host paths: not an fs.FS for fs.ValidPath names, but what fsReader needs
-// (it calls only ReadFile, ReadDir and ReadLink). It follows links wherever
-// they point, as Reader always has; ReadFS over os.Root does not.
-type hostFS struct {
-	readFile func(name string) ([]byte, error)
-}
+// (Stat, Open, ReadDir and ReadLink). It follows links wherever they point,
+// as Reader always has; ReadFS over os.Root does not.
+type hostFS struct{}
 
-func (h hostFS) Open(name string) (fs.File, error)          { return os.Open(name) }
-func (h hostFS) ReadFile(name string) ([]byte, error)       { return h.readFile(name) }
-func (h hostFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
-func (h hostFS) ReadLink(name string) (string, error)       { return os.Readlink(name) }
-func (h hostFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
+func (hostFS) Open(name string) (fs.File, error)          { return os.Open(name) }
+func (hostFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
+func (hostFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (hostFS) ReadLink(name string) (string, error)       { return os.Readlink(name) }
+func (hostFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
 
 // System is what a Reader found: every PCI function, the GPUs and NICs
 // among them, the RDMA devices and the network interfaces.
