@@ -6,6 +6,14 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/pkg/doctor"
+	"github.com/gpupath/gpupath/pkg/importers"
+	"github.com/gpupath/gpupath/pkg/measure"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 )
 
 // Version is the tool version written into every report and manifest.
@@ -50,10 +58,51 @@ func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 		fs.SetOutput(w)
 		fmt.Fprintf(w, "usage: gpupath %s [flags]\n", name)
 		fs.PrintDefaults()
+		if l := limitsOf(name); len(l) > 0 {
+			fmt.Fprintln(w, "limits (a message names the one passed):")
+			for _, line := range l {
+				fmt.Fprintln(w, "  "+line)
+			}
+		}
 		fs.SetOutput(io.Discard)
 	}
 	usageMu.Unlock()
 	return fs
+}
+
+// limitsOf lists the bounds on what a command reads from outside, from the
+// constants that enforce them (README, "Bad input, limits and interruption").
+func limitsOf(name string) []string {
+	lim := safeio.FormatLimit
+	scenario := "scenario file " + lim(model.MaxScenarioBytes) + "; a FIFO, a device or a directory is refused"
+	run := fmt.Sprintf("run directory: manifest.json and doctor.json %s, results.jsonl %s, lines %s (longer ones are skipped and listed), %s records per run and in all",
+		lim(record.MaxManifestBytes), lim(record.MaxResultsBytes), lim(record.MaxLineBytes), groupThousands(record.MaxRecords))
+	switch name {
+	case "model":
+		return []string{scenario}
+	case "report":
+		return []string{scenario, run, "imported tool output " + lim(importers.MaxFileBytes) + " per file", fmt.Sprintf("PDF %d pages", report.MaxPages)}
+	case "fit":
+		return []string{run}
+	case "import":
+		return []string{"tool output " + lim(importers.MaxFileBytes) + " per file"}
+	case "doctor":
+		return []string{scenario, "one file of a tree, and the --nvml file, " + lim(doctor.MaxFileBytes) + "; a FIFO or a device is refused, a link out of its root not followed"}
+	case "serve":
+		return []string{fmt.Sprintf("%d sessions at once and %s of message buffers in all (past either: a busy answer)", measure.DefaultMaxSessions, lim(measure.DefaultMaxBuffers)),
+			fmt.Sprintf("each message delivered at %s or faster within --timeout plus its size at that rate; %g min per connection",
+				model.Rate(measure.DefaultMinRate).Human(), measure.DefaultMaxConnTime.Minutes())}
+	}
+	return nil
+}
+
+// groupThousands writes n with commas: 1,000,000.
+func groupThousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 var (

@@ -135,14 +135,14 @@ func (e *Env) read(t tree, name string) ([]byte, error) {
 	return readBounded(f, name)
 }
 
-// maxFile bounds one file doctor reads: sysfs attributes are a page, the
+// MaxFileBytes bounds one file doctor reads: sysfs attributes are a page, the
 // largest /proc file it reads (cpuinfo) is some hundreds of KiB on a
 // 200-core host, a compressed kernel config about 300 KiB.
-const maxFile = 16 << 20
+const MaxFileBytes = 16 << 20
 
-// readBounded reads a regular file of at most maxFile bytes; a FIFO or a
+// readBounded reads a regular file of at most MaxFileBytes bytes; a FIFO or a
 // device in a tree given to doctor is refused, not waited on.
-func readBounded(f fs.FS, name string) ([]byte, error) { return safeio.ReadFSFile(f, name, maxFile) }
+func readBounded(f fs.FS, name string) ([]byte, error) { return safeio.ReadFSFile(f, name, MaxFileBytes) }
 
 // text reads a file as trimmed text and returns the fact that says so.
 func (e *Env) text(t tree, name string) (string, Fact) {

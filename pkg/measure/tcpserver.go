@@ -145,6 +145,15 @@ type Server struct {
 // unless told otherwise.
 const DefaultMaxSessions = 16
 
+// The other defaults of ServerConfig: the slowest a message may be
+// delivered (10 MB/s), the message buffers of all sessions together, and
+// the life of one connection.
+const (
+	DefaultMinRate     = 10e6
+	DefaultMaxBuffers  = 1 << 30
+	DefaultMaxConnTime = 10 * time.Minute
+)
+
 // smallMessage is the largest message whose buffer does not count against
 // ServerConfig.MaxBuffers.
 const smallMessage = 1 << 20
@@ -169,13 +178,13 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		cfg.MaxConns = DefaultMaxSessions
 	}
 	if cfg.MinRate <= 0 {
-		cfg.MinRate = 10e6
+		cfg.MinRate = DefaultMinRate
 	}
 	if cfg.MaxBuffers <= 0 {
-		cfg.MaxBuffers = 1 << 30
+		cfg.MaxBuffers = DefaultMaxBuffers
 	}
 	if cfg.MaxConnTime <= 0 {
-		cfg.MaxConnTime = 10 * time.Minute
+		cfg.MaxConnTime = DefaultMaxConnTime
 	}
 	ap, err := rawsock.Resolve(ctx, cfg.Addr, cfg.Timeout)
 	if err != nil {

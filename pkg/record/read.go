@@ -26,6 +26,9 @@ const (
 	MaxResultsBytes = 1 << 30
 	// MaxRecords bounds the records of one run.
 	MaxRecords = 1_000_000
+	// MaxLineBytes bounds one line of results.jsonl; longer lines are
+	// skipped and listed.
+	MaxLineBytes = 1 << 20
 )
 
 // recordCap is MaxRecords; a test lowers it, since reading a million
@@ -60,7 +63,7 @@ type RunData struct {
 }
 
 // maxLine bounds one record line; longer lines are skipped, not loaded.
-const maxLine = 1 << 20
+const maxLine = MaxLineBytes
 
 // ReadRun reads a run directory. A missing or malformed manifest is an error
 // that names the file (and the line and column of a syntax error); a
