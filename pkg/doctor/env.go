@@ -142,7 +142,9 @@ const MaxFileBytes = 16 << 20
 
 // readBounded reads a regular file of at most MaxFileBytes bytes; a FIFO or a
 // device in a tree given to doctor is refused, not waited on.
-func readBounded(f fs.FS, name string) ([]byte, error) { return safeio.ReadFSFile(f, name, MaxFileBytes) }
+func readBounded(f fs.FS, name string) ([]byte, error) {
+	return safeio.ReadFSFile(f, name, MaxFileBytes)
+}
 
 // text reads a file as trimmed text and returns the fact that says so.
 func (e *Env) text(t tree, name string) (string, Fact) {
