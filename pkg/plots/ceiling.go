@@ -100,8 +100,12 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		p.Y.Label.Text = "GB/s"
 		p.Y.Min, p.Y.Max = 0, yhi*scale*1.4 // room for the legend
 	}
+	// Model lines that lie on one another (the gdr and rdma ceilings of a
+	// link both paths saturate) are drawn once, labelled with both names;
+	// the data keeps every series.
+	drawn, labels := sameLines(in.Series)
 	other, measured := 0, 0
-	for _, s := range in.Series {
+	for si, s := range in.Series {
 		kind := "measured"
 		if s.Model {
 			kind = "modeled"
@@ -112,6 +116,9 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 			t.add(s.Label, kind, s.Path, s.Bytes[i], s.Values[i])
 		}
 		st := PathStyle(s.Path)
+		if s.Model && !drawn[si] {
+			continue
+		}
 		if s.Model {
 			l, err := plotter.NewLine(pts)
 			if err != nil {
@@ -122,7 +129,7 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 				l.LineStyle.Dashes, l.LineStyle.Width = Dashed, RefLineWidth
 			}
 			p.Add(l)
-			p.Legend.Add(s.Label, l)
+			p.Legend.Add(labels[si], l)
 			continue
 		}
 		sc, err := plotter.NewScatter(pts)
@@ -142,6 +149,40 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		p.Legend.Add(s.Label, sc)
 	}
 	return p, t, nil
+}
+
+// sameLines says which model series to draw and with what legend label: a
+// model line within 0.5% of an earlier one at every size (the same sizes)
+// is not drawn, dashed or not, and the earlier one's label names both
+// ("gdr = rdma").
+func sameLines(series []CeilingSeries) (drawn []bool, labels []string) {
+	drawn, labels = make([]bool, len(series)), make([]string, len(series))
+	for i, s := range series {
+		drawn[i], labels[i] = true, s.Label
+		if !s.Model {
+			continue
+		}
+		for j := range i {
+			if o := series[j]; o.Model && drawn[j] && sameCurve(o, s) {
+				drawn[i] = false
+				labels[j] += " = " + s.Label
+				break
+			}
+		}
+	}
+	return drawn, labels
+}
+
+func sameCurve(a, b CeilingSeries) bool {
+	if len(a.Bytes) != len(b.Bytes) || len(a.Bytes) == 0 {
+		return false
+	}
+	for i := range a.Bytes {
+		if a.Bytes[i] != b.Bytes[i] || math.Abs(a.Values[i]/b.Values[i]-1) > 0.005 {
+			return false
+		}
+	}
+	return true
 }
 
 // powTicks marks a log axis at the powers of base, labelled.

@@ -38,3 +38,30 @@ func TestCeiling(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// Two model lines on one another (gdr and rdma both at the link's rate)
+// are drawn once, labelled with both names; one 1% apart is drawn; the
+// data keeps all three.
+func TestCeilingSameLines(t *testing.T) {
+	b := []float64{1 << 20, 1 << 30}
+	in := CeilingInput{Series: []CeilingSeries{
+		{Label: "measured", Path: "gdr", Bytes: b, Values: []float64{10e9, 20e9}},
+		{Label: "model: gdr", Path: "gdr", Model: true, Bytes: b, Values: []float64{22e9, 24.5e9}},
+		{Label: "model: rdma", Path: "rdma", Model: true, Bytes: b, Values: []float64{22.01e9, 24.5e9}},
+		{Label: "model: tcp", Path: "tcp", Model: true, Bytes: b, Values: []float64{22e9 * 1.01, 24.5e9}},
+	}}
+	p, data, err := Ceiling(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data.Len() != 8 {
+		t.Errorf("%d rows of data, want 8", data.Len())
+	}
+	svg, err := SVG(p, DefaultWidth, DefaultHeight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg, "model: gdr = model: rdma") || strings.Count(svg, "model: rdma") != 1 || !strings.Contains(svg, "model: tcp") {
+		t.Errorf("legend: gdr=rdma %v, rdma %d times, tcp %v", strings.Contains(svg, "model: gdr = model: rdma"), strings.Count(svg, "model: rdma"), strings.Contains(svg, "model: tcp"))
+	}
+}
