@@ -52,10 +52,10 @@ say "go test"
 # are timing-sensitive, and the CI machine has two cores.
 go test -count=1 -p 1 ./...
 
-say "the nvml build tag: vet everything, test the NVML probe, its PCIe monitor and doctor's NVML facts"
+say "the nvml build tag: vet everything, test the NVML probe, its PCIe monitor and doctor's NVML source (nvmlsrc)"
 # go-nvml is cgo and built in only with -tags nvml (README, GPU machines); its
 # C compiler warnings are left out of this log unless the step fails.
-if ! nvml_out=$(go vet -tags nvml ./... 2>&1 && go test -count=1 -tags nvml -run 'NVML|Nvml|Monitor' ./pkg/measure/gpu ./pkg/doctor/... 2>&1); then
+if ! nvml_out=$(go vet -tags nvml ./... 2>&1 && go test -count=1 -tags nvml -run 'NVML|Nvml|Monitor' ./pkg/measure/gpu 2>&1 && go test -count=1 -tags nvml ./pkg/doctor/nvmlsrc 2>&1); then
   echo "$nvml_out"; exit 1
 fi
 echo "$nvml_out" | grep -E '^(ok|---|FAIL)' || true
