@@ -614,6 +614,17 @@ func calibrationSummary(cal *calib.Calibration) string {
 		return fmt.Sprintf("%s is off by a median of %s over the sizes of the staged GPU-to-GPU transfer on that host (preset %s: %s), and %d of its %d comparisons with measurement are within %.0f%% (preset: %d).",
 			lead, list(st), cal.Base.Name, list(sp), ok, len(cal.Comparison), calib.Large, pre)
 	}
+	if len(cal.Comparison) <= 3 {
+		// A count ("within 15% in 0 of its 1 comparisons") says less than
+		// the errors themselves.
+		var parts, pparts []string
+		for _, cmp := range cal.Comparison {
+			parts = append(parts, fmt.Sprintf("%s on %s", pct(cmp.CalibratedErr.MedianAPE), cmp.Label))
+			pparts = append(pparts, pct(cmp.PresetErr.MedianAPE))
+		}
+		return fmt.Sprintf("%s is off by a median of %s over the measured sizes (preset %s: %s).",
+			lead, list(parts), cal.Base.Name, list(pparts))
+	}
 	return fmt.Sprintf("%s is within %.0f%% (median error over sizes) in %d of its %d comparisons with measurement (preset %s: %d).",
 		lead, calib.Large, ok, len(cal.Comparison), cal.Base.Name, pre)
 }

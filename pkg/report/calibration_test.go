@@ -365,3 +365,24 @@ func TestCalibrationInputIsChecked(t *testing.T) {
 		t.Errorf("a short comparison: %v", err)
 	}
 }
+
+// With three comparisons or fewer the summary gives each one's error, not
+// a count ("within 15% in 0 of its 1 comparisons"); with more, the count.
+func TestCalibrationSummaryFewComparisons(t *testing.T) {
+	base := model.Default()
+	one := &calib.Calibration{Base: base, Runs: []calib.RunInfo{{Host: "vm"}}, Comparison: []calib.Comparison{
+		{Label: "host-tcp: ping-pong one way (loopback)", Path: "host-tcp", CalibratedErr: fit.Comparison{MedianAPE: 23.4}, PresetErr: fit.Comparison{MedianAPE: 40.1}},
+	}}
+	got := calibrationSummary(one)
+	if want := "is off by a median of 23.4% on host-tcp: ping-pong one way (loopback) over the measured sizes (preset default: 40.1%)."; !strings.Contains(got, want) {
+		t.Errorf("one comparison:\n got %q\nwant …%q", got, want)
+	}
+	many := &calib.Calibration{Base: base, Runs: one.Runs}
+	for i := range 4 {
+		many.Comparison = append(many.Comparison, calib.Comparison{Label: fmt.Sprint("c", i), Path: "host-tcp",
+			CalibratedErr: fit.Comparison{MedianAPE: float64(10 * i)}, PresetErr: fit.Comparison{MedianAPE: 50}})
+	}
+	if got := calibrationSummary(many); !strings.Contains(got, "in 2 of its 4 comparisons with measurement (preset default: 0)") {
+		t.Errorf("four comparisons: %q", got)
+	}
+}
