@@ -120,7 +120,10 @@ func ReadFSFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 			return nil, err
 		}
 		defer f.Close()
-		b, err = io.ReadAll(io.LimitReader(f, limit+1))
+		b, err = ReadAll(context.Background(), f, limit)
+	}
+	if errors.Is(err, ErrTooLarge) {
+		return nil, tooLarge
 	}
 	if err != nil {
 		return nil, err
