@@ -31,12 +31,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/importers/iperf3"
 	"github.com/gpupath/gpupath/pkg/importers/sockperf"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // round is what one round measured.
@@ -267,7 +267,7 @@ func verdict(ok bool) string {
 	return "MISS"
 }
 
-func gbit(bps float64) string { return compact.BitRate(bps) }
+func gbit(bps float64) string { return units.Rate(bps).CompactBits() }
 func us(s float64) string     { return fmt.Sprintf("%.2fus", s*1e6) }
 
 func firstLine(name string, args ...string) string {

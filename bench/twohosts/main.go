@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/internal/testnet"
-	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 func main() {
@@ -39,7 +39,7 @@ func run(bin, rateS, out, budget string) error {
 	if out == "" {
 		return fmt.Errorf("give -out DIR")
 	}
-	r, err := model.ParseRate(rateS)
+	r, err := units.ParseRate(rateS)
 	if err != nil {
 		return err
 	}

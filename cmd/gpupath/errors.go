@@ -14,6 +14,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Version is the tool version written into every report and manifest.
@@ -91,7 +92,7 @@ func limitsOf(name string) []string {
 	case "serve":
 		return []string{fmt.Sprintf("%d sessions at once and %s of message buffers in all (past either: a busy answer)", measure.DefaultMaxSessions, lim(measure.DefaultMaxBuffers)),
 			fmt.Sprintf("each message delivered at %s or faster within --timeout plus its size at that rate; %g min per connection",
-				model.Rate(measure.DefaultMinRate).Human(), measure.DefaultMaxConnTime.Minutes())}
+				units.Rate(measure.DefaultMinRate).Human(), measure.DefaultMaxConnTime.Minutes())}
 	}
 	return nil
 }

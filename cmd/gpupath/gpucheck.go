@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/pkg/calib"
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // diagnoseSummary is the human summary of a diagnostic run (measure
@@ -83,7 +82,7 @@ func writeCopyTable(b *strings.Builder, results []record.Result) {
 	fmt.Fprintln(b, "\ncuda copies: median time | rate (GB/s, decimal)")
 	fmt.Fprintf(b, "  %-20s %-11s %-10s", "variant", "target", "timer")
 	for _, n := range sizes {
-		fmt.Fprintf(b, " %16s", model.Bytes(n).String())
+		fmt.Fprintf(b, " %16s", units.Bytes(n).String())
 	}
 	fmt.Fprintln(b)
 	for _, s := range series {
@@ -94,7 +93,7 @@ func writeCopyTable(b *strings.Builder, results []record.Result) {
 		fmt.Fprintf(b, "  %-20s %-11s %-10s", s.Variant, s.Target, s.Timer)
 		for _, n := range sizes {
 			if r, ok := at[n]; ok {
-				fmt.Fprintf(b, " %16s", compact.Seconds(r.MedianS)+"|"+strconv.FormatFloat(r.ThroughputBps/1e9, 'f', 2, 64))
+				fmt.Fprintf(b, " %16s", units.Seconds(r.MedianS).Compact()+"|"+strconv.FormatFloat(r.ThroughputBps/1e9, 'f', 2, 64))
 			} else {
 				fmt.Fprintf(b, " %16s", "-")
 			}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gpupath/gpupath/pkg/record"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 
 	"github.com/gpupath/gpupath/pkg/importers"
 )

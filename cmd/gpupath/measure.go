@@ -22,6 +22,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 func init() {
@@ -202,7 +203,7 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 	}
 	f.runsTCP = contains(f.names, "tcp")
 	if f.set["sizes"] {
-		if cfg.Plan.Sizes, err = parseSizes(f.sizes); err != nil {
+		if cfg.Plan.Sizes, err = parseSizesInt64(f.sizes); err != nil {
 			return cfg, err
 		}
 	}
@@ -256,12 +257,12 @@ func (f *measureFlags) options() (map[string]string, error) {
 	}
 	opts := map[string]string{}
 	if f.runsTCP {
-		opts["timeout"] = model.Seconds(f.timeout.Seconds()).String()
+		opts["timeout"] = units.Seconds(f.timeout.Seconds()).String()
 		if f.port != 0 {
 			opts["port"] = strconv.Itoa(f.port)
 		}
 		if f.rate != "" {
-			if r, err := model.ParseRate(f.rate); err != nil || !(r > 0) {
+			if r, err := units.ParseRate(f.rate); err != nil || !(r > 0) {
 				return nil, usagef("--rate: bad rate %q (want e.g. 1Gbit/s, 300Mbit/s, 1.5GB/s)", f.rate)
 			}
 			opts["rate"] = f.rate
@@ -388,19 +389,25 @@ func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr er
 	return ctx.Err()
 }
 
-// parseSizes reads a --sizes flag with the model's size-list grammar
-// (model.ParseSizes: "8,4096,1MiB", "1B:1GiB:x2"), the same in every
+// parseSizes reads a --sizes flag with the one size-list grammar
+// (units.ParseSizes: "8,4096,1MiB", "1B:1GiB:x2"), the same in every
 // command; a bad list is bad input.
-func parseSizes(list string) ([]int64, error) {
-	bs, err := model.ParseSizes(list)
+func parseSizes(list string) ([]units.Bytes, error) {
+	bs, err := units.ParseSizes(list)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, usagef("--sizes: %w", err)
 	}
+	return bs, nil
+}
+
+// parseSizesInt64 is parseSizes for the probes' plans, which count bytes as int64.
+func parseSizesInt64(list string) ([]int64, error) {
+	bs, err := parseSizes(list)
 	out := make([]int64, len(bs))
 	for i, b := range bs {
 		out[i] = int64(b)
 	}
-	return out, nil
+	return out, err
 }
 
 // writeHostScenario writes the "this host" scenario values of the run (host

@@ -32,9 +32,9 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return badInput(err)
 	}
-	sizes, err := model.ParseSizes(*sizeList)
+	sizes, err := parseSizes(*sizeList)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	results := model.Sweep(s, ps, sizes)
 	switch *format {

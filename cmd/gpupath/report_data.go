@@ -15,6 +15,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // readRun reads one measurement run directory (manifest.json and
@@ -145,8 +146,8 @@ func measuredOf(recs []record.Result) ([]report.Series, int) {
 				unusable++
 				continue
 			}
-			p := report.Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS), P99: model.Seconds(r.P99S),
-				Rate: model.Rate(r.ThroughputBps), CPU: model.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
+			p := report.Point{Bytes: units.Bytes(r.Bytes), Median: units.Seconds(r.MedianS), Min: units.Seconds(r.MinS), P99: units.Seconds(r.P99S),
+				Rate: units.Rate(r.ThroughputBps), CPU: units.Seconds(max(r.CPUUserS+r.CPUSysS, 0)), Iterations: r.Iterations, Stable: r.Stable}
 			if s.Quantity == report.Bandwidth && p.Rate <= 0 || s.Quantity != report.Bandwidth && p.Median <= 0 {
 				unusable++ // nothing to draw
 				continue

@@ -2,14 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/gpupath/gpupath/pkg/record"
 	"sort"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 
 	"github.com/gpupath/gpupath/pkg/importers"
 	"github.com/gpupath/gpupath/pkg/importers/nccltests"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/report"
 )
 
@@ -177,7 +178,7 @@ func seriesOf(o *obs.Output) []report.ImportedSeries {
 			}
 			out = append(out, s)
 		}
-		out[i].Points = append(out[i].Points, report.ImportedPoint{Bytes: model.Bytes(r.Bytes), Time: r.Time, Rate: r.Rate, BusRate: r.BusRate,
+		out[i].Points = append(out[i].Points, report.ImportedPoint{Bytes: units.Bytes(r.Bytes), Time: r.Time, Rate: r.Rate, BusRate: r.BusRate,
 			Target: r.Target, Line: r.Line, BytesNote: r.BytesNote})
 	}
 	for i := range out {
@@ -204,7 +205,7 @@ func compareImported(run *importers.Run) report.CompareRun {
 				idx[k] = i
 				cr.Series = append(cr.Series, report.CompareSeries{Key: k, Label: strings.TrimSpace(fi.Output.Tool + " " + r.Test + " " + r.Variant + " " + r.Target), Quantity: q})
 			}
-			cr.Series[i].Points = append(cr.Series[i].Points, report.ComparePoint{Bytes: model.Bytes(r.Bytes), Value: v, Samples: samplesAs(q, r.Bytes, r.Samples)})
+			cr.Series[i].Points = append(cr.Series[i].Points, report.ComparePoint{Bytes: units.Bytes(r.Bytes), Value: v, Samples: samplesAs(q, r.Bytes, r.Samples)})
 		}
 	}
 	return cr
@@ -228,7 +229,7 @@ func compareNative(rd *record.RunData) report.CompareRun {
 			idx[k] = i
 			cr.Series = append(cr.Series, report.CompareSeries{Key: k, Label: seriesLabel(r), Quantity: q})
 		}
-		cr.Series[i].Points = append(cr.Series[i].Points, report.ComparePoint{Bytes: model.Bytes(r.Bytes), Value: v, Samples: samplesAs(q, r.Bytes, r.Samples)})
+		cr.Series[i].Points = append(cr.Series[i].Points, report.ComparePoint{Bytes: units.Bytes(r.Bytes), Value: v, Samples: samplesAs(q, r.Bytes, r.Samples)})
 	}
 	return cr
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
@@ -38,7 +41,7 @@ func (f *scenarioFlags) resolve(ctx context.Context) (*model.Scenario, error) {
 	var err error
 	switch {
 	case f.file != "":
-		s, err = model.LoadFileContext(ctx, f.file)
+		s, err = readScenario(ctx, f.file)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -63,4 +66,26 @@ func (f *scenarioFlags) resolve(ctx context.Context) (*model.Scenario, error) {
 		return nil, badInput(err)
 	}
 	return s, nil
+}
+
+// readScenario reads a scenario file through the one bounded reader: a
+// FIFO, a device or a directory is refused at once, a file over
+// model.MaxScenarioBytes with an error that names the limit. Every error
+// but ctx's names the file (a model.InputError).
+func readScenario(ctx context.Context, path string) (*model.Scenario, error) {
+	data, err := safeio.ReadFile(ctx, path, model.MaxScenarioBytes)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, safeio.ErrTooLarge) || errors.Is(err, safeio.ErrNotRegular) {
+			return nil, &model.InputError{File: path, Err: errors.New(strings.TrimPrefix(err.Error(), path+": "))}
+		}
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, &model.InputError{File: path, Err: pe.Err}
+		}
+		return nil, &model.InputError{File: path, Err: err}
+	}
+	return model.Parse(data, path)
 }

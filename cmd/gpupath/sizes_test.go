@@ -13,7 +13,7 @@ import (
 // TestSizesSameEverywhere runs the same size lists, good and bad, through
 // every --sizes flag: model, measure, and the diagnostic runner (measure
 // --diagnose and its alias gpucheck). They share one grammar
-// (model.ParseSizes): the same lists give the same sizes, and the same bad
+// (units.ParseSizes): the same lists give the same sizes, and the same bad
 // lists the same one-line error with exit status 2.
 func TestSizesSameEverywhere(t *testing.T) {
 	good := []struct {

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Large is the median absolute percentage error above which a comparison
@@ -81,8 +81,8 @@ func (c *Calibration) fitHandoff(series map[string]*Series) {
 	if h <= 0 {
 		return
 	}
-	c.set(c.Scenario, "stack.handoff", compact.Seconds(h),
-		fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), model.Bytes(handoffMax).Human()))
+	c.set(c.Scenario, "stack.handoff", units.Seconds(h).Compact(),
+		fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), units.Bytes(handoffMax).Human()))
 	c.Loopback = loopbackOf(c.Scenario)
 }
 
@@ -260,7 +260,7 @@ func route(s *model.Scenario, path string) *model.Route {
 	return p.Route(s)
 }
 
-func peerRate(s *model.Scenario) model.Rate {
+func peerRate(s *model.Scenario) units.Rate {
 	r := route(s, "gpu-peer").Evaluate(1 << 30)
 	return r.Bandwidth
 }
@@ -448,8 +448,8 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 			if ch := t.se.Chunk; ch > 0 {
 				c.Chunk = ch
 				before, after = before.Clone(), after.Clone()
-				_ = before.Set("pipeline.chunk", model.Bytes(ch).String())
-				_ = after.Set("pipeline.chunk", model.Bytes(ch).String())
+				_ = before.Set("pipeline.chunk", units.Bytes(ch).String())
+				_ = after.Set("pipeline.chunk", units.Bytes(ch).String())
 			}
 		}
 		cmp := Comparison{Label: t.label, Path: t.path, Variant: t.variant, Bytes: t.se.Bytes, Measured: t.se.Medians}
@@ -460,7 +460,7 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 			comp := c.Components
 			if t.pipelined && t.se.Chunk > 0 {
 				comp = comp.Clone()
-				_ = comp.Set("pipeline.chunk", model.Bytes(t.se.Chunk).String())
+				_ = comp.Set("pipeline.chunk", units.Bytes(t.se.Chunk).String())
 			}
 			cmp.ComponentsOnly, _ = predict(comp, t.path, "", t.pipelined, t.se.Bytes)
 			if ce, err := fit.Compare(t.se.Bytes, cmp.ComponentsOnly, t.se.Medians); err == nil {
@@ -498,14 +498,14 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 					cmp.MultiChunk = &mc
 					if mc.MedianAPE > Large && cmp.CalibratedVerdict == "" {
 						cmp.CalibratedVerdict = fmt.Sprintf("over the %d sizes of two chunks or more the pipelined model is off by %.0f%% (median, worst %+.0f%% at %s): the overlap of copies and socket transfers is not what the model assumes (the slowest stage once per further %s chunk, each stage as fast as it runs alone)",
-							len(bs), mc.MedianAPE, mc.WorstPercent, model.Bytes(mc.WorstBytes).Human(), model.Bytes(c.Chunk).Human())
+							len(bs), mc.MedianAPE, mc.WorstPercent, units.Bytes(mc.WorstBytes).Human(), units.Bytes(c.Chunk).Human())
 					}
 				}
 			}
 		}
 		if t.pipelined && cmp.CalibratedErr.MedianAPE > Large && cmp.CalibratedVerdict == "" {
 			cmp.CalibratedVerdict = fmt.Sprintf("the pipelined model is off by %.0f%% (median): the overlap of copies and socket transfers is not what the model assumes (chunks of %s, the slowest stage once per further chunk)",
-				cmp.CalibratedErr.MedianAPE, model.Bytes(c.Chunk).Human())
+				cmp.CalibratedErr.MedianAPE, units.Bytes(c.Chunk).Human())
 		}
 		c.Comparison = append(c.Comparison, cmp)
 	}
@@ -538,7 +538,7 @@ func predict(s *model.Scenario, path, stage string, pipelined bool, sizes []floa
 		}
 	}
 	for j, n := range sizes {
-		res := r.Evaluate(model.Bytes(n))
+		res := r.Evaluate(units.Bytes(n))
 		if !res.Feasible {
 			out[j] = math.NaN()
 			continue
@@ -626,7 +626,7 @@ func (c *Calibration) stageTable(series map[string]*Series) {
 			row.Beta = fit.Interval{Value: b, Lo: b, Hi: b}
 		}
 		for _, n := range StageSizes {
-			res := r.Evaluate(model.Bytes(n))
+			res := r.Evaluate(units.Bytes(n))
 			var m float64
 			for _, i := range g.idx {
 				m += float64(res.Stages[i].Latency)

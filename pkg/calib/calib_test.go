@@ -9,8 +9,8 @@ import (
 
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // synthetic builds a run whose records follow known stage parameters with
@@ -59,10 +59,10 @@ func TestCalibrateRecoversAndPredicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := func(k string) string { v, _ := c.Scenario.Get(k); return v }
-	lat, _ := model.ParseDuration(get("gpu.copy_latency"))
+	lat, _ := units.ParseDuration(get("gpu.copy_latency"))
 	rate := c.Scenario.CopyRate() // the fitted efficiencies × the PCIe payload rate
-	lba, _ := model.ParseDuration(get("loopback.latency"))
-	lbr, _ := model.ParseRate(get("loopback.rate"))
+	lba, _ := units.ParseDuration(get("loopback.latency"))
+	lbr, _ := units.ParseRate(get("loopback.rate"))
 	for _, tc := range []struct {
 		name      string
 		got, want float64

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Calibrate fits the runs and builds the calibrated scenario on top of
@@ -198,21 +198,21 @@ func (f *fitting) copies() {
 		eff := b / link
 		if eff > 1 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: β %s above the PCIe payload rate %s; %s set to 1",
-				seriesName(se), compact.Rate(b), compact.Rate(link), key))
+				seriesName(se), units.Rate(b).Compact(), units.Rate(link).Compact(), key))
 			eff = 1
 		}
-		c.set(f.s, key, strconv.FormatFloat(eff, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over the PCIe payload rate %s", seriesName(se), rateI(r.Beta), compact.Rate(link)))
+		c.set(f.s, key, strconv.FormatFloat(eff, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over the PCIe payload rate %s", seriesName(se), rateI(r.Beta), units.Rate(link).Compact()))
 	}
 	switch {
 	case okA && okG:
 		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
-		c.set(f.s, "gpu.copy_latency", model.Seconds(a).String(), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h), secI(fa.Alpha), seriesName(h2d), secI(fg.Alpha)))
+		c.set(f.s, "gpu.copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h), secI(fa.Alpha), seriesName(h2d), secI(fg.Alpha)))
 	case okA || okG:
 		r, se := fa, d2h
 		if okG {
 			r, se = fg, h2d
 		}
-		c.set(f.s, "gpu.copy_latency", model.Seconds(r.Alpha.Value).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(se), secI(r.Alpha)))
+		c.set(f.s, "gpu.copy_latency", units.Seconds(r.Alpha.Value).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(se), secI(r.Alpha)))
 	}
 	if okA || okG {
 		c.set(f.s, "gpu.copy_rate", "0B/s", "fit: the rate per direction below (gpu.d2h_efficiency, gpu.h2d_efficiency)")
@@ -245,7 +245,7 @@ func (f *fitting) asyncCopies() {
 		parts = append(parts, fmt.Sprintf("%s (%s)", seriesName(se), secI(r.Alpha)))
 	}
 	if len(alphas) > 0 {
-		f.c.set(f.s, "gpu.async_latency", model.Seconds(mean(alphas)).String(), "fit: mean α of "+strings.Join(parts, " and "))
+		f.c.set(f.s, "gpu.async_latency", units.Seconds(mean(alphas)).String(), "fit: mean α of "+strings.Join(parts, " and "))
 	}
 }
 
@@ -268,13 +268,13 @@ func (f *fitting) loopbackTCP() {
 		PresetAlpha: float64(route(lb, "host-tcp").Evaluate(1).Latency), PresetBeta: float64(route(lb, "host-tcp").Evaluate(1 << 30).Bandwidth)}
 	f.withKnee(&fd)
 	c.Fits = append(c.Fits, fd)
-	c.set(f.s, "loopback.latency", model.Seconds(fd.Fit.Alpha.Value).String(), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", secI(fd.Fit.Alpha)))
+	c.set(f.s, "loopback.latency", units.Seconds(fd.Fit.Alpha.Value).String(), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", secI(fd.Fit.Alpha)))
 	if b := fd.Fit.Beta.Value; finiteRate(b) {
-		c.set(f.s, "loopback.rate", model.Rate(b).String(), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s)", rateI(fd.Fit.Beta)))
+		c.set(f.s, "loopback.rate", units.Rate(b).String(), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s)", rateI(fd.Fit.Beta)))
 	}
 	if g := fd.Regimes; g != nil {
-		c.set(f.s, "loopback.knee", model.Bytes(int64(g.Break)).String(), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", model.Bytes(g.Break).Human(), 100*g.Improvement))
-		c.set(f.s, "loopback.rate_beyond", model.Rate(g.Above.Beta.Value).String(), fmt.Sprintf("fit: β above the break (%s)", rateI(g.Above.Beta)))
+		c.set(f.s, "loopback.knee", units.Bytes(int64(g.Break)).String(), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", units.Bytes(g.Break).Human(), 100*g.Improvement))
+		c.set(f.s, "loopback.rate_beyond", units.Rate(g.Above.Beta.Value).String(), fmt.Sprintf("fit: β above the break (%s)", rateI(g.Above.Beta)))
 	}
 }
 
@@ -293,9 +293,9 @@ func (f *fitting) loopbackStream() {
 		}
 	}
 	if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
-		f.c.set(f.s, "loopback.stream_rate", model.Rate(r).String(), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", model.Bytes(chunk).Human(), len(sizes)))
+		f.c.set(f.s, "loopback.stream_rate", units.Rate(r).String(), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", units.Bytes(chunk).Human(), len(sizes)))
 	} else {
-		f.c.Warnings = append(f.c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", model.Bytes(chunk).Human()))
+		f.c.Warnings = append(f.c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", units.Bytes(chunk).Human()))
 	}
 }
 
@@ -332,16 +332,16 @@ func (f *fitting) cachedCopies() {
 			ks = append(ks, fd.Regimes.Break)
 		}
 	}
-	c.set(f.s, "gpu.cached_copy_latency", model.Seconds(mean(as)).String(), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
+	c.set(f.s, "gpu.cached_copy_latency", units.Seconds(mean(as)).String(), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
 	b := bs[0]
 	if len(bs) == 2 {
 		b = harmonic(bs[0], bs[1])
 	}
 	if finiteRate(b) {
-		c.set(f.s, "gpu.cached_copy_rate", model.Rate(b).String(), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
+		c.set(f.s, "gpu.cached_copy_rate", units.Rate(b).String(), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
 	}
 	if len(ks) > 0 {
-		c.set(f.s, "gpu.cached_copy_knee", model.Bytes(int64(mean(ks))).String(), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
+		c.set(f.s, "gpu.cached_copy_knee", units.Bytes(int64(mean(ks))).String(), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
 	}
 }
 
@@ -359,7 +359,7 @@ func (f *fitting) peerCopies() {
 	f.c.Fits = append(f.c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: r,
 		PresetAlpha: float64(f.base.GPU.CopyLatency), PresetBeta: float64(peerRate(f.base))})
 	if a := r.Alpha.Value; a > 0 && !math.IsInf(a, 0) {
-		f.c.set(f.s, "gpu.peer_copy_latency", model.Seconds(a).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(peer), secI(r.Alpha)))
+		f.c.set(f.s, "gpu.peer_copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(peer), secI(r.Alpha)))
 	}
 	b := r.Beta.Value
 	if !finiteRate(b) {
@@ -370,20 +370,20 @@ func (f *fitting) peerCopies() {
 	// nominal one raises the rate and sets the efficiency to 1).
 	if nv := float64(f.base.GPU.NVLinkRate); nv > 0 {
 		if b <= nv {
-			f.c.set(f.s, "gpu.nvlink_efficiency", strconv.FormatFloat(b/nv, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over gpu.nvlink_rate %s", seriesName(peer), rateI(r.Beta), compact.Rate(nv)))
+			f.c.set(f.s, "gpu.nvlink_efficiency", strconv.FormatFloat(b/nv, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over gpu.nvlink_rate %s", seriesName(peer), rateI(r.Beta), units.Rate(nv).Compact()))
 			return
 		}
 		f.c.set(f.s, "gpu.nvlink_efficiency", "1", fmt.Sprintf("fit: β of %s is above gpu.nvlink_rate", seriesName(peer)))
 	}
-	f.c.set(f.s, "gpu.nvlink_rate", model.Rate(b).String(), fmt.Sprintf("fit: β of %s (%s)", seriesName(peer), rateI(r.Beta)))
+	f.c.set(f.s, "gpu.nvlink_rate", units.Rate(b).String(), fmt.Sprintf("fit: β of %s (%s)", seriesName(peer), rateI(r.Beta)))
 }
 
 // secI and rateI spell a fitted interval with the unit formatters:
 // "6.62µs [6.61µs, 6.7µs]", "55.3GB/s [55.2GB/s, 55.4GB/s]".
 func secI(v fit.Interval) string {
-	return fmt.Sprintf("%s [%s, %s]", compact.Seconds(v.Value), compact.Seconds(v.Lo), compact.Seconds(v.Hi))
+	return fmt.Sprintf("%s [%s, %s]", units.Seconds(v.Value).Compact(), units.Seconds(v.Lo).Compact(), units.Seconds(v.Hi).Compact())
 }
 
 func rateI(v fit.Interval) string {
-	return fmt.Sprintf("%s [%s, %s]", compact.Rate(v.Value), compact.Rate(v.Lo), compact.Rate(v.Hi))
+	return fmt.Sprintf("%s [%s, %s]", units.Rate(v.Value).Compact(), units.Rate(v.Lo).Compact(), units.Rate(v.Hi).Compact())
 }

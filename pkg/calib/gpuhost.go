@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // GPUHostFacts gathers what the GPU-side probes found on this host. Any
@@ -101,7 +101,7 @@ func GPUHostOverrides(f GPUHostFacts) []Override {
 	for _, v := range []string{"h2d-pinned", "d2h-pinned"} {
 		if r, ok := cudaSmallest(f.Results, v, "wall", ord); ok && r.Bytes <= 64 && r.MedianS > 0 {
 			lat = append(lat, r.MedianS)
-			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), compact.Seconds(r.MedianS)))
+			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), units.Seconds(r.MedianS).Compact()))
 		}
 	}
 	if len(lat) > 0 {
@@ -109,7 +109,7 @@ func GPUHostOverrides(f GPUHostFacts) []Override {
 		if len(lat) == 1 {
 			r, _ = cudaSmallest(f.Results, "d2h-pinned", "wall", ord)
 		}
-		add("gpu.copy_latency", compact.Seconds(gpuMean(lat)),
+		add("gpu.copy_latency", units.Seconds(gpuMean(lat)).Compact(),
 			fmt.Sprintf("measured on %s: median wall time of one synchronous %d B pinned cuMemcpy (%s)", gpuName, r.Bytes, strings.Join(parts, ", ")))
 	}
 
@@ -121,12 +121,12 @@ func GPUHostOverrides(f GPUHostFacts) []Override {
 	for _, v := range []string{"h2d-pinned", "d2h-pinned"} {
 		if r, ok := cudaLargest(f.Results, v, "wall", ord); ok && r.Bytes >= 16<<20 && r.MedianS > 0 {
 			crates = append(crates, float64(r.Bytes)/r.MedianS)
-			cparts = append(cparts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), compact.Rate(float64(r.Bytes)/r.MedianS)))
+			cparts = append(cparts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), units.Rate(float64(r.Bytes)/r.MedianS).Compact()))
 			cbytes = r.Bytes
 		}
 	}
 	if len(crates) > 0 {
-		add("gpu.copy_rate", compact.Rate(gpuMean(crates)),
+		add("gpu.copy_rate", units.Rate(gpuMean(crates)).Compact(),
 			fmt.Sprintf("measured on %s: synchronous pinned cuMemcpy of %d B, median wall time (%s)", gpuName, cbytes, strings.Join(cparts, ", ")))
 	}
 
@@ -135,7 +135,7 @@ func GPUHostOverrides(f GPUHostFacts) []Override {
 	var dirs []string
 	for _, r := range largestPeer(f.Results) {
 		rates = append(rates, r.ThroughputBps)
-		dirs = append(dirs, fmt.Sprintf("%s %s", r.Target, compact.Rate(r.ThroughputBps)))
+		dirs = append(dirs, fmt.Sprintf("%s %s", r.Target, units.Rate(r.ThroughputBps).Compact()))
 	}
 	if len(rates) > 0 {
 		r := largestPeer(f.Results)[0]
@@ -143,7 +143,7 @@ func GPUHostOverrides(f GPUHostFacts) []Override {
 		if f.NVML != nil && len(f.NVML.Matrix) > 1 {
 			src += "; NVML topology " + f.NVML.Matrix[0][1]
 		}
-		add("gpu.nvlink_rate", compact.Rate(gpuMean(rates)), src)
+		add("gpu.nvlink_rate", units.Rate(gpuMean(rates)).Compact(), src)
 	}
 
 	// The NIC closest to the GPU.
@@ -166,11 +166,11 @@ func GPUHostOverrides(f GPUHostFacts) []Override {
 			}
 			switch {
 			case hasPort && port.Active() && port.RateBps > 0:
-				add("nic.rate", compact.BitRate(port.RateBps/8), fmt.Sprintf("sysfs: %s port %d rate %q", rdev, port.Port, port.Rate))
+				add("nic.rate", units.Rate(port.RateBps/8).CompactBits(), fmt.Sprintf("sysfs: %s port %d rate %q", rdev, port.Port, port.Rate))
 			default:
 				for _, nd := range f.Topo.Net {
 					if nd.PCIAddress == nic.Address && nd.SpeedMbps > 0 {
-						add("nic.rate", compact.BitRate(float64(nd.SpeedMbps)*1e6/8), fmt.Sprintf("sysfs: %s speed %d Mb/s", nd.Name, nd.SpeedMbps))
+						add("nic.rate", units.Rate(float64(nd.SpeedMbps)*1e6/8).CompactBits(), fmt.Sprintf("sysfs: %s speed %d Mb/s", nd.Name, nd.SpeedMbps))
 						break
 					}
 				}
@@ -279,7 +279,7 @@ func pinnedSummary(rs []record.Result) string {
 	var n int64
 	for _, v := range []string{"h2d-pinned-stream", "d2h-pinned-stream"} {
 		if r, ok := cudaLargest(rs, v, "cuda-event", ord); ok && r.ThroughputBps > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), compact.Rate(r.ThroughputBps)))
+			parts = append(parts, fmt.Sprintf("%s %s", strings.ToUpper(v[:3]), units.Rate(r.ThroughputBps).Compact()))
 			n = r.Bytes
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/gpupath/gpupath/internal/compact"
 	"io"
 	"math"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // YAML writes the calibrated scenario as a file `gpupath model --scenario`
@@ -66,10 +66,10 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	for _, f := range c.Fits {
 		fmt.Fprintf(&b, "  %-5s %-62s α %-28s β %-34s preset α %s β %s  (median error %.1f%%, %d sizes)\n",
 			f.Stage, f.Name, seconds(f.Fit.Alpha.Value, f.Fit.Alpha.Lo, f.Fit.Alpha.Hi), rate(f.Fit.Beta.Value, f.Fit.Beta.Lo, f.Fit.Beta.Hi),
-			model.Seconds(f.PresetAlpha).Human(), model.Rate(f.PresetBeta).Human(), f.Fit.MedianAPE, f.Fit.Sizes)
+			units.Seconds(f.PresetAlpha).Human(), units.Rate(f.PresetBeta).Human(), f.Fit.MedianAPE, f.Fit.Sizes)
 		if g := f.Regimes; g != nil {
 			fmt.Fprintf(&b, "        two regimes: up to %s as above; beyond, β %s (the split removes %.0f%% of one line's error)\n",
-				model.Bytes(g.Break).Human(), rate(g.Above.Beta.Value, g.Above.Beta.Lo, g.Above.Beta.Hi), 100*g.Improvement)
+				units.Bytes(g.Break).Human(), rate(g.Above.Beta.Value, g.Above.Beta.Lo, g.Above.Beta.Hi), 100*g.Improvement)
 		}
 		for _, wn := range f.Fit.Warnings {
 			fmt.Fprintf(&b, "        warning: %s\n", wn.Message)
@@ -100,7 +100,7 @@ func (c *Calibration) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nthe staged transfer on this host, stage by stage (calibrated model; measured where measured):\n")
 		fmt.Fprintf(&b, "  %-50s %-10s", "stage", "source")
 		for _, n := range StageSizes {
-			fmt.Fprintf(&b, " %22s", model.Bytes(n).Human()+" model | meas.")
+			fmt.Fprintf(&b, " %22s", units.Bytes(n).Human()+" model | meas.")
 		}
 		b.WriteString("\n")
 		for _, r := range c.Stages {
@@ -116,9 +116,9 @@ func (c *Calibration) WriteText(w io.Writer) error {
 			for i := range StageSizes {
 				m := "—"
 				if !math.IsNaN(r.MeasuredAt[i]) {
-					m = model.Seconds(r.MeasuredAt[i]).Human()
+					m = units.Seconds(r.MeasuredAt[i]).Human()
 				}
-				fmt.Fprintf(&b, " %22s", model.Seconds(r.Modeled[i]).Human()+" | "+m)
+				fmt.Fprintf(&b, " %22s", units.Seconds(r.Modeled[i]).Human()+" | "+m)
 			}
 			b.WriteString("\n")
 		}
@@ -143,20 +143,20 @@ func pct(l float64) string { return strconv.FormatFloat(100*l, 'g', 4, 64) + "%"
 
 func seconds(v, lo, hi float64) string {
 	if lo <= 0 && v <= 0 {
-		return "< " + model.Seconds(hi).Human()
+		return "< " + units.Seconds(hi).Human()
 	}
-	return fmt.Sprintf("%s [%s, %s]", model.Seconds(v).Human(), model.Seconds(lo).Human(), model.Seconds(hi).Human())
+	return fmt.Sprintf("%s [%s, %s]", units.Seconds(v).Human(), units.Seconds(lo).Human(), units.Seconds(hi).Human())
 }
 
 func rate(v, lo, hi float64) string {
 	if math.IsInf(v, 1) {
-		return "> " + model.Rate(lo).Human()
+		return "> " + units.Rate(lo).Human()
 	}
-	h := model.Rate(hi).Human()
+	h := units.Rate(hi).Human()
 	if math.IsInf(hi, 1) {
 		h = "∞"
 	}
-	return fmt.Sprintf("%s [%s, %s]", model.Rate(v).Human(), model.Rate(lo).Human(), h)
+	return fmt.Sprintf("%s [%s, %s]", units.Rate(v).Human(), units.Rate(lo).Human(), h)
 }
 
 // WriteJSON writes the calibration as one JSON object.
@@ -222,11 +222,11 @@ func (r StageRow) MarshalJSON() ([]byte, error) {
 // Display spells a key's value for people: rates and times rounded by the
 // unit formatters (the scenario holds them exactly), anything else as it is.
 func Display(v string) string {
-	if r, err := model.ParseRate(v); err == nil && strings.HasSuffix(v, "/s") {
-		return compact.Rate(float64(r))
+	if r, err := units.ParseRate(v); err == nil && strings.HasSuffix(v, "/s") {
+		return units.Rate(float64(r)).Compact()
 	}
-	if d, err := model.ParseDuration(v); err == nil && !strings.HasSuffix(v, "/s") {
-		return compact.Seconds(float64(d))
+	if d, err := units.ParseDuration(v); err == nil && !strings.HasSuffix(v, "/s") {
+		return units.Seconds(float64(d)).Compact()
 	}
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
 		return strconv.FormatFloat(f, 'g', 4, 64)

@@ -6,16 +6,16 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Override is one scenario value of the model, measured on this host: Key
 // is the model's dotted key ("cpu.memcpy_rate"), Value its text in the
-// model's units ("11.8GB/s", "0.35us"), Source how it was derived.
+// one unit vocabulary's spelling ("11.8GB/s", "0.35us"), Source how it was derived.
 type Override struct {
 	Key    string `json:"key"`
 	Value  string `json:"value"`
@@ -95,9 +95,9 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		if n == 0 {
 			continue
 		}
-		ovs = append(ovs, Override{Key: "cpu.memcpy_rate", Value: compact.Rate(best.ThroughputBps),
+		ovs = append(ovs, Override{Key: "cpu.memcpy_rate", Value: units.Rate(best.ThroughputBps).Compact(),
 			Source: fmt.Sprintf("measured: memcpy probe, Go copy on one core, %s caches; the best of %d per-size medians at 16MiB or more (%s copies, %d repetitions); bytes copied per second",
-				variant, n, model.Bytes(best.Bytes), best.Iterations)})
+				variant, n, units.Bytes(best.Bytes), best.Iterations)})
 		memDone = true
 		break
 	}
@@ -108,7 +108,7 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	// stack.syscall
 	if sc := records(rs, "syscall", "getppid"); len(sc) > 0 {
 		v := stats.Median(medians(sc))
-		ovs = append(ovs, Override{Key: "stack.syscall", Value: compact.Seconds(v),
+		ovs = append(ovs, Override{Key: "stack.syscall", Value: units.Seconds(v).Compact(),
 			Source: fmt.Sprintf("measured: syscall probe, median time of one getppid(2) (a bare system call: entry and exit), %d record(s)", len(sc))})
 	} else {
 		notes = append(notes, "stack.syscall: no syscall/getppid record")
@@ -124,10 +124,10 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 	case len(send) > 0 && len(recv) > 0:
 		tx, rx = stats.Median(medians(send)), stats.Median(medians(recv))
 		ovs = append(ovs,
-			Override{Key: "stack.tx_per_message", Value: compact.Seconds(tx),
-				Source: fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", model.Bytes(sendSize))},
-			Override{Key: "stack.rx_per_message", Value: compact.Seconds(rx),
-				Source: fmt.Sprintf("measured: syscall probe, median time of one recv(2) of %s already queued on loopback TCP: system call and copy to user (the protocol input ran in the sender's call)", model.Bytes(recvSize))})
+			Override{Key: "stack.tx_per_message", Value: units.Seconds(tx).Compact(),
+				Source: fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", units.Bytes(sendSize))},
+			Override{Key: "stack.rx_per_message", Value: units.Seconds(rx).Compact(),
+				Source: fmt.Sprintf("measured: syscall probe, median time of one recv(2) of %s already queued on loopback TCP: system call and copy to user (the protocol input ran in the sender's call)", units.Bytes(recvSize))})
 	case len(ppSmall) > 0:
 		var cpu []float64
 		for _, r := range ppSmall {
@@ -137,9 +137,9 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		if c > 0 {
 			tx, rx = c/2, c/2
 			src := fmt.Sprintf("measured: tcp ping-pong at %s (%s), CPU per one-way message of both ends from rusage (%s), split evenly between send and receive for want of a direct send/recv timing; includes the wake-up",
-				model.Bytes(ppSize), ppSmall[0].Target, compact.Seconds(c))
-			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: compact.Seconds(tx), Source: src},
-				Override{Key: "stack.rx_per_message", Value: compact.Seconds(rx), Source: src})
+				units.Bytes(ppSize), ppSmall[0].Target, units.Seconds(c).Compact())
+			ovs = append(ovs, Override{Key: "stack.tx_per_message", Value: units.Seconds(tx).Compact(), Source: src},
+				Override{Key: "stack.rx_per_message", Value: units.Seconds(rx).Compact(), Source: src})
 		} else {
 			notes = append(notes, "stack.tx_per_message, stack.rx_per_message: no send/recv timing and no CPU time in the ping-pong records")
 		}
@@ -170,16 +170,16 @@ func HostOverrides(rs []record.Result) (ovs []Override, notes []string) {
 		notes = append(notes, "stack.wakeup: needs the send/recv timings of the syscall probe (tcp-send, tcp-recv)")
 	case cpuMsg-tx-rx <= 0:
 		notes = append(notes, fmt.Sprintf("stack.wakeup: ping-pong CPU per message %s is not above send %s + receive %s; left out",
-			compact.Seconds(cpuMsg), compact.Seconds(tx), compact.Seconds(rx)))
+			units.Seconds(cpuMsg).Compact(), units.Seconds(tx).Compact(), units.Seconds(rx).Compact()))
 	default:
 		w := cpuMsg - tx - rx
 		src := fmt.Sprintf("derived: tcp ping-pong at %s (%s) costs %s of CPU per one-way message, both ends (rusage); minus send %s and receive %s timed without waiting leaves the CPU cost of blocking in recv and being woken (wake-up, context switches). A CPU cost: the latency it adds is smaller, as the two ends overlap",
-			model.Bytes(ppSize), ppSmall[0].Target, compact.Seconds(cpuMsg), compact.Seconds(tx), compact.Seconds(rx))
+			units.Bytes(ppSize), ppSmall[0].Target, units.Seconds(cpuMsg).Compact(), units.Seconds(tx).Compact(), units.Seconds(rx).Compact())
 		if ppFitted {
 			src += fmt.Sprintf(" (the ping-pong fit latency = α + n/β over %d sizes up to %s gives α = %s one-way)",
-				ppFit.Sizes, model.Bytes(64<<10), compact.Seconds(ppFit.Alpha.Value))
+				ppFit.Sizes, units.Bytes(64<<10), units.Seconds(ppFit.Alpha.Value).Compact())
 		}
-		ovs = append(ovs, Override{Key: "stack.wakeup", Value: compact.Seconds(w), Source: src})
+		ovs = append(ovs, Override{Key: "stack.wakeup", Value: units.Seconds(w).Compact(), Source: src})
 	}
 	return ovs, notes
 }

@@ -67,7 +67,7 @@ func TestHostOverrides(t *testing.T) {
 	}
 	want := map[string]string{
 		"cpu.memcpy_rate":      "12GB/s", // the best cold median at ≥ 16 MiB (16 MiB: 12e9 > 64 MiB: 11.83e9)
-		"stack.syscall":        "350ns",  // the model's formatter picks ns below 1 µs
+		"stack.syscall":        "350ns",  // the units formatter picks ns below 1 µs
 		"stack.tx_per_message": "2us",
 		"stack.rx_per_message": "1us",
 		"stack.wakeup":         "5us", // ping-pong CPU 1us + 7us per message − 2us − 1us

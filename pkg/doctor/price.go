@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // priceSizes are the sizes every price is given at: a flag, a chunk, a
@@ -127,9 +128,9 @@ func (p *Pricer) evaluate(c Case, host []string) (*evaluated, error) {
 	}
 	ev := &evaluated{title: path.Title}
 	for _, n := range priceSizes {
-		ev.res = append(ev.res, r.Evaluate(model.Bytes(n)))
+		ev.res = append(ev.res, r.Evaluate(units.Bytes(n)))
 	}
-	ev.ref = r.Evaluate(model.Bytes(refSize))
+	ev.ref = r.Evaluate(units.Bytes(refSize))
 	return ev, nil
 }
 
@@ -172,8 +173,8 @@ func (p *Pricer) Price(c Cost, host []string) *Price {
 func sentence(c Cost, before, after *evaluated) string {
 	b, a := before.ref, after.ref
 	ri := refIndex(before, after)
-	size := model.Bytes(priceSizes[ri]).Human()
-	bl, al := model.Seconds(before.res[ri].Pipelined), model.Seconds(after.res[ri].Pipelined)
+	size := units.Bytes(priceSizes[ri]).Human()
+	bl, al := units.Seconds(before.res[ri].Pipelined), units.Seconds(after.res[ri].Pipelined)
 	last := len(priceSizes) - 1
 	bb, ab := before.res[last].Bandwidth, after.res[last].Bandwidth
 	var sb strings.Builder
@@ -192,7 +193,7 @@ func sentence(c Cost, before, after *evaluated) string {
 		extra = append(extra, plural(d, "extra copy", "extra copies", "fewer copy", "fewer copies"))
 	}
 	if !near(a.DDRBytes, b.DDRBytes) {
-		extra = append(extra, fmt.Sprintf("%s of DDR traffic per MiB instead of %s", model.Bytes(a.DDRBytes).Human(), model.Bytes(b.DDRBytes).Human()))
+		extra = append(extra, fmt.Sprintf("%s of DDR traffic per MiB instead of %s", units.Bytes(a.DDRBytes).Human(), units.Bytes(b.DDRBytes).Human()))
 	}
 	if len(extra) > 0 {
 		sb.WriteString(", with " + strings.Join(extra, " and "))
@@ -230,6 +231,6 @@ func near(x, y float64) bool {
 
 // formatSeconds and formatRate print a price point as the model prints its
 // units, for the text report.
-func formatSeconds(v float64) string { return model.Seconds(v).Human() }
-func formatRate(v float64) string    { return model.Rate(v).Human() }
-func formatBytes(v int64) string     { return model.Bytes(v).Human() }
+func formatSeconds(v float64) string { return units.Seconds(v).Human() }
+func formatRate(v float64) string    { return units.Rate(v).Human() }
+func formatBytes(v int64) string     { return units.Bytes(v).Human() }

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // OptionKind says how the value of a probe option is read. Sizes, durations
-// and rates are read by pkg/model's parsers, in the units of the scenario
+// and rates are read by pkg/units' parsers, in the units of the scenario
 // files: "512KiB", "200ms", "1Gbit/s".
 type OptionKind string
 
@@ -21,9 +21,9 @@ const (
 	OptText     OptionKind = "text"     // anything
 	OptWords    OptionKind = "words"    // a comma-separated list of names
 	OptInt      OptionKind = "int"      // a whole number
-	OptSize     OptionKind = "size"     // model.ParseBytes
-	OptDuration OptionKind = "duration" // model.ParseDuration ("0" is none)
-	OptRate     OptionKind = "rate"     // model.ParseRate
+	OptSize     OptionKind = "size"     // units.ParseBytes
+	OptDuration OptionKind = "duration" // units.ParseDuration ("0" is none)
+	OptRate     OptionKind = "rate"     // units.ParseRate
 )
 
 // Option is one setting that a probe reads from Plan.Options (key=value on
@@ -52,11 +52,11 @@ func (o Option) Check(v string) error {
 	case OptInt:
 		_, err = strconv.Atoi(v)
 	case OptSize:
-		_, err = model.ParseBytes(v)
+		_, err = units.ParseBytes(v)
 	case OptDuration:
-		_, err = model.ParseDuration(v)
+		_, err = units.ParseDuration(v)
 	case OptRate:
-		_, err = model.ParseRate(v)
+		_, err = units.ParseRate(v)
 	case OptWords:
 		for _, w := range strings.Split(v, ",") {
 			if strings.TrimSpace(w) == "" {
@@ -143,7 +143,7 @@ func CheckOptions(probes []string, opts map[string]string) error {
 	return nil
 }
 
-// DurationOption reads a duration option of plan with model.ParseDuration
+// DurationOption reads a duration option of plan with units.ParseDuration
 // ("2s", "200ms"; "0" and "off" are zero); def when it is not set. A
 // negative duration is an error.
 func DurationOption(plan Plan, name string, def time.Duration) (time.Duration, error) {
@@ -154,14 +154,14 @@ func DurationOption(plan Plan, name string, def time.Duration) (time.Duration, e
 	if v == "off" {
 		return 0, nil
 	}
-	d, err := model.ParseDuration(v)
+	d, err := units.ParseDuration(v)
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("option %s=%s: want a duration like 2s, or 0", name, v)
 	}
 	return time.Duration(math.Round(float64(d) * float64(time.Second))), nil
 }
 
-// SizeOption reads a size option of plan with model.ParseBytes ("512KiB",
+// SizeOption reads a size option of plan with units.ParseBytes ("512KiB",
 // "1MiB", "4096"); def when it is not set. A size below one byte is an
 // error.
 func SizeOption(plan Plan, name string, def int64) (int64, error) {
@@ -169,7 +169,7 @@ func SizeOption(plan Plan, name string, def int64) (int64, error) {
 	if !ok || v == "" {
 		return def, nil
 	}
-	n, err := model.ParseBytes(v)
+	n, err := units.ParseBytes(v)
 	if err != nil || n < 1 {
 		return 0, fmt.Errorf("option %s=%s: want a size like 512KiB", name, v)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 func runProbe(t *testing.T, name string, plan Plan) []record.Result {
@@ -71,7 +71,7 @@ func TestSyscallProbe(t *testing.T) {
 	// two are measured at different moments on a machine that may be busy,
 	// so only a gross inversion counts.
 	if rs[2].MedianS < rs[0].MedianS/2 {
-		t.Errorf("tcp-send %s far below getppid %s", compact.Seconds(rs[2].MedianS), compact.Seconds(rs[0].MedianS))
+		t.Errorf("tcp-send %s far below getppid %s", units.Seconds(rs[2].MedianS).Compact(), units.Seconds(rs[0].MedianS).Compact())
 	}
 }
 

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/internal/compact"
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Progress is told how a run goes: a probe starts (with the number of
@@ -31,20 +30,20 @@ func Describe(r record.Result) string {
 	if r.Variant != "" {
 		b.WriteString(" " + r.Variant)
 	}
-	fmt.Fprintf(&b, " %s", model.Bytes(r.Bytes))
+	fmt.Fprintf(&b, " %s", units.Bytes(r.Bytes))
 	if r.Target != "" {
 		b.WriteString(" " + r.Target)
 	}
 	b.WriteString(": ")
 	if r.Variant == "stream" || (r.Probe == "memcpy" && r.ThroughputBps > 0) {
 		if r.Variant == "stream" {
-			b.WriteString(compact.BitRate(r.ThroughputBps))
+			b.WriteString(units.Rate(r.ThroughputBps).CompactBits())
 		} else {
-			b.WriteString(compact.Rate(r.ThroughputBps))
+			b.WriteString(units.Rate(r.ThroughputBps).Compact())
 		}
-		fmt.Fprintf(&b, ", %s per op median", compact.Seconds(r.MedianS))
+		fmt.Fprintf(&b, ", %s per op median", units.Seconds(r.MedianS).Compact())
 	} else {
-		fmt.Fprintf(&b, "%s median, p99 %s", compact.Seconds(r.MedianS), compact.Seconds(r.P99S))
+		fmt.Fprintf(&b, "%s median, p99 %s", units.Seconds(r.MedianS).Compact(), units.Seconds(r.P99S).Compact())
 	}
 	fmt.Fprintf(&b, " (n=%d", r.Iterations)
 	if !r.Stable {

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/internal/rawsock"
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The host-memory staged transfer: the staged GPU→GPU transfer of
@@ -430,7 +430,7 @@ func parseStagedHostOptions(plan Plan) (stagedHostOptions, error) {
 		o.variants = []string{"store", "pipelined"}
 	}
 	if v := plan.Options["chunk"]; v != "" {
-		b, err := model.ParseBytes(v)
+		b, err := units.ParseBytes(v)
 		if err != nil || b < 1 || b > maxMessage {
 			return o, fmt.Errorf("staged-host: bad chunk %q", v)
 		}
@@ -444,7 +444,7 @@ func parseStagedHostOptions(plan Plan) (stagedHostOptions, error) {
 		o.flows = f
 	}
 	if v := plan.Options["timeout"]; v != "" {
-		d, err := model.ParseDuration(v)
+		d, err := units.ParseDuration(v)
 		if err != nil || !(d > 0) {
 			return o, fmt.Errorf("staged-host: bad timeout %q", v)
 		}
@@ -500,7 +500,7 @@ func (p *stagedHostProbe) Run(ctx context.Context, plan Plan, emit func(record.R
 			ex, err := client.Staged(ctx, n, o.chunk, o.flows, v == "store", RepeatConfig{Budget: b, Tolerance: plan.Tolerance})
 			done++
 			if err != nil {
-				return fmt.Errorf("staged-host %s %s: %w", v, model.Bytes(n), err)
+				return fmt.Errorf("staged-host %s %s: %w", v, units.Bytes(n), err)
 			}
 			if err := emit(stagedHostResult(ex, v, label)); err != nil {
 				return err

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // TCP probe defaults.
@@ -92,7 +92,7 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		// Extend the ping-pong sweep by ×4 up to this size (for example to
 		// cover the sizes of a staged GPU transfer, where buffers no longer
 		// fit in the caches).
-		m, err := model.ParseBytes(v)
+		m, err := units.ParseBytes(v)
 		if err != nil || m < 1 || m > maxMessage {
 			return o, fmt.Errorf("tcp: pingpong_max=%q: want a size up to %d bytes", v, maxMessage)
 		}
@@ -124,14 +124,14 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		o.port = p
 	}
 	if v, ok := plan.Options["rate"]; ok && v != "" {
-		r, err := model.ParseRate(v)
+		r, err := units.ParseRate(v)
 		if err != nil || !(r > 0) {
 			return o, fmt.Errorf("tcp: bad rate %q (want e.g. 1Gbit/s, 300Mbit/s, 1.5GB/s)", v)
 		}
 		o.rate = float64(r)
 	}
 	if v, ok := plan.Options["timeout"]; ok && v != "" {
-		d, err := model.ParseDuration(v)
+		d, err := units.ParseDuration(v)
 		if err != nil || !(d > 0) {
 			return o, fmt.Errorf("tcp: bad timeout %q", v)
 		}
@@ -139,7 +139,7 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 	}
 	for key, dst := range map[string]*int{"sndbuf": &o.sock.SendBuffer, "rcvbuf": &o.sock.RecvBuffer} {
 		if v, ok := plan.Options[key]; ok && v != "" {
-			n, err := model.ParseBytes(v)
+			n, err := units.ParseBytes(v)
 			if err != nil || n < 0 || n > 1<<30 {
 				return o, fmt.Errorf("tcp: bad %s %q", key, v)
 			}
@@ -257,7 +257,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		ex, err := client.PingPong(ctx, size, repeat(perSize()))
 		done++
 		if err != nil {
-			return fmt.Errorf("ping-pong %s: %w", model.Bytes(size), err)
+			return fmt.Errorf("ping-pong %s: %w", units.Bytes(size), err)
 		}
 		if err := emit(pingPongResult(ex, label, scope)); err != nil {
 			return err
@@ -274,7 +274,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		ex, err := client.Stream(ctx, size, repeat(b))
 		done++
 		if err != nil {
-			return fmt.Errorf("stream %s: %w", model.Bytes(size), err)
+			return fmt.Errorf("stream %s: %w", units.Bytes(size), err)
 		}
 		if err := emit(streamResult(ex, label, scope, shaped)); err != nil {
 			return err

@@ -15,10 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/rawsock"
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // startServer runs a loopback Server for the test.
@@ -57,7 +56,7 @@ func TestTCPPingPongAndStream(t *testing.T) {
 		t.Errorf("stream chunk %d bytes %d iterations %d", ex.Chunk, ex.Bytes, ex.Stats.Iterations)
 	}
 	if rate := float64(ex.Chunk) / ex.Stats.Median; rate < 10e6 {
-		t.Errorf("loopback stream at %s", compact.Rate(rate))
+		t.Errorf("loopback stream at %s", units.Rate(rate).Compact())
 	}
 	if ex.Messages*(64<<10) != ex.Bytes {
 		t.Errorf("%d writes of 64KiB for %d bytes", ex.Messages, ex.Bytes)
@@ -269,7 +268,7 @@ func TestTCPStreamShapedVeth(t *testing.T) {
 				t.Fatalf("%d records", len(rs))
 			}
 			r := rs[0]
-			sr, _ := model.ParseRate(rate)
+			sr, _ := units.ParseRate(rate)
 			shaped := float64(sr)
 			mss := int(r.Extra["mss"])
 			hdr := int(r.Extra["tcp_header_bytes"])
@@ -283,11 +282,11 @@ func TestTCPStreamShapedVeth(t *testing.T) {
 			got := r.ThroughputBps
 			dev := got/want - 1
 			t.Logf("shaped %s: goodput %s, expected %s (mss %d, headers %d+14), deviation %+.2f%%, %d samples, %v retransmits",
-				rate, compact.BitRate(got), compact.BitRate(want), mss, hdr, 100*dev, r.Iterations, r.Extra["retransmits"])
+				rate, units.Rate(got).CompactBits(), units.Rate(want).CompactBits(), mss, hdr, 100*dev, r.Iterations, r.Extra["retransmits"])
 			if math.Abs(dev) > 0.05 {
-				t.Errorf("goodput %s is %.1f%% off the shaped rate's %s", compact.BitRate(got), 100*dev, compact.BitRate(want))
+				t.Errorf("goodput %s is %.1f%% off the shaped rate's %s", units.Rate(got).CompactBits(), 100*dev, units.Rate(want).CompactBits())
 			}
-			if r.Target != "veth tbf "+compact.BitRate(shaped) {
+			if r.Target != "veth tbf "+units.Rate(shaped).CompactBits() {
 				t.Errorf("target label %q", r.Target)
 			}
 		})

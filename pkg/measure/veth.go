@@ -6,8 +6,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/gpupath/gpupath/internal/compact"
 	"github.com/gpupath/gpupath/internal/testnet"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // VethConfig describes a pair of network namespaces joined by a veth link,
@@ -99,7 +99,7 @@ func (v *Veth) Close() error {
 // Label describes the target for records: "veth" or "veth tbf 1Gbit/s".
 func (v *Veth) Label() string {
 	if v.Config.Rate > 0 {
-		return "veth tbf " + compact.BitRate(v.Config.Rate)
+		return "veth tbf " + units.Rate(v.Config.Rate).CompactBits()
 	}
 	return "veth"
 }

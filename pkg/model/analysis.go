@@ -5,13 +5,15 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Segment is a range of message sizes, From to To (both included), over
 // which Path has the lowest pipelined latency of the paths compared.
 type Segment struct {
 	Path     string
-	From, To Bytes
+	From, To units.Bytes
 }
 
 // Crossover is a message size at which two paths change places: from At
@@ -19,7 +21,7 @@ type Segment struct {
 // latency, below At Slower had it.
 type Crossover struct {
 	Faster, Slower string
-	At             Bytes
+	At             units.Bytes
 }
 
 // Fastest splits the message sizes from lo to hi into the segments over
@@ -33,7 +35,7 @@ type Crossover struct {
 // steps of 2^(1/8), and each change between two neighbours of the grid is
 // pinned down by bisection (changes back and forth between two neighbours
 // can be missed).
-func Fastest(s *Scenario, paths []string, lo, hi Bytes) ([]Segment, error) {
+func Fastest(s *Scenario, paths []string, lo, hi units.Bytes) ([]Segment, error) {
 	rs, err := feasibleRoutes(s, paths, lo, hi)
 	if err != nil || len(rs) == 0 {
 		return nil, err
@@ -44,7 +46,7 @@ func Fastest(s *Scenario, paths []string, lo, hi Bytes) ([]Segment, error) {
 // Crossovers lists every size from lo to hi at which two of the feasible
 // paths change places, pair by pair (in the order paths lists them), sorted
 // by size: the segments of Fastest for each pair of paths.
-func Crossovers(s *Scenario, paths []string, lo, hi Bytes) ([]Crossover, error) {
+func Crossovers(s *Scenario, paths []string, lo, hi units.Bytes) ([]Crossover, error) {
 	rs, err := feasibleRoutes(s, paths, lo, hi)
 	if err != nil {
 		return nil, err
@@ -64,12 +66,12 @@ func Crossovers(s *Scenario, paths []string, lo, hi Bytes) ([]Crossover, error) 
 
 // Ranked returns the feasible ones of paths at message size n, the lowest
 // pipelined latency first; ties (as in Fastest) keep the order of paths.
-func Ranked(s *Scenario, paths []string, n Bytes) ([]string, error) {
+func Ranked(s *Scenario, paths []string, n units.Bytes) ([]string, error) {
 	rs, err := feasibleRoutes(s, paths, n, n)
 	if err != nil {
 		return nil, err
 	}
-	t := make([]Seconds, len(rs))
+	t := make([]units.Seconds, len(rs))
 	for i, r := range rs {
 		t[i] = r.Evaluate(n).Pipelined
 	}
@@ -98,7 +100,7 @@ func Near(x, y float64) bool {
 	return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
 }
 
-func feasibleRoutes(s *Scenario, paths []string, lo, hi Bytes) ([]*Route, error) {
+func feasibleRoutes(s *Scenario, paths []string, lo, hi units.Bytes) ([]*Route, error) {
 	if s == nil {
 		return nil, fmt.Errorf("model: no scenario")
 	}
@@ -119,8 +121,8 @@ func feasibleRoutes(s *Scenario, paths []string, lo, hi Bytes) ([]*Route, error)
 }
 
 // fastest is Fastest on routes that are all feasible (at least one).
-func fastest(rs []*Route, lo, hi Bytes) []Segment {
-	winner := func(n Bytes) int {
+func fastest(rs []*Route, lo, hi units.Bytes) []Segment {
+	winner := func(n units.Bytes) int {
 		best, bt := 0, math.Inf(1)
 		for i, r := range rs {
 			if t := float64(r.Evaluate(n).Pipelined); t < bt && !Near(t, bt) {
@@ -155,11 +157,11 @@ func fastest(rs []*Route, lo, hi Bytes) []Segment {
 }
 
 // sizeGrid is lo, hi and the sizes between in steps of 2^(1/8).
-func sizeGrid(lo, hi Bytes) []Bytes {
-	out := []Bytes{lo}
+func sizeGrid(lo, hi units.Bytes) []units.Bytes {
+	out := []units.Bytes{lo}
 	step := math.Pow(2, 0.125)
 	for x := float64(lo) * step; x < float64(hi); x *= step {
-		if n := Bytes(math.Round(x)); n > out[len(out)-1] {
+		if n := units.Bytes(math.Round(x)); n > out[len(out)-1] {
 			out = append(out, n)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // analysisScenarios are every preset, each also with the GPU and the NIC
@@ -30,7 +31,7 @@ func analysisScenarios(t *testing.T) []*model.Scenario {
 	return out
 }
 
-func pipelined(t *testing.T, s *model.Scenario, path string, n model.Bytes) float64 {
+func pipelined(t *testing.T, s *model.Scenario, path string, n units.Bytes) float64 {
 	t.Helper()
 	p, err := model.LookupPath(path)
 	if err != nil {
@@ -41,7 +42,7 @@ func pipelined(t *testing.T, s *model.Scenario, path string, n model.Bytes) floa
 
 // winner is the fastest of paths at n, computed here the plain way: the
 // lowest pipelined latency, ties to the first listed.
-func winner(t *testing.T, s *model.Scenario, paths []string, n model.Bytes) string {
+func winner(t *testing.T, s *model.Scenario, paths []string, n units.Bytes) string {
 	t.Helper()
 	best, bt := "", 0.0
 	for _, name := range paths {
@@ -95,7 +96,7 @@ func TestFastest(t *testing.T) {
 	}
 	for _, c := range []struct {
 		paths  []string
-		lo, hi model.Bytes
+		lo, hi units.Bytes
 	}{{[]string{"tcp"}, 0, 10}, {[]string{"tcp"}, 10, 9}, {[]string{"nope"}, 1, 10}} {
 		if _, err := model.Fastest(model.Default(), c.paths, c.lo, c.hi); err == nil {
 			t.Errorf("Fastest(%v, %d, %d): no error", c.paths, c.lo, c.hi)

@@ -2,16 +2,12 @@ package model
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Every rate and time key has a lower and an upper bound, and within them
@@ -33,7 +29,7 @@ func TestKeyBoundsKeepOutputFinite(t *testing.T) {
 			}
 		}
 	}
-	sizes := []Bytes{1, 1 << 40, math.MaxInt64 / 2}
+	sizes := []units.Bytes{1, 1 << 40, math.MaxInt64 / 2}
 	for _, ext := range []struct{ rate, dur string }{{"1kbit/s", "0.001ns"}, {"1000000GB/s", "0.001ns"}, {"1kbit/s", ""}} {
 		s := Default()
 		for _, k := range Keys() {
@@ -57,41 +53,6 @@ func TestKeyBoundsKeepOutputFinite(t *testing.T) {
 		if !json.Valid(b.Bytes()) {
 			t.Errorf("invalid JSON")
 		}
-	}
-}
-
-func TestLoadFileBounded(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.yaml")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip(err)
-	}
-	big := filepath.Join(dir, "big.yaml")
-	os.WriteFile(big, bytes.Repeat([]byte("# comment\n"), MaxScenarioBytes/10+1), 0o644)
-	for _, tc := range []struct{ path, want string }{
-		{"/dev/zero", "not a regular file (a character device)"},
-		{fifo, "not a regular file (a FIFO)"},
-		{dir, "a directory"},
-		{big, "over the size limit of 1 MiB"},
-	} {
-		done := make(chan error, 1)
-		go func() { _, err := LoadFile(tc.path); done <- err }()
-		select {
-		case err := <-done:
-			var ie *InputError
-			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: LoadFile does not return", tc.path)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	ok := filepath.Join(dir, "ok.yaml")
-	os.WriteFile(ok, []byte("name: x\n"), 0o644)
-	if _, err := LoadFileContext(ctx, ok); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
 	}
 }
 

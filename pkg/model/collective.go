@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Collective operations of Collective.Op, named as nccl-tests names them.
@@ -43,19 +45,19 @@ type Collective struct {
 // nccl-tests "size" column: the buffer of an all_reduce or broadcast, the
 // whole gathered buffer of an all_gather, the input of a reduce_scatter.
 type CollectiveResult struct {
-	Bytes Bytes
+	Bytes units.Bytes
 	Ranks int
 	// Time is Latency + Size / AlgBW for the Protocol chosen.
-	Time     Seconds
-	Latency  Seconds
+	Time     units.Seconds
+	Latency  units.Seconds
 	Protocol string
 	// AlgBW is Size / Time; BusBW is nccl-tests' bus bandwidth: AlgBW ×
 	// 2(n−1)/n for all_reduce, × (n−1)/n for all_gather and reduce_scatter,
 	// × 1 for broadcast.
-	AlgBW, BusBW Rate
+	AlgBW, BusBW units.Rate
 	// LinkBusBW is the bus bandwidth the links allow (before the
 	// protocol's factor); Bottleneck names the link that sets it.
-	LinkBusBW  Rate
+	LinkBusBW  units.Rate
 	Bottleneck string
 	// Steps and InterSteps are the ring's steps and those that cross
 	// between nodes in NCCL's latency count.
@@ -67,16 +69,16 @@ type CollectiveResult struct {
 var (
 	// ncclBaseLat is baseLatencies[Ring]: launching the kernel and its
 	// bookkeeping.
-	ncclBaseLat = [3]Seconds{6.6e-6, 14.0e-6, 8.4e-6}
+	ncclBaseLat = [3]units.Seconds{6.6e-6, 14.0e-6, 8.4e-6}
 	// ncclNVLinkLat, ncclPCILat and ncclNetLat are hwLatencies[NVLINK |
 	// PCI | NET][Ring]: one step's latency on that kind of hop.
-	ncclNVLinkLat = [3]Seconds{0.6e-6, 1.9e-6, 3.4e-6}
-	ncclPCILat    = [3]Seconds{1.0e-6, 2.5e-6, 5.7e-6}
-	ncclNetLat    = [3]Seconds{2.7e-6, 4.0e-6, 14.0e-6}
+	ncclNVLinkLat = [3]units.Seconds{0.6e-6, 1.9e-6, 3.4e-6}
+	ncclPCILat    = [3]units.Seconds{1.0e-6, 2.5e-6, 5.7e-6}
+	ncclNetLat    = [3]units.Seconds{2.7e-6, 4.0e-6, 14.0e-6}
 	// ncclTreeNetLat is hwLatencies[NET][Tree], which NCCL uses for the
 	// inter-node steps of a ring when every node has one rank ("with ppn=1
 	// latencies are fully exposed").
-	ncclTreeNetLat = [3]Seconds{5.0e-6, 8.5e-6, 14e-6}
+	ncclTreeNetLat = [3]units.Seconds{5.0e-6, 8.5e-6, 14e-6}
 	// ncclProtoBW is the fraction of the links' bus bandwidth a ring
 	// reaches with each protocol: LL ×0.5 (half of every 8-byte line is
 	// its flag), LL128 ×0.92 (120 of 128 bytes), Simple ×1 (tuning.cc,
@@ -87,7 +89,7 @@ var (
 // ncclNetOverhead is getNetOverhead: the proxy's post per step on Intel
 // x86, 1 µs (2 µs on AMD), three times that for Simple; an inter-node
 // ring's intra-node step costs at least this (tuning.cc).
-func (s *Scenario) ncclNetOverhead(p int) Seconds {
+func (s *Scenario) ncclNetOverhead(p int) units.Seconds {
 	o := s.GPU.ProxyOverhead
 	if p == 2 {
 		o *= 3
@@ -147,7 +149,7 @@ func (c Collective) check() error {
 // ring leaves the node; inter is NCCL's network step latency, or Path's
 // own one-way latency for a small message where that is longer (NCCL's
 // constants are for InfiniBand; a TCP hop costs what its stack costs).
-func (s *Scenario) Collective(c Collective, n Bytes) (CollectiveResult, error) {
+func (s *Scenario) Collective(c Collective, n units.Bytes) (CollectiveResult, error) {
 	if err := c.check(); err != nil {
 		return CollectiveResult{}, err
 	}
@@ -187,17 +189,17 @@ func (s *Scenario) Collective(c Collective, n Bytes) (CollectiveResult, error) {
 			intra = max(intra, s.ncclNetOverhead(p))
 		}
 		inter := max(netLat[p], pathLat)
-		lat := ncclBaseLat[p] + Seconds(res.Steps-res.InterSteps)*intra + Seconds(res.InterSteps)*inter
-		bus := link * Rate(ncclProtoBW[p])
-		alg := bus * Rate(float64(ranks)/float64(res.Steps))
-		t := lat + Seconds(float64(n)/float64(alg))
+		lat := ncclBaseLat[p] + units.Seconds(res.Steps-res.InterSteps)*intra + units.Seconds(res.InterSteps)*inter
+		bus := link * units.Rate(ncclProtoBW[p])
+		alg := bus * units.Rate(float64(ranks)/float64(res.Steps))
+		t := lat + units.Seconds(float64(n)/float64(alg))
 		if first || t < res.Time {
 			first = false
 			res.Time, res.Latency, res.Protocol = t, lat, Protocols[p]
 		}
 	}
-	res.AlgBW = Rate(float64(n) / float64(res.Time))
-	res.BusBW = res.AlgBW * Rate(busFactor(c.Op, ranks))
+	res.AlgBW = units.Rate(float64(n) / float64(res.Time))
+	res.BusBW = res.AlgBW * units.Rate(busFactor(c.Op, ranks))
 	return res, nil
 }
 
@@ -216,16 +218,16 @@ func busFactor(op string, ranks int) float64 {
 // ringLinks is the bus bandwidth the links of c's rings allow, what sets
 // it, and the inter-node path's one-way latency for a small message (0
 // inside one node).
-func (s *Scenario) ringLinks(c Collective) (Rate, string, Seconds, error) {
+func (s *Scenario) ringLinks(c Collective) (units.Rate, string, units.Seconds, error) {
 	g := float64(c.GPUsPerNode)
-	var bw Rate
+	var bw units.Rate
 	var why string
 	if c.GPUsPerNode > 1 {
 		peer, what := s.GPUPeerRate(), "PCIe peer-to-peer"
 		if s.GPU.NVLinkRate > 0 {
 			peer, what = s.NVLinkCopyRate(), "NVLink"
 		}
-		bw = peer * Rate(g/(g-1))
+		bw = peer * units.Rate(g/(g-1))
 		why = fmt.Sprintf("intra-node %s: %s per GPU × %d/%d of the channels", what, peer.Human(), c.GPUsPerNode, c.GPUsPerNode-1)
 	}
 	if c.Nodes == 1 {
@@ -243,7 +245,7 @@ func (s *Scenario) ringLinks(c Collective) (Rate, string, Seconds, error) {
 		return 0, "", 0, fmt.Errorf("the inter-node hop is infeasible: %s", rt.Reason)
 	}
 	nic, _ := rt.Bidirectional(s.Pipeline.Chunk)
-	net := nic * Rate(c.NICsPerNode)
+	net := nic * units.Rate(c.NICsPerNode)
 	if bw == 0 || net < bw {
 		bw = net
 		why = fmt.Sprintf("inter-node %s: %d NIC(s) × %s each, sending and receiving at once (%s steps)", c.Path, c.NICsPerNode, nic.Human(), s.Pipeline.Chunk)

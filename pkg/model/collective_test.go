@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // One node of 8 GPUs on NVLink (H100 SXM: 450 GB/s per direction, 88 %
@@ -93,8 +95,8 @@ func TestCollectiveProperties(t *testing.T) {
 		for _, op := range []string{AllReduce, AllGather, ReduceScatter, Broadcast} {
 			for _, path := range []string{"gdr", "rdma", "tcp", "devmem"} {
 				c := Collective{Op: op, Nodes: 2, GPUsPerNode: 4, NICsPerNode: 2, Path: path}
-				prev := Seconds(0)
-				for n := Bytes(1); n <= 1<<30; n *= 8 {
+				prev := units.Seconds(0)
+				for n := units.Bytes(1); n <= 1<<30; n *= 8 {
 					r, err := s.Collective(c, n)
 					if err != nil {
 						if !strings.Contains(err.Error(), "infeasible") {

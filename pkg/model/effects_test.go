@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The eight effects of issue 11, each on a scenario that isolates it, with
@@ -75,9 +77,9 @@ func TestEffectDeviceChainStreams(t *testing.T) {
 	// Σα + n/β_min, β_min the wire's goodput 12.5 GB/s × 4096/4122.
 	ideal := sumAlpha + n/(edrWire*4096/4122)
 	if e := math.Abs(float64(r.Latency)-ideal) / ideal; e > 0.25 {
-		t.Errorf("gdr 1 MiB on EDR: %v, %.1f%% from Σα + n/β_min = %v", r.Latency.Human(), 100*e, Seconds(ideal).Human())
+		t.Errorf("gdr 1 MiB on EDR: %v, %.1f%% from Σα + n/β_min = %v", r.Latency.Human(), 100*e, units.Seconds(ideal).Human())
 	}
-	t.Logf("gdr 1 MiB on EDR: %v; Σα + n/β_min %v; step by step %v", r.Latency.Human(), Seconds(ideal).Human(), r.StepByStep.Human())
+	t.Logf("gdr 1 MiB on EDR: %v; Σα + n/β_min %v; step by step %v", r.Latency.Human(), units.Seconds(ideal).Human(), r.StepByStep.Human())
 	steps := sumAlpha + cC(n) + cD(n) + cE(n)
 	if !near9(float64(r.StepByStep), steps) || !(r.Latency < r.StepByStep/2) {
 		t.Errorf("step by step %v (want %v), latency %v: the chain should overlap", r.StepByStep, steps, r.Latency)
@@ -91,8 +93,8 @@ func TestEffectDeviceChainStreams(t *testing.T) {
 	// costs (not the 84 ms of store-and-forward).
 	d := eval(t, Default(), "gdr", 1<<30)
 	wireOnly := (float64(1<<30) + 16 + math.Ceil(float64(1<<30)/4096)*82) / 25e9
-	if d.Latency < Seconds(wireOnly) || float64(d.Latency) > wireOnly*1.001 {
-		t.Errorf("default gdr 1 GiB: %v, the wire alone needs %v", d.Latency.Human(), Seconds(wireOnly).Human())
+	if d.Latency < units.Seconds(wireOnly) || float64(d.Latency) > wireOnly*1.001 {
+		t.Errorf("default gdr 1 GiB: %v, the wire alone needs %v", d.Latency.Human(), units.Seconds(wireOnly).Human())
 	}
 }
 
@@ -105,7 +107,7 @@ func TestEffectInlineFloor(t *testing.T) {
 	wire := 0.5*5*ns + 16/edrWire + (8+26)/edrWire
 	want := 0.1*us + (0.15*us + 0.1*us + 8/g3link + 5*ns) + wire + (0.25*us + 8/g3link + 5*ns) + 0.05*us
 	if !near9(float64(h.Latency), want) || h.Latency >= 1.5e-6 {
-		t.Errorf("host-rdma 8 B inline: %v, hand-worked %v, want under 1.5 µs", h.Latency.Human(), Seconds(want).Human())
+		t.Errorf("host-rdma 8 B inline: %v, hand-worked %v, want under 1.5 µs", h.Latency.Human(), units.Seconds(want).Human())
 	}
 	// Past nic.inline_size the NIC reads the payload: one read round trip more.
 	h221, h220 := eval(t, s, "host-rdma", 221), eval(t, s, "host-rdma", 220)
@@ -182,7 +184,7 @@ func TestEffectCopyLatencies(t *testing.T) {
 	big := eval(t, s, "rdma", 1<<30)
 	pipeBW := float64(1<<30) / float64(big.Pipelined)
 	if pipeBW < 0.85*float64(big.Bandwidth) {
-		t.Errorf("rdma pipelined 1 GiB %v against streaming %v", Rate(pipeBW).Human(), big.Bandwidth.Human())
+		t.Errorf("rdma pipelined 1 GiB %v against streaming %v", units.Rate(pipeBW).Human(), big.Bandwidth.Human())
 	}
 	// gpu-peer with the H200 keys: NVLink 450 × 0.88 = 396 GB/s; streaming
 	// 1 MiB copies each take 2.4 µs + 1 MiB/396 GB/s = 5.048 µs: 207.7 GB/s,
@@ -192,10 +194,10 @@ func TestEffectCopyLatencies(t *testing.T) {
 		meas float64
 		tol  float64
 	}{{1 << 20, 214e9, 0.15}, {1 << 30, 396e9, 0.05}} {
-		p := eval(t, s, "gpu-peer", Bytes(tc.n))
+		p := eval(t, s, "gpu-peer", units.Bytes(tc.n))
 		want := tc.n / (2.4*us + tc.n/396e9)
 		if !near9(float64(p.Bandwidth), want) || math.Abs(float64(p.Bandwidth)-tc.meas)/tc.meas > tc.tol {
-			t.Errorf("gpu-peer %v B streams %v, hand-worked %v, measured %v", tc.n, p.Bandwidth.Human(), Rate(want).Human(), Rate(tc.meas).Human())
+			t.Errorf("gpu-peer %v B streams %v, hand-worked %v, measured %v", tc.n, p.Bandwidth.Human(), units.Rate(want).Human(), units.Rate(tc.meas).Human())
 		}
 	}
 	// One synchronous peer copy of 8 B: 11.3 µs + 8 B/396 GB/s.
@@ -230,7 +232,7 @@ func TestEffectTopologyPerDirection(t *testing.T) {
 	const G = float64(1 << 30)
 	r := eval(t, s, "gdr", 1<<30)
 	if want := G / (G/(0.5*link) + ibPk(G)*5*ns); !strings.Contains(r.Bottleneck, "stage C") || !near9(float64(r.Bandwidth), want) {
-		t.Errorf("gdr at PHB streams %v (%s), want the read side's %v", r.Bandwidth.Human(), r.Bottleneck, Rate(want).Human())
+		t.Errorf("gdr at PHB streams %v (%s), want the read side's %v", r.Bandwidth.Human(), r.Bottleneck, units.Rate(want).Human())
 	}
 	// Across sockets the inter-socket link caps both directions: NCCL's
 	// Sapphire Rapids figure 22 GB/s on the default preset.
@@ -299,7 +301,7 @@ func TestEffectPCIeDirections(t *testing.T) {
 	one := rt.Evaluate(1 << 30).Bandwidth
 	both, why := rt.Bidirectional(1 << 30)
 	if want := G / (G/link + ibPk(G)*5*ns); !near9(float64(one), want) || !near9(float64(both), 0.92*link) || !strings.Contains(why, "both directions") {
-		t.Errorf("gdr one way %v (want %v), both ways %v (%s): want 0.92 × %v", one.Human(), Rate(want).Human(), both.Human(), why, Rate(link).Human())
+		t.Errorf("gdr one way %v (want %v), both ways %v (%s): want 0.92 × %v", one.Human(), units.Rate(want).Human(), both.Human(), why, units.Rate(link).Human())
 	}
 }
 
@@ -312,7 +314,7 @@ func TestEffectGRO(t *testing.T) {
 	for _, gro := range []bool{true, false} {
 		rate := map[float64]float64{}
 		for _, mtu := range []float64{1500, 9000} {
-			s := with(t, "default", "nic.mtu", strings.TrimSuffix(Bytes(mtu).String(), "B"), "nic.gro", map[bool]string{true: "true", false: "false"}[gro])
+			s := with(t, "default", "nic.mtu", strings.TrimSuffix(units.Bytes(mtu).String(), "B"), "nic.gro", map[bool]string{true: "true", false: "false"}[gro])
 			r := eval(t, s, "host-tcp", 1<<30)
 			// receiver core: recv 0.8 + wakeup 2 + syscall 0.25 µs, copy at
 			// 12 GB/s, 0.2 µs per packet and 3 µs per aggregate (with GRO) or
@@ -324,7 +326,7 @@ func TestEffectGRO(t *testing.T) {
 				rx += pk(mtu) * 3 * us
 			}
 			if !near9(float64(r.Bandwidth), G/rx) {
-				t.Errorf("GRO %v MTU %v: %v, hand-worked %v", gro, mtu, r.Bandwidth.Human(), Rate(G/rx).Human())
+				t.Errorf("GRO %v MTU %v: %v, hand-worked %v", gro, mtu, r.Bandwidth.Human(), units.Rate(G/rx).Human())
 			}
 			rate[mtu] = float64(r.Bandwidth)
 		}
@@ -365,7 +367,7 @@ func TestEffectIBEncoding(t *testing.T) {
 		const G = float64(1 << 30)
 		r := eval(t, s, "host-rdma", 1<<30)
 		if want := G / ((G + 16 + ibPk(G)*26) / (tc.data / 8)); !near9(float64(r.Bandwidth), want) {
-			t.Errorf("%s: host-rdma streams %v, want the wire's %v", tc.rate, r.Bandwidth.Human(), Rate(want).Human())
+			t.Errorf("%s: host-rdma streams %v, want the wire's %v", tc.rate, r.Bandwidth.Human(), units.Rate(want).Human())
 		}
 	}
 	// 100GbE is sold at its data rate too.

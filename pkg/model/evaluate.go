@@ -3,15 +3,16 @@ package model
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Result is a path evaluated at one message size. Infeasible paths carry
 // only Path, Bytes, Feasible and Reason.
 type Result struct {
 	Path     string
-	Bytes    Bytes
+	Bytes    units.Bytes
 	Feasible bool
 	Reason   string
 
@@ -20,33 +21,33 @@ type Result struct {
 	// writing packet by packet; a kernel pushing TCP segments) overlap
 	// within the message, steps that take the whole message follow one
 	// another (see hardware).
-	Latency Seconds
+	Latency units.Seconds
 	// StepByStep is the seed's story Σ T_i(n): each stage finishes before
 	// the next starts (never less than Latency). The stage table adds up
 	// to it.
-	StepByStep Seconds
+	StepByStep units.Seconds
 	// Pipelined is the latency when software moves the message in chunks
 	// of Chunk bytes that overlap across stages (never more than Latency).
-	Pipelined Seconds
-	Chunk     Bytes
+	Pipelined units.Seconds
+	Chunk     units.Bytes
 	Chunks    int
 
 	// Registration is the one-time cost of registering the message's
 	// buffer for the path (ibv_reg_mr of host memory, pinning GPU memory
 	// for GPUDirect RDMA) on one node — both nodes do it at once. It is
 	// paid once per buffer, not per message, and is not in Latency.
-	Registration Seconds
+	Registration units.Seconds
 
 	// Bandwidth is the streaming bandwidth for back-to-back messages of
 	// this size: the tightest shared resource. Bottleneck names it.
-	Bandwidth  Rate
+	Bandwidth  units.Rate
 	Bottleneck string
 	// LineRate is the streaming bandwidth with unlimited CPU: the rate the
 	// wire and links allow (what "cores at line rate" refers to).
-	LineRate Rate
+	LineRate units.Rate
 
 	// CPU seconds per message, both nodes, and per side.
-	CPU, CPUSender, CPUReceiver Seconds
+	CPU, CPUSender, CPUReceiver units.Seconds
 	// Cores needed to carry LineRate, both nodes, and per side.
 	Cores, CoresSender, CoresReceiver float64
 
@@ -64,22 +65,22 @@ type StageResult struct {
 	Letter string
 	Side   Side
 	// Latency is the stage's store-and-forward time T(n).
-	Latency   Seconds
-	Alpha     Seconds
-	Rate      Rate // asymptotic stage bandwidth (+Inf: no per-byte cost)
-	CPU       Seconds
+	Latency   units.Seconds
+	Alpha     units.Seconds
+	Rate      units.Rate // asymptotic stage bandwidth (+Inf: no per-byte cost)
+	CPU       units.Seconds
 	DDRBytes  float64
 	Crossings int
 	Copy      bool
 }
 
 // Evaluate computes the route at message size n (n ≥ 1).
-func (r *Route) Evaluate(n Bytes) Result {
+func (r *Route) Evaluate(n units.Bytes) Result {
 	return r.evaluate(n, nil)
 }
 
 // evaluate fills buf (when it has room) with the stage results.
-func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
+func (r *Route) evaluate(n units.Bytes, buf []StageResult) Result {
 	res := Result{Path: r.Path.Name, Bytes: n, Feasible: r.Feasible, Reason: r.Reason}
 	if !r.Feasible {
 		return res
@@ -146,8 +147,8 @@ func (r *Route) evaluate(n Bytes, buf []StageResult) Result {
 // grain. For one grain g this is Σ_i T_i(g) + the slowest stage for the
 // remaining n − g bytes: about Σα + n/β_min plus a unit per extra stage.
 // It never exceeds Σ T_i(n) and never falls as n grows.
-func hardware(stages []Stage, n Bytes) Seconds {
-	var t, rest Seconds
+func hardware(stages []Stage, n units.Bytes) units.Seconds {
+	var t, rest units.Seconds
 	for _, st := range stages {
 		if st.Grain <= 0 {
 			t += rest + st.Time(n)
@@ -168,14 +169,14 @@ func hardware(stages []Stage, n Bytes) Seconds {
 // stages, a link, DDR) is busy with one chunk, as in streaming:
 //
 //	T = hardware(c) + Σ_{j=2..k} period(c_j),  period(x) = x / bandwidth(x)
-func pipelined(stages []Stage, loads []resourceUses, n, c Bytes, chunkPeriod Seconds) (Seconds, int) {
+func pipelined(stages []Stage, loads []resourceUses, n, c units.Bytes, chunkPeriod units.Seconds) (units.Seconds, int) {
 	if c <= 0 || n <= c {
 		return hardware(stages, n), 1
 	}
 	k := int((n + c - 1) / c)
-	last := n - Bytes(k-1)*c
+	last := n - units.Bytes(k-1)*c
 	t := hardware(stages, c)
-	t += Seconds(k-2) * chunkPeriod
+	t += units.Seconds(k-2) * chunkPeriod
 	t += period(stages, loads, last)
 	return t, k
 }
@@ -206,19 +207,19 @@ func indexUses(stages []Stage, resources []Resource) []resourceUses {
 
 // period is the time one of many back-to-back messages of n bytes keeps
 // the tightest stage or shared resource busy (0 when nothing limits).
-func period(stages []Stage, loads []resourceUses, n Bytes) Seconds {
+func period(stages []Stage, loads []resourceUses, n units.Bytes) units.Seconds {
 	bw, _, _ := streaming(stages, loads, n)
 	if math.IsInf(float64(bw), 1) || bw <= 0 {
 		return 0
 	}
-	return Seconds(float64(n) / float64(bw))
+	return units.Seconds(float64(n) / float64(bw))
 }
 
 // streaming finds the tightest resource for back-to-back messages of n
 // bytes: every non-CPU stage's own occupancy (divided among its Parallel
 // workers) and every shared resource. It returns the bandwidth with every
 // limit and the line rate, which leaves out CPU limits.
-func streaming(stages []Stage, loads []resourceUses, n Bytes) (bw Rate, bottleneck string, line Rate) {
+func streaming(stages []Stage, loads []resourceUses, n units.Bytes) (bw units.Rate, bottleneck string, line units.Rate) {
 	worst, worstLine := 0.0, 0.0
 	wStage, wRes := -1, -1
 	for i, st := range stages {
@@ -246,12 +247,12 @@ func streaming(stages []Stage, loads []resourceUses, n Bytes) (bw Rate, bottlene
 			worstLine = max(worstLine, busy)
 		}
 	}
-	bw, line = Rate(math.Inf(1)), Rate(math.Inf(1))
+	bw, line = units.Rate(math.Inf(1)), units.Rate(math.Inf(1))
 	if worst > 0 {
-		bw = Rate(float64(n) / worst)
+		bw = units.Rate(float64(n) / worst)
 	}
 	if worstLine > 0 {
-		line = Rate(float64(n) / worstLine)
+		line = units.Rate(float64(n) / worstLine)
 	}
 	switch {
 	case wRes >= 0:
@@ -271,7 +272,7 @@ func streaming(stages []Stage, loads []resourceUses, n Bytes) (bw Rate, bottlene
 
 // Sweep evaluates every path at every size: results are path-major, in the
 // order given.
-func Sweep(s *Scenario, ps []Path, sizes []Bytes) []Result {
+func Sweep(s *Scenario, ps []Path, sizes []units.Bytes) []Result {
 	out := make([]Result, 0, len(ps)*len(sizes))
 	routes := make([]*Route, len(ps))
 	total := 0
@@ -294,66 +295,10 @@ func Sweep(s *Scenario, ps []Path, sizes []Bytes) []Result {
 	return out
 }
 
-// ParseSizes parses a size list: "8,4096,1MiB", or a geometric range
-// "1B:1GiB:x2" (from, to, factor), or "8:1MiB:x4". Sizes must be ≥ 1 byte.
-func ParseSizes(list string) ([]Bytes, error) {
-	list = strings.TrimSpace(list)
-	if list == "" {
-		return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("no sizes given")}
-	}
-	var out []Bytes
-	for _, part := range strings.Split(list, ",") {
-		part = strings.TrimSpace(part)
-		if strings.Contains(part, ":") {
-			f := strings.Split(part, ":")
-			if len(f) != 3 || !strings.HasPrefix(f[2], "x") {
-				return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: a range looks like 1B:1GiB:x2", part)}
-			}
-			from, err1 := ParseBytes(f[0])
-			to, err2 := ParseBytes(f[1])
-			factor, err3 := strconv.ParseFloat(strings.TrimPrefix(f[2], "x"), 64)
-			if err := firstErr(err1, err2); err != nil {
-				return nil, &InputError{Key: "--sizes", Err: err}
-			}
-			if err3 != nil || !(factor > 1) || factor > 1e6 {
-				return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: the factor must be a number > 1", f[2])}
-			}
-			if from < 1 || to < from {
-				return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: need 1 ≤ from ≤ to", part)}
-			}
-			for v := float64(from); v <= float64(to)*(1+1e-12); v *= factor {
-				out = append(out, Bytes(math.Round(v)))
-				if len(out) > 10000 {
-					return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q gives more than 10000 sizes", part)}
-				}
-			}
-			continue
-		}
-		b, err := ParseBytes(part)
-		if err != nil {
-			return nil, &InputError{Key: "--sizes", Err: err}
-		}
-		if b < 1 {
-			return nil, &InputError{Key: "--sizes", Err: fmt.Errorf("%q: sizes must be at least 1 byte", part)}
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
 // DefaultSizes is the sweep used when none is given: 1 B to 1 GiB in powers of two.
-func DefaultSizes() []Bytes {
-	var out []Bytes
-	for b := Bytes(1); b <= 1<<30; b *= 2 {
+func DefaultSizes() []units.Bytes {
+	var out []units.Bytes
+	for b := units.Bytes(1); b <= 1<<30; b *= 2 {
 		out = append(out, b)
 	}
 	return out
@@ -367,7 +312,7 @@ func DefaultSizes() []Bytes {
 // payload both ways, each direction keeping pcie.bidir_factor of its
 // one-way rate. The wire is full duplex. It returns the bandwidth per
 // direction and its bottleneck.
-func (r *Route) Bidirectional(n Bytes) (Rate, string) {
+func (r *Route) Bidirectional(n units.Bytes) (units.Rate, string) {
 	if !r.Feasible {
 		return 0, ""
 	}

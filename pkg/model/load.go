@@ -2,56 +2,28 @@ package model
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/gpupath/gpupath/internal/safeio"
 )
 
-// MaxScenarioBytes bounds a scenario file. A complete scenario (Scenario.YAML,
-// every key with its comment) is about 6 KiB; 1 MiB leaves room for any
-// hand-written one and stops a device or a runaway file at once.
+// MaxScenarioBytes bounds a scenario file, for the readers that give Parse
+// its text. A complete scenario (Scenario.YAML, every key with its comment)
+// is about 6 KiB; 1 MiB leaves room for any hand-written one and stops a
+// device or a runaway file at once.
 const MaxScenarioBytes = 1 << 20
 
-// LoadFile reads a scenario from a YAML file. The file may name a preset to
-// start from with `base: NAME` (default: the preset "default"); its keys
-// override the base's.
-func LoadFile(path string) (*Scenario, error) {
-	return LoadFileContext(context.Background(), path)
-}
-
-// LoadFileContext is LoadFile that stops when ctx is done. A FIFO, a device
-// or a directory is refused at once, and a file over MaxScenarioBytes with
-// an error that names the limit (internal/safeio).
-func LoadFileContext(ctx context.Context, path string) (*Scenario, error) {
-	data, err := safeio.ReadFile(ctx, path, MaxScenarioBytes)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if errors.Is(err, safeio.ErrTooLarge) || errors.Is(err, safeio.ErrNotRegular) {
-			return nil, &InputError{File: path, Err: errors.New(strings.TrimPrefix(err.Error(), path+": "))}
-		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, &InputError{File: path, Err: pe.Err}
-		}
-		return nil, &InputError{File: path, Err: err}
-	}
-	return Parse(data, path)
-}
-
-// Parse reads a scenario from YAML text; file names it in errors.
-func Parse(data []byte, file string) (*Scenario, error) {
-	return parse(data, file, nil, false)
+// Parse reads a scenario from YAML text; name (the file's) names it in
+// errors. The text may name a preset to start from with `base: NAME`
+// (default: the preset "default"); its keys override the base's. Parse
+// reads no file: the caller does (bounded by MaxScenarioBytes).
+func Parse(data []byte, name string) (*Scenario, error) {
+	return parse(data, name, nil, false)
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // LocalCopy is a copy between host memory and the memory of one GPU inside a
@@ -15,12 +17,12 @@ type LocalCopy struct {
 	Title string
 	// Story says in a sentence what moves the bytes.
 	Story string
-	time  func(s *Scenario, n Bytes) Seconds
+	time  func(s *Scenario, n units.Bytes) units.Seconds
 	what  func(s *Scenario) string
 }
 
 // Time is the wall time of one copy of n bytes (n ≥ 1).
-func (c LocalCopy) Time(s *Scenario, n Bytes) Seconds { return c.time(s, max(n, 1)) }
+func (c LocalCopy) Time(s *Scenario, n units.Bytes) units.Seconds { return c.time(s, max(n, 1)) }
 
 // What says how the copy is modeled on s, with the rates it uses.
 func (c LocalCopy) What(s *Scenario) string { return c.what(s) }
@@ -35,33 +37,33 @@ const wcLine = 64
 var localCopies = []LocalCopy{
 	{Name: "pinned-h2d", Title: "cudaMemcpy host→device, pinned",
 		Story: "The copy engine DMA-reads the page-locked buffer over PCIe into GPU memory.",
-		time:  func(s *Scenario, n Bytes) Seconds { return s.GPU.CopyLatency + perByte(n, s.H2DRate()) },
+		time:  func(s *Scenario, n units.Bytes) units.Seconds { return s.GPU.CopyLatency + perByte(n, s.H2DRate()) },
 		what: func(s *Scenario) string {
 			return fmt.Sprintf("gpu.copy_latency %s + n / %s (the pinned host→device rate)", s.GPU.CopyLatency.Human(), s.H2DRate().Human())
 		}},
 	{Name: "pinned-d2h", Title: "cudaMemcpy device→host, pinned",
 		Story: "The copy engine DMA-writes GPU memory over PCIe into the page-locked buffer.",
-		time:  func(s *Scenario, n Bytes) Seconds { return s.GPU.CopyLatency + perByte(n, s.D2HRate()) },
+		time:  func(s *Scenario, n units.Bytes) units.Seconds { return s.GPU.CopyLatency + perByte(n, s.D2HRate()) },
 		what: func(s *Scenario) string {
 			return fmt.Sprintf("gpu.copy_latency %s + n / %s (the pinned device→host rate)", s.GPU.CopyLatency.Human(), s.D2HRate().Human())
 		}},
 	{Name: "pageable-h2d", Title: "cudaMemcpy host→device, pageable",
 		Story: "The driver stages the pageable buffer through its own pinned buffer: one CPU core copies it in, then the copy engine moves it; the two take turns.",
-		time:  func(s *Scenario, n Bytes) Seconds { return s.pageable(n, s.H2DRate()) },
+		time:  func(s *Scenario, n units.Bytes) units.Seconds { return s.pageable(n, s.H2DRate()) },
 		what:  func(s *Scenario) string { return s.pageableWhat("host→device", s.H2DRate()) }},
 	{Name: "pageable-d2h", Title: "cudaMemcpy device→host, pageable",
 		Story: "The copy engine writes into the driver's pinned staging buffer, then one CPU core copies it out into the pageable buffer; the two take turns.",
-		time:  func(s *Scenario, n Bytes) Seconds { return s.pageable(n, s.D2HRate()) },
+		time:  func(s *Scenario, n units.Bytes) units.Seconds { return s.pageable(n, s.D2HRate()) },
 		what:  func(s *Scenario) string { return s.pageableWhat("device→host", s.D2HRate()) }},
 	{Name: "bar-write", Title: "CPU stores into GPU memory through BAR1 (gdrcopy copy_to_mapping)",
 		Story: "The CPU writes a write-combined mapping of GPU memory: each filled 64-byte write-combining buffer leaves as one posted PCIe write, so the link's rate for 64-byte payloads sets the pace; the call returns when a store fence has drained the buffers.",
-		time:  func(s *Scenario, n Bytes) Seconds { return s.barWrite(n) },
+		time:  func(s *Scenario, n units.Bytes) units.Seconds { return s.barWrite(n) },
 		what: func(s *Scenario) string {
 			return fmt.Sprintf("cpu.bar_store_latency %s + n / %s (%s: the GPU link's rate for 64-byte posted writes%s)", s.CPU.BARStoreLatency.Human(), s.BARWriteRate().Human(), s.GPU.PCIe, s.crossSocket("; capped by topology.inter_socket_rate"))
 		}},
 	{Name: "bar-read", Title: "CPU loads from GPU memory through BAR1 (gdrcopy copy_from_mapping)",
 		Story: "The CPU reads a write-combined mapping of GPU memory: every 64-byte line is an uncached PCIe read round trip, and one core keeps only as many in flight as it has line fill buffers, so the copy is latency-bound.",
-		time:  func(s *Scenario, n Bytes) Seconds { return s.barRead(n) },
+		time:  func(s *Scenario, n units.Bytes) units.Seconds { return s.barRead(n) },
 		what: func(s *Scenario) string {
 			return fmt.Sprintf("one read round trip %s (pcie.read_latency + gpu.bar_read_latency%s), then a 64-byte line per round trip ÷ cpu.outstanding_loads %d: %s", s.barReadLatency().Human(), s.crossSocket(" + two inter-socket crossings"), s.CPU.OutstandingLoads, s.BARReadRate().Human())
 		}},
@@ -82,7 +84,9 @@ func LookupLocalCopy(name string) (LocalCopy, error) {
 	return LocalCopy{}, fmt.Errorf("unknown local copy %q (local copies: %s)", name, strings.Join(names, ", "))
 }
 
-func perByte(n Bytes, r Rate) Seconds { return Seconds(float64(n) / float64(r)) }
+func perByte(n units.Bytes, r units.Rate) units.Seconds {
+	return units.Seconds(float64(n) / float64(r))
+}
 
 // pageable is one synchronous cudaMemcpy of a pageable buffer. The driver
 // cannot DMA pageable memory, so it stages the bytes through a pinned
@@ -100,11 +104,11 @@ func perByte(n Bytes, r Rate) Seconds { return Seconds(float64(n) / float64(r)) 
 // This project's H200 machine shows the consequence: pageable 6.6–13.7
 // GB/s against 55.4 GB/s pinned (ENVIRONMENT.md); with one core at 12 GB/s
 // the formula gives 9.9 GB/s.
-func (s *Scenario) pageable(n Bytes, pinned Rate) Seconds {
+func (s *Scenario) pageable(n units.Bytes, pinned units.Rate) units.Seconds {
 	return s.GPU.CopyLatency + perByte(n, s.CPU.MemcpyRate) + perByte(n, pinned)
 }
 
-func (s *Scenario) pageableWhat(dir string, pinned Rate) string {
+func (s *Scenario) pageableWhat(dir string, pinned units.Rate) string {
 	return fmt.Sprintf("gpu.copy_latency %s + n / %s (one core's copy through the driver's pinned staging buffer, cpu.memcpy_rate) + n / %s (the pinned %s rate): staging and DMA take turns", s.GPU.CopyLatency.Human(), s.CPU.MemcpyRate.Human(), pinned.Human(), dir)
 }
 
@@ -120,7 +124,7 @@ func (s *Scenario) crossSocket(what string) string {
 // the core as one posted write TLP, so the GPU's link carries 64 bytes of
 // payload per TLP — gen3 x16: 15.75 GB/s × 64/(64+28) = 10.96 GB/s. From
 // the other socket the stores cross the inter-socket link, which caps them.
-func (s *Scenario) BARWriteRate() Rate {
+func (s *Scenario) BARWriteRate() units.Rate {
 	r := s.GPU.PCIe.Rate(wcLine)
 	if s.Topology.CPUGPU == SYS {
 		r = min(r, s.Topology.InterSocketRate)
@@ -133,7 +137,7 @@ func (s *Scenario) BARWriteRate() Rate {
 // posted: the call returns when the buffers have drained into the fabric
 // (the gdrcopy README warns the data may not yet be visible to the GPU),
 // so no read round trip is paid.
-func (s *Scenario) barWrite(n Bytes) Seconds {
+func (s *Scenario) barWrite(n units.Bytes) units.Seconds {
 	t := s.CPU.BARStoreLatency + perByte(n, s.BARWriteRate())
 	if s.Topology.CPUGPU == SYS {
 		t += s.Topology.InterSocketLatency
@@ -145,7 +149,7 @@ func (s *Scenario) barWrite(n Bytes) Seconds {
 // round trip (pcie.read_latency) plus what reading GPU memory through BAR1
 // adds (gpu.bar_read_latency), plus two inter-socket crossings from the
 // other socket.
-func (s *Scenario) barReadLatency() Seconds {
+func (s *Scenario) barReadLatency() units.Seconds {
 	l := s.PCIe.ReadLatency + s.GPU.BARReadLatency
 	if s.Topology.CPUGPU == SYS {
 		l += 2 * s.Topology.InterSocketLatency
@@ -157,16 +161,16 @@ func (s *Scenario) barReadLatency() Seconds {
 // write-combined BAR1 mapping: loads are uncached, so every 64-byte line is
 // a read round trip, and one core keeps cpu.outstanding_loads of them in
 // flight (a strictly uncached mapping would allow one: 64 B per round trip).
-func (s *Scenario) BARReadRate() Rate {
-	return Rate(float64(wcLine*max(s.CPU.OutstandingLoads, 1)) / float64(s.barReadLatency()))
+func (s *Scenario) BARReadRate() units.Rate {
+	return units.Rate(float64(wcLine*max(s.CPU.OutstandingLoads, 1)) / float64(s.barReadLatency()))
 }
 
 // barRead is gdrcopy's copy_from_mapping of n bytes: the first line costs a
 // whole round trip, every further line a share of one,
 //
 //	T(n) = L + (⌈n/64⌉ − 1) · L / cpu.outstanding_loads
-func (s *Scenario) barRead(n Bytes) Seconds {
+func (s *Scenario) barRead(n units.Bytes) units.Seconds {
 	l := s.barReadLatency()
 	lines := (n + wcLine - 1) / wcLine
-	return l + Seconds(float64(lines-1))*l/Seconds(max(s.CPU.OutstandingLoads, 1))
+	return l + units.Seconds(float64(lines-1))*l/units.Seconds(max(s.CPU.OutstandingLoads, 1))
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Local copies on gen3-edr (V100 PCIe Gen3 x16, a Skylake-SP host), the
@@ -39,7 +41,7 @@ func TestLocalCopiesHandWorked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := float64(c.Time(s, Bytes(tc.n))); math.Abs(got-tc.want) > 1e-9*tc.want {
+		if got := float64(c.Time(s, units.Bytes(tc.n))); math.Abs(got-tc.want) > 1e-9*tc.want {
 			t.Errorf("%s at %v B: %.6g s, want %.6g", tc.copy, tc.n, got, tc.want)
 		}
 	}
@@ -71,18 +73,18 @@ func TestLocalCopiesHandWorked(t *testing.T) {
 func TestLocalCopyProperties(t *testing.T) {
 	for _, name := range PresetNames() {
 		s, _ := Preset(name)
-		get := func(c string, n Bytes) Seconds {
+		get := func(c string, n units.Bytes) units.Seconds {
 			lc, err := LookupLocalCopy(c)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return lc.Time(s, n)
 		}
-		for _, n := range []Bytes{1, 4096, 1 << 20, 1 << 30} {
+		for _, n := range []units.Bytes{1, 4096, 1 << 20, 1 << 30} {
 			if get("pageable-h2d", n) < get("pinned-h2d", n) || get("pageable-d2h", n) < get("pinned-d2h", n) {
 				t.Errorf("%s: a pageable copy of %v is faster than a pinned one", name, n)
 			}
-			if r := Rate(float64(n) / float64(get("pageable-h2d", n))); r > s.CPU.MemcpyRate {
+			if r := units.Rate(float64(n) / float64(get("pageable-h2d", n))); r > s.CPU.MemcpyRate {
 				t.Errorf("%s: pageable %v at %v, faster than one core's copy", name, n, r)
 			}
 			for _, c := range []string{"bar-write", "bar-read", "pageable-h2d"} {

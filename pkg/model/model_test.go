@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
-func eval(t *testing.T, s *Scenario, path string, n Bytes) Result {
+func eval(t *testing.T, s *Scenario, path string, n units.Bytes) Result {
 	t.Helper()
 	p, err := LookupPath(path)
 	if err != nil {
@@ -39,7 +41,7 @@ func TestSeedFacts(t *testing.T) {
 	if tcp.DDRBytes != 8*n || rdma.DDRBytes != 4*n {
 		t.Errorf("DDR bytes per payload byte: tcp %v, rdma %v; want 8 and 4", tcp.DDRBytes/n, rdma.DDRBytes/n)
 	}
-	l8 := func(p string) Seconds { return eval(t, s, p, 8).Latency }
+	l8 := func(p string) units.Seconds { return eval(t, s, p, 8).Latency }
 	if !(l8("gdr") < l8("rdma") && l8("rdma") < l8("tcp")) {
 		t.Errorf("8 B latency gdr %v, rdma %v, tcp %v: want gdr < rdma < tcp", l8("gdr"), l8("rdma"), l8("tcp"))
 	}
@@ -167,7 +169,7 @@ func TestHandWorked(t *testing.T) {
 	}
 	for path, f := range paths {
 		for _, n := range []float64{8, 100 << 10, G} {
-			got := eval(t, s, path, Bytes(n))
+			got := eval(t, s, path, units.Bytes(n))
 			if w := hw(f(n), n); math.Abs(float64(got.Latency)-w)/w > 1e-9 {
 				t.Errorf("%s at %v B: latency %.9g s, hand-worked %.9g s", path, n, float64(got.Latency), w)
 			}
@@ -180,7 +182,7 @@ func TestHandWorked(t *testing.T) {
 	// host-tcp 8 B: B 1.75 + 0.5 µs, C 1.405, D 1.5039, E 0.805, F 4.55 + 0.2 + 3 = 13.7155 µs.
 	for _, tc := range []struct {
 		path string
-		n    Bytes
+		n    units.Bytes
 		want float64
 	}{
 		{"host-tcp", 8, 13.7155e-6}, {"host-rdma", 8, 3.3645e-6}, {"gdr", 8, 6.4645e-6}, {"tcp", 8, 28.9158e-6},
@@ -196,12 +198,12 @@ func TestHandWorked(t *testing.T) {
 	// aggregate.
 	rx := 3.05*us + G/12e9 + tcpPk(G)*0.2*us + seg(G)*3*us
 	if got := eval(t, s, "host-tcp", 1<<30); math.Abs(float64(got.Bandwidth)-G/rx)/(G/rx) > 1e-9 || got.Bottleneck != "receiver CPU (1 core)" {
-		t.Errorf("host-tcp 1 GiB bandwidth %v (%s), want %v", got.Bandwidth.Human(), got.Bottleneck, Rate(G/rx).Human())
+		t.Errorf("host-tcp 1 GiB bandwidth %v (%s), want %v", got.Bandwidth.Human(), got.Bottleneck, units.Rate(G/rx).Human())
 	}
 	// gdr: the wire, with 82 B per 4096 B packet and one RETH.
 	wbw := G / ((G + 16 + roPk(G)*82) / wire)
 	if got := eval(t, s, "gdr", 1<<30); math.Abs(float64(got.Bandwidth)-wbw)/wbw > 1e-9 {
-		t.Errorf("gdr 1 GiB bandwidth %v, want %v", got.Bandwidth.Human(), Rate(wbw).Human())
+		t.Errorf("gdr 1 GiB bandwidth %v, want %v", got.Bandwidth.Human(), units.Rate(wbw).Human())
 	}
 	// rdma pipelined at 1 GiB: 2048 chunks of 512 KiB; the first goes as one
 	// message of 512 KiB, then the wire (busiest: a copy of a chunk keeps
@@ -239,10 +241,10 @@ func TestPCIeGen5MatchesMeasuredCopy(t *testing.T) {
 	}
 	got := float64(l.Rate(256))
 	if math.Abs(got-56.80e9) > 0.01e9 {
-		t.Errorf("gen5 x16 MPS 256: %v, want 56.80 GB/s", Rate(got).Human())
+		t.Errorf("gen5 x16 MPS 256: %v, want 56.80 GB/s", units.Rate(got).Human())
 	}
 	if e := math.Abs(got-55.4e9) / 55.4e9; e > 0.05 {
-		t.Errorf("gen5 x16 %v is %.1f%% from the measured 55.4 GB/s", Rate(got).Human(), e*100)
+		t.Errorf("gen5 x16 %v is %.1f%% from the measured 55.4 GB/s", units.Rate(got).Human(), e*100)
 	}
 	// Generations: 8b/10b for gen1–2, 128b/130b gen3–5, FLIT for gen6.
 	for _, tc := range []struct {
@@ -278,7 +280,7 @@ func TestTopologyChangesPeerBandwidth(t *testing.T) {
 		r := eval(t, s, "gdr", 1<<30)
 		bw := float64(r.Bandwidth)
 		if bw > prev {
-			t.Errorf("%s: gdr bandwidth %v rose above the nearer class's %v", c, r.Bandwidth.Human(), Rate(prev).Human())
+			t.Errorf("%s: gdr bandwidth %v rose above the nearer class's %v", c, r.Bandwidth.Human(), units.Rate(prev).Human())
 		}
 		if lat := float64(eval(t, s, "gdr", 8).Latency); lat < prevLat {
 			t.Errorf("%s: gdr latency fell", c)
@@ -290,9 +292,9 @@ func TestTopologyChangesPeerBandwidth(t *testing.T) {
 }
 
 // propertySizes: 1 B to 4 GiB, each power of two with its neighbours, ascending.
-var propertySizes = func() []Bytes {
-	out := []Bytes{1, 2, 3}
-	for b := Bytes(4); b <= 4<<30; b *= 2 {
+var propertySizes = func() []units.Bytes {
+	out := []units.Bytes{1, 2, 3}
+	for b := units.Bytes(4); b <= 4<<30; b *= 2 {
 		out = append(out, b-1, b, b+1)
 	}
 	return out
@@ -342,12 +344,12 @@ func TestMoreStagesNeverFaster(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	randStage := func() Stage {
 		st := Stage{Name: "s", Side: Sender,
-			Alpha:     Seconds(rng.Float64() * 5e-6),
-			PerByte:   Seconds(1 / (1e9 + rng.Float64()*100e9)),
-			PerPacket: Seconds(rng.Float64() * 1e-6),
-			Packet:    Bytes(256 + rng.IntN(9000)),
+			Alpha:     units.Seconds(rng.Float64() * 5e-6),
+			PerByte:   units.Seconds(1 / (1e9 + rng.Float64()*100e9)),
+			PerPacket: units.Seconds(rng.Float64() * 1e-6),
+			Packet:    units.Bytes(256 + rng.IntN(9000)),
 		}
-		st.Occupancy = Seconds(rng.Float64()) * st.Alpha
+		st.Occupancy = units.Seconds(rng.Float64()) * st.Alpha
 		st.Uses = []Use{{Resource: "cpu:sender", PerMessage: float64(st.Occupancy), PerByte: float64(st.PerByte) * rng.Float64()}}
 		return st
 	}
@@ -361,10 +363,10 @@ func TestMoreStagesNeverFaster(t *testing.T) {
 		extra := randStage()
 		pos := rng.IntN(k + 1)
 		more := append(append(append([]Stage{}, stages[:pos]...), extra), stages[pos:]...)
-		chunk := Bytes(1 << (10 + rng.IntN(12)))
+		chunk := units.Bytes(1 << (10 + rng.IntN(12)))
 		a := &Route{Path: Path{Name: "a"}, Feasible: true, Stages: stages, Resources: res, Chunk: chunk}
 		b := &Route{Path: Path{Name: "b"}, Feasible: true, Stages: more, Resources: res, Chunk: chunk}
-		for _, n := range []Bytes{1, 100, 4096, 1 << 20, 1 << 30} {
+		for _, n := range []units.Bytes{1, 100, 4096, 1 << 20, 1 << 30} {
 			ra, rb := a.Evaluate(n), b.Evaluate(n)
 			if rb.Latency < ra.Latency || rb.Pipelined < ra.Pipelined-1e-18 || rb.Bandwidth > ra.Bandwidth {
 				t.Fatalf("trial %d, %d B: adding a stage made it faster: latency %v→%v pipelined %v→%v bandwidth %v→%v",
@@ -374,28 +376,12 @@ func TestMoreStagesNeverFaster(t *testing.T) {
 	}
 }
 
-func TestParseSizes(t *testing.T) {
-	got, err := ParseSizes("1B:1KiB:x4")
-	if err != nil || len(got) != 6 || got[0] != 1 || got[5] != 1024 {
-		t.Errorf("range: %v %v", got, err)
-	}
-	got, err = ParseSizes("8,4096,1MiB")
-	if err != nil || len(got) != 3 || got[2] != 1<<20 {
-		t.Errorf("list: %v %v", got, err)
-	}
-	for _, bad := range []string{"", "0", "1:2", "1KiB:1B:x2", "1:1GiB:x1", "1:1GiB:xq", "-8", "1B:1TiB:x1.0001"} {
-		if _, err := ParseSizes(bad); err == nil {
-			t.Errorf("ParseSizes(%q) accepted", bad)
-		}
-	}
-}
-
 // BenchmarkSweep is a full sweep: every path × 64 sizes on the default preset.
 func BenchmarkSweep(b *testing.B) {
 	s := Default()
-	var sizes []Bytes
+	var sizes []units.Bytes
 	for i := 0; i < 64; i++ {
-		sizes = append(sizes, Bytes(math.Round(math.Pow(2, float64(i)*31/63))))
+		sizes = append(sizes, units.Bytes(math.Round(math.Pow(2, float64(i)*31/63))))
 	}
 	ps := Paths()
 	b.ReportAllocs()
@@ -431,7 +417,7 @@ func TestMeasuredLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := float64(64 << 20)
-	r := eval(t, s, "tcp", Bytes(n))
+	r := eval(t, s, "tcp", units.Bytes(n))
 	want := 2*(10e-6+n/50e9) + 20e-6 + n/4e9
 	if math.Abs(float64(r.Latency)-want)/want > 1e-12 || r.Copies != 4 || len(r.Stages) != 4 {
 		t.Errorf("latency %v want %v; copies %d, stages %d", float64(r.Latency), want, r.Copies, len(r.Stages))
@@ -483,7 +469,7 @@ func TestCachedCopiesAndKnee(t *testing.T) {
 		a := 10e-6 + math.Min(n, 8*M)/20e9 + math.Max(0, n-8*M)/50e9
 		lo := 20e-6 + math.Min(n, 4*M)/6e9 + math.Max(0, n-4*M)/3e9
 		want := 2*a + lo
-		if got := float64(eval(t, s, "tcp", Bytes(n)).Latency); math.Abs(got-want)/want > 1e-12 {
+		if got := float64(eval(t, s, "tcp", units.Bytes(n)).Latency); math.Abs(got-want)/want > 1e-12 {
 			t.Errorf("tcp at %v B: %v, want %v", n, got, want)
 		}
 	}

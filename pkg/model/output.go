@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // JSONStage is one stage in the JSON contract of `gpupath model`.
@@ -143,7 +145,7 @@ func WriteTable(w io.Writer, s *Scenario, results []Result) error {
 			}
 			continue
 		}
-		ddr := trimFloat(r.DDRBytes/float64(r.Bytes), 2)
+		ddr := units.FormatSig(r.DDRBytes/float64(r.Bytes), 2)
 		t.add(r.Path, r.Bytes.Human(), r.Latency.Human(), r.StepByStep.Human(), r.Pipelined.Human(), r.Bandwidth.Human(), r.CPU.Human(),
 			humanCores(r.Cores), ddr, strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), r.Bottleneck)
 	}
@@ -215,7 +217,7 @@ func humanCores(c float64) string {
 	if c >= 100 {
 		return strconv.FormatFloat(c, 'f', 0, 64)
 	}
-	return trimFloat(c, 2)
+	return units.FormatSig(c, 2)
 }
 
 // wrap is WrapText's lines joined, each after the first indented.

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Path is a named data path: how a message gets from a buffer on one node
@@ -19,7 +21,7 @@ type Path struct {
 	Internode bool
 	build     func(s *Scenario) ([]Stage, string)
 	// register is the one-time registration of an n-byte buffer (nil: none).
-	register func(s *Scenario, n Bytes) Seconds
+	register func(s *Scenario, n units.Bytes) units.Seconds
 }
 
 // Route is a path resolved for one scenario: its stages and the resources
@@ -30,13 +32,13 @@ type Route struct {
 	Reason    string // why not, when infeasible
 	Stages    []Stage
 	Resources []Resource
-	Chunk     Bytes
+	Chunk     units.Bytes
 
 	loads    []resourceUses // Resources with the uses that load them, built once
 	bidir    float64        // pcie.bidir_factor, for Bidirectional
-	register func(n Bytes) Seconds
+	register func(n units.Bytes) units.Seconds
 	// chunkPeriod is the pipeline's period for a full chunk, built once.
-	chunkPeriod Seconds
+	chunkPeriod units.Seconds
 	periodKnown bool
 }
 
@@ -122,7 +124,7 @@ func (p Path) Route(s *Scenario) *Route {
 		Resources: s.resources(), Chunk: s.Pipeline.Chunk, bidir: s.PCIe.BidirFactor}
 	if p.register != nil && r.Feasible {
 		sc := s.Clone()
-		r.register = func(n Bytes) Seconds { return p.register(sc, n) }
+		r.register = func(n units.Bytes) units.Seconds { return p.register(sc, n) }
 	}
 	r.loads = indexUses(r.Stages, r.Resources)
 	if r.Feasible && r.Chunk > 0 {
@@ -171,7 +173,7 @@ func (s *Scenario) cached(c Stage) Stage {
 	}
 	if s.GPU.CachedRate > 0 {
 		plain := c.PerByte
-		c.PerByte = Seconds(1 / float64(s.GPU.CachedRate))
+		c.PerByte = units.Seconds(1 / float64(s.GPU.CachedRate))
 		if s.GPU.CachedKnee > 0 {
 			c.Knee, c.PerByteBeyond = s.GPU.CachedKnee, plain
 		}
@@ -242,13 +244,13 @@ func buildGPUPeer(s *Scenario) ([]Stage, string) {
 	if s.GPU.NVLinkRate > 0 {
 		st.Name = "peer copy over NVLink"
 		st.What = fmt.Sprintf("the copy engine moves the payload from one GPU's memory to the other's over NVLink at %s (gpu.nvlink_rate × gpu.nvlink_efficiency); no PCIe, no DDR", s.NVLinkCopyRate().Human())
-		st.PerByte = Seconds(1 / float64(s.NVLinkCopyRate()))
+		st.PerByte = units.Seconds(1 / float64(s.NVLinkCopyRate()))
 		st.Uses = []Use{{Resource: "cpu:sender", PerMessage: float64(a)}}
 	} else {
 		st.Name = "peer copy over PCIe"
 		st.What = fmt.Sprintf("the copy engine writes the payload into the other GPU's memory by PCIe peer-to-peer (%s between the GPUs, no NVLink) at %s", s.Topology.GPUGPU, s.GPUPeerRate().Human())
 		st.Alpha += s.classExtraLatency(s.Topology.GPUGPU)
-		st.PerByte = Seconds(1 / float64(s.GPUPeerRate()))
+		st.PerByte = units.Seconds(1 / float64(s.GPUPeerRate()))
 		st.Crossings = 2
 		st.Uses = []Use{{Resource: "cpu:sender", PerMessage: float64(a)},
 			{Resource: "pcie:sender-gpu:up", PerByte: 1}, {Resource: "pcie:peer-gpu:down", PerByte: 1}}
@@ -268,93 +270,93 @@ func (s *Scenario) noRDMA() string {
 
 // hostRegistration is ibv_reg_mr of n bytes of host memory on one node:
 // a fixed cost and one per 4 KiB page.
-func (s *Scenario) hostRegistration(n Bytes) Seconds {
-	return s.NIC.RegLatency + Seconds(packets(n, 4096))*s.NIC.RegPerPage
+func (s *Scenario) hostRegistration(n units.Bytes) units.Seconds {
+	return s.NIC.RegLatency + units.Seconds(packets(n, 4096))*s.NIC.RegPerPage
 }
 
 // gpuRegistration is registering n bytes of GPU memory for GPUDirect RDMA
 // on one node: a fixed cost and one per 64 KiB GPU page.
-func (s *Scenario) gpuRegistration(n Bytes) Seconds {
-	return s.GPU.PinLatency + Seconds(packets(n, 64<<10))*s.GPU.PinPerPage
+func (s *Scenario) gpuRegistration(n units.Bytes) units.Seconds {
+	return s.GPU.PinLatency + units.Seconds(packets(n, 64<<10))*s.GPU.PinPerPage
 }
 
 // --- rates and topology ----------------------------------------------------
 
-func (s *Scenario) gpuLinkRate() Rate { return s.GPU.PCIe.Rate(s.PCIe.MPS) }
+func (s *Scenario) gpuLinkRate() units.Rate { return s.GPU.PCIe.Rate(s.PCIe.MPS) }
 
 // GPULinkRate is the payload rate of the GPU's PCIe link (encoding and TLP
 // overhead taken off), the rate gpu.h2d_efficiency and gpu.d2h_efficiency
 // are fractions of.
-func (s *Scenario) GPULinkRate() Rate { return s.gpuLinkRate() }
+func (s *Scenario) GPULinkRate() units.Rate { return s.gpuLinkRate() }
 
 // CopyRate is the pinned host↔GPU copy bandwidth, the slower direction:
 // the measured gpu.copy_rate when given, else the GPU's PCIe link rate
 // times the direction's copy efficiency.
-func (s *Scenario) CopyRate() Rate { return min(s.H2DRate(), s.D2HRate()) }
+func (s *Scenario) CopyRate() units.Rate { return min(s.H2DRate(), s.D2HRate()) }
 
 // H2DRate is the pinned host→device copy bandwidth.
-func (s *Scenario) H2DRate() Rate {
+func (s *Scenario) H2DRate() units.Rate {
 	if s.GPU.CopyRate > 0 {
 		return s.GPU.CopyRate
 	}
-	return s.gpuLinkRate() * Rate(s.GPU.H2DEfficiency)
+	return s.gpuLinkRate() * units.Rate(s.GPU.H2DEfficiency)
 }
 
 // D2HRate is the pinned device→host copy bandwidth.
-func (s *Scenario) D2HRate() Rate {
+func (s *Scenario) D2HRate() units.Rate {
 	if s.GPU.CopyRate > 0 {
 		return s.GPU.CopyRate
 	}
-	return s.gpuLinkRate() * Rate(s.GPU.D2HEfficiency)
+	return s.gpuLinkRate() * units.Rate(s.GPU.D2HEfficiency)
 }
 
 // NVLinkCopyRate is the bandwidth of a large peer copy over NVLink.
-func (s *Scenario) NVLinkCopyRate() Rate {
-	return s.GPU.NVLinkRate * Rate(s.GPU.NVLinkEfficiency)
+func (s *Scenario) NVLinkCopyRate() units.Rate {
+	return s.GPU.NVLinkRate * units.Rate(s.GPU.NVLinkEfficiency)
 }
 
 // GPUPeerRate is the bandwidth of a peer copy between two GPUs over PCIe:
 // the copy engine's device-to-device writes at the link's copy rate,
 // reduced by the class between the GPUs (posted writes through a host
 // bridge; the inter-socket link's rate across sockets).
-func (s *Scenario) GPUPeerRate() Rate {
-	return s.classRate(s.Topology.GPUGPU, s.gpuLinkRate()*Rate(s.GPU.D2HEfficiency), false)
+func (s *Scenario) GPUPeerRate() units.Rate {
+	return s.classRate(s.Topology.GPUGPU, s.gpuLinkRate()*units.Rate(s.GPU.D2HEfficiency), false)
 }
 
-func (s *Scenario) nicLinkRate() Rate { return s.NIC.PCIe.Rate(s.PCIe.MPS) }
+func (s *Scenario) nicLinkRate() units.Rate { return s.NIC.PCIe.Rate(s.PCIe.MPS) }
 
 // classRate is a peer-to-peer rate over class c, base being the rate under
 // one switch: reads or posted writes through a host bridge (PHB, NODE)
 // keep their factor; across sockets (SYS) the inter-socket link caps it
 // too.
-func (s *Scenario) classRate(c Class, base Rate, read bool) Rate {
+func (s *Scenario) classRate(c Class, base units.Rate, read bool) units.Rate {
 	f := s.Topology.PHBWriteFactor
 	if read {
 		f = s.Topology.PHBReadFactor
 	}
 	switch c {
 	case PHB, NODE:
-		return base * Rate(f)
+		return base * units.Rate(f)
 	case SYS:
-		return min(base*Rate(f), s.Topology.InterSocketRate)
+		return min(base*units.Rate(f), s.Topology.InterSocketRate)
 	}
 	return base
 }
 
 // PeerReadRate is the bandwidth at which the NIC reads GPU memory by
 // peer-to-peer (the sending side of gdr and devmem).
-func (s *Scenario) PeerReadRate() Rate {
+func (s *Scenario) PeerReadRate() units.Rate {
 	return s.classRate(s.Topology.GPUNIC, min(s.gpuLinkRate(), s.nicLinkRate()), true)
 }
 
 // PeerWriteRate is the bandwidth at which the NIC writes GPU memory by
 // peer-to-peer (the receiving side).
-func (s *Scenario) PeerWriteRate() Rate {
+func (s *Scenario) PeerWriteRate() units.Rate {
 	return s.classRate(s.Topology.GPUNIC, min(s.gpuLinkRate(), s.nicLinkRate()), false)
 }
 
 // PeerRate is the slower of PeerReadRate and PeerWriteRate.
-func (s *Scenario) PeerRate() Rate { return min(s.PeerReadRate(), s.PeerWriteRate()) }
+func (s *Scenario) PeerRate() units.Rate { return min(s.PeerReadRate(), s.PeerWriteRate()) }
 
 // TopologyFactor is the fraction of the link rate that GPU↔NIC peer
 // traffic reaches in its slower direction: 1 under one switch tree (PIX,
@@ -367,7 +369,7 @@ func (s *Scenario) TopologyFactor() float64 {
 // adds to a transfer under one switch: a second switch level for PXB; up
 // to the root complex and down again for PHB; plus half (NODE) or one (SYS)
 // inter-socket crossing.
-func (s *Scenario) classExtraLatency(c Class) Seconds {
+func (s *Scenario) classExtraLatency(c Class) units.Seconds {
 	sw := s.PCIe.SwitchLatency
 	switch c {
 	case PXB:
@@ -382,12 +384,12 @@ func (s *Scenario) classExtraLatency(c Class) Seconds {
 	return 0
 }
 
-func (s *Scenario) peerExtraLatency() Seconds { return s.classExtraLatency(s.Topology.GPUNIC) }
+func (s *Scenario) peerExtraLatency() units.Seconds { return s.classExtraLatency(s.Topology.GPUNIC) }
 
 // stagedExtraLatency is what a host-staged path pays when GPU and NIC sit
 // on different sockets: the bounce buffer is local to one of them, so the
 // NIC's DMA crosses the inter-socket link.
-func (s *Scenario) stagedExtraLatency() Seconds {
+func (s *Scenario) stagedExtraLatency() units.Seconds {
 	if s.Topology.GPUNIC == SYS {
 		return s.Topology.InterSocketLatency
 	}
@@ -430,7 +432,7 @@ func (s *Scenario) copyD2H() Stage {
 	a := s.GPU.AsyncLatency
 	return Stage{Name: "cudaMemcpy D2H", Letter: "A", Side: Sender, Copy: true,
 		What:  fmt.Sprintf("the GPU's copy engine moves the payload over PCIe into a pinned host buffer in DDR at %s (synchronous cudaMemcpy device→host)", s.D2HRate().Human()),
-		Alpha: s.GPU.CopyLatency, Occupancy: a, PerByte: Seconds(1 / float64(s.D2HRate())),
+		Alpha: s.GPU.CopyLatency, Occupancy: a, PerByte: units.Seconds(1 / float64(s.D2HRate())),
 		CPUPerMessage: a, DDR: 1, Crossings: 1,
 		Uses: []Use{{Resource: "cpu:sender", PerMessage: float64(a)},
 			{Resource: "ddr:sender", PerByte: 1}, {Resource: "pcie:sender-gpu:up", PerByte: 1}}}
@@ -441,7 +443,7 @@ func (s *Scenario) copyH2D() Stage {
 	a := s.GPU.AsyncLatency
 	return Stage{Name: "cudaMemcpy H2D", Letter: "G", Side: Receiver, Copy: true,
 		What:  fmt.Sprintf("the GPU's copy engine moves the payload from the pinned host buffer over PCIe into GPU memory at %s (synchronous cudaMemcpy host→device)", s.H2DRate().Human()),
-		Alpha: s.GPU.CopyLatency, Occupancy: a, PerByte: Seconds(1 / float64(s.H2DRate())),
+		Alpha: s.GPU.CopyLatency, Occupancy: a, PerByte: units.Seconds(1 / float64(s.H2DRate())),
 		CPUPerMessage: a, DDR: 1, Crossings: 1,
 		Uses: []Use{{Resource: "cpu:receiver", PerMessage: float64(a)},
 			{Resource: "ddr:receiver", PerByte: 1}, {Resource: "pcie:receiver-gpu:down", PerByte: 1}}}
@@ -456,7 +458,7 @@ func (s *Scenario) unpack() Stage {
 	rate := s.GPU.MemoryRate / 2
 	return Stage{Name: "unpack in GPU memory", Side: Receiver, Copy: true,
 		What:  fmt.Sprintf("a GPU kernel gathers the payload fragments from the NIC's receive buffers (dma-buf) into the user's buffer: one copy inside GPU memory at %s (half of gpu.memory_rate: every byte is read and written); its launch costs gpu.async_latency", rate.Human()),
-		Alpha: a, Occupancy: a, PerByte: Seconds(1 / float64(rate)), CPUPerMessage: a,
+		Alpha: a, Occupancy: a, PerByte: units.Seconds(1 / float64(rate)), CPUPerMessage: a,
 		Uses: []Use{{Resource: "cpu:receiver", PerMessage: float64(a)}, {Resource: "hbm:receiver", PerByte: 2}}}
 }
 
@@ -472,14 +474,14 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		What: "send(): the CPU copies the payload from user memory into kernel socket buffers, then TCP segments it, computes checksums (unless offloaded) and handles ACKs and the window; each segment goes to the NIC as soon as it is built",
 		Copy: true, DDR: 2}
 	b.Alpha = s.Stack.Syscall + s.Stack.TxPerMessage
-	b.PerByte = Seconds(1 / float64(s.CPU.MemcpyRate))
+	b.PerByte = units.Seconds(1 / float64(s.CPU.MemcpyRate))
 	if devmem {
 		b.Name = "devmem send + TCP/IP transmit"
 		b.What = "sendmsg() of dma-buf pages: the CPU builds TCP/IP headers and hands the NIC descriptors that point into GPU memory; the payload is neither copied nor read"
 		b.Copy, b.DDR, b.PerByte = false, 0, 0
 	}
 	if !s.NIC.ChecksumOffload && !devmem {
-		b.PerByte += Seconds(1 / float64(s.Stack.ChecksumRate))
+		b.PerByte += units.Seconds(1 / float64(s.Stack.ChecksumRate))
 	}
 	if s.NIC.TSO {
 		b.PerPacket, b.Packet = s.Stack.TxPerSegment, s.Stack.TSOSize
@@ -512,14 +514,14 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 	}
 	cpuF := s.Stack.RxPerMessage + s.Stack.Wakeup + s.Stack.Syscall
 	fr.Alpha = s.NIC.IRQLatency + cpuF
-	fr.PerByte = Seconds(1 / float64(s.CPU.MemcpyRate))
+	fr.PerByte = units.Seconds(1 / float64(s.CPU.MemcpyRate))
 	if devmem {
 		fr.Name = "devmem receive (headers only)"
 		fr.What = "the CPU runs TCP on the headers the NIC split off; the payload is already in GPU memory, and recvmsg() returns tokens that point at it (given back with SO_DEVMEM_DONTNEED)"
 		fr.Copy, fr.DDR, fr.PerByte = false, 0, 0
 	}
 	if !s.NIC.ChecksumOffload && !devmem {
-		fr.PerByte += Seconds(1 / float64(s.Stack.ChecksumRate))
+		fr.PerByte += units.Seconds(1 / float64(s.Stack.ChecksumRate))
 	}
 	if s.NIC.Kind == KindLoopback {
 		fr.Alpha = cpuF // no interrupt: loopback delivers in softirq context on the sending core
@@ -553,12 +555,12 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		// (their CPU seconds are still reported).
 		mb.Uses, mf.Uses = nonCPU(b.Uses), nonCPU(fr.Uses)
 		mb.Name, mb.What = "send over loopback (measured)", "send(): socket copy and TCP transmit, from the measured one-way loopback transfer (α/2 and all of n/β)"
-		mb.Alpha, mb.Occupancy, mb.PerByte, mb.PerPacket, mb.Packet = half, half, Seconds(1/float64(s.Loopback.Rate)), 0, 0
+		mb.Alpha, mb.Occupancy, mb.PerByte, mb.PerPacket, mb.Packet = half, half, units.Seconds(1/float64(s.Loopback.Rate)), 0, 0
 		if s.Loopback.Knee > 0 && s.Loopback.RateBeyond > 0 {
-			mb.Knee, mb.PerByteBeyond = s.Loopback.Knee, Seconds(1/float64(s.Loopback.RateBeyond))
+			mb.Knee, mb.PerByteBeyond = s.Loopback.Knee, units.Seconds(1/float64(s.Loopback.RateBeyond))
 		}
 		if s.Loopback.StreamRate > 0 {
-			mb.StreamPerByte = Seconds(1 / float64(s.Loopback.StreamRate))
+			mb.StreamPerByte = units.Seconds(1 / float64(s.Loopback.StreamRate))
 		}
 		mf.Name, mf.What = "receive over loopback (measured)", "recv(): TCP receive and socket copy, overlapping the send; from the measured one-way loopback transfer (α/2)"
 		mf.Alpha, mf.Occupancy, mf.PerByte, mf.PerPacket, mf.Packet, mf.PerSegment, mf.Segment = half, half, 0, 0, 0, 0, 0
@@ -626,16 +628,16 @@ func (s *Scenario) nicRead(fromGPU, inline bool, w wireFormat) Stage {
 	c := Stage{Name: "NIC DMA read (host memory)", Letter: "C", Side: Sender, Crossings: 1, Grain: w.payload,
 		What: "the NIC takes the doorbell and work request, DMA-reads the payload from host DDR over its PCIe link and sends it packet by packet"}
 	c.Alpha = s.PCIe.WriteLatency + s.PCIe.ReadLatency + s.NIC.Latency
-	c.PerPacket, c.Packet = Seconds(1/s.NIC.MessageRate), w.payload // the NIC engine's per-packet work
+	c.PerPacket, c.Packet = units.Seconds(1/s.NIC.MessageRate), w.payload // the NIC engine's per-packet work
 	if fromGPU {
 		c.Name = "NIC DMA read (GPU memory, P2P)"
 		c.What = fmt.Sprintf("the NIC DMA-reads the payload straight from GPU memory through the GPU's BAR1 by PCIe peer-to-peer (%s) at %s; GPU memory cannot be inlined", s.Topology.GPUNIC, s.PeerReadRate().Human())
 		c.Alpha += s.GPU.BARReadLatency + 2*s.peerExtraLatency() // a read is a round trip
-		c.PerByte = Seconds(1 / float64(s.PeerReadRate()))
+		c.PerByte = units.Seconds(1 / float64(s.PeerReadRate()))
 		c.Uses = []Use{{Resource: "pcie:sender-gpu:up", PerByte: 1}, {Resource: "pcie:sender-nic:down", PerByte: 1}, {Resource: "p2p:sender", PerByte: 1}}
 	} else {
 		c.Alpha += 2 * s.stagedExtraLatency()
-		c.PerByte = Seconds(1 / float64(s.nicLinkRate()))
+		c.PerByte = units.Seconds(1 / float64(s.nicLinkRate()))
 		c.DDR = 1
 		c.Uses = []Use{{Resource: "pcie:sender-nic:down", PerByte: 1}, {Resource: "ddr:sender", PerByte: 1}}
 		if s.Topology.GPUNIC == SYS { // the bounce buffer sits on the GPU's socket: the NIC reads it across sockets
@@ -655,16 +657,16 @@ func (s *Scenario) nicWrite(toGPU bool, w wireFormat) Stage {
 	e := Stage{Name: "NIC DMA write (host memory)", Letter: "E", Side: Receiver, Crossings: 1, Grain: w.payload,
 		What: "the receiving NIC DMA-writes the payload into host DDR over its PCIe link, packet by packet as it arrives"}
 	e.Alpha = s.NIC.Latency + s.PCIe.WriteLatency
-	e.PerPacket, e.Packet = Seconds(1/s.NIC.MessageRate), w.payload
+	e.PerPacket, e.Packet = units.Seconds(1/s.NIC.MessageRate), w.payload
 	if toGPU {
 		e.Name = "NIC DMA write (GPU memory, P2P)"
 		e.What = fmt.Sprintf("the receiving NIC DMA-writes the payload straight into GPU memory by PCIe peer-to-peer (%s) at %s", s.Topology.GPUNIC, s.PeerWriteRate().Human())
 		e.Alpha += s.peerExtraLatency()
-		e.PerByte = Seconds(1 / float64(s.PeerWriteRate()))
+		e.PerByte = units.Seconds(1 / float64(s.PeerWriteRate()))
 		e.Uses = []Use{{Resource: "pcie:receiver-nic:up", PerByte: 1}, {Resource: "pcie:receiver-gpu:down", PerByte: 1}, {Resource: "p2p:receiver", PerByte: 1}}
 	} else {
 		e.Alpha += s.stagedExtraLatency()
-		e.PerByte = Seconds(1 / float64(s.nicLinkRate()))
+		e.PerByte = units.Seconds(1 / float64(s.nicLinkRate()))
 		e.DDR = 1
 		e.Uses = []Use{{Resource: "pcie:receiver-nic:up", PerByte: 1}, {Resource: "ddr:receiver", PerByte: 1}}
 		if s.Topology.GPUNIC == SYS {
@@ -681,10 +683,10 @@ func (s *Scenario) wireStage(w wireFormat) Stage {
 	return Stage{Name: "wire", Letter: "D", Side: Network, Grain: w.payload,
 		What: fmt.Sprintf("%s at %s of data (nic.rate %s as sold): %s payload and %d header bytes per packet, %d switch hop(s), %s of cable",
 			w.label, w.rate.Gbits(), s.NIC.Rate.Gbits(), w.payload, w.overhead, s.Network.Hops, s.Network.Cable),
-		Alpha:     w.latency + Seconds(float64(w.perMessage)/rate),
-		Occupancy: Seconds(float64(w.perMessage) / rate), // per-message headers occupy the wire; hops and propagation do not
-		PerByte:   Seconds(1 / rate),
-		PerPacket: Seconds(float64(w.overhead) / rate),
+		Alpha:     w.latency + units.Seconds(float64(w.perMessage)/rate),
+		Occupancy: units.Seconds(float64(w.perMessage) / rate), // per-message headers occupy the wire; hops and propagation do not
+		PerByte:   units.Seconds(1 / rate),
+		PerPacket: units.Seconds(float64(w.overhead) / rate),
 		Packet:    w.payload,
 	}
 }

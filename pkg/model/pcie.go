@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Link is a PCIe link: generation and lane count.
@@ -71,8 +73,8 @@ func (l Link) Encoding() float64 {
 
 // RawRate is the data rate of the link in one direction after line coding,
 // before any protocol overhead: gen5 x16 = 32e9 × 16 × 128/130 / 8 = 63.0 GB/s.
-func (l Link) RawRate() Rate {
-	return Rate(l.TransferRate() * float64(l.Lanes) * l.Encoding() / 8)
+func (l Link) RawRate() units.Rate {
+	return units.Rate(l.TransferRate() * float64(l.Lanes) * l.Encoding() / 8)
 }
 
 // PCIe protocol overheads per TLP (bytes). Sources: PCIe base spec 3.0–5.0
@@ -98,7 +100,7 @@ const (
 // TLPEfficiency is the fraction of the raw rate that carries payload when
 // every TLP carries mps bytes (the Max_Payload_Size, typically 256 B on
 // servers): mps / (mps + per-TLP overhead), and for gen6 the flit framing.
-func (l Link) TLPEfficiency(mps Bytes) float64 {
+func (l Link) TLPEfficiency(mps units.Bytes) float64 {
 	p := float64(mps)
 	if l.Gen >= 6 {
 		return flitTLPBytes / float64(flitBytes) * p / (p + tlpHeader64)
@@ -110,6 +112,6 @@ func (l Link) TLPEfficiency(mps Bytes) float64 {
 // transfers with Max_Payload_Size mps. For gen5 x16 and mps = 256 B:
 // 63.015 GB/s × 256/(256+28) = 56.80 GB/s (this project's H200 machine
 // measured 55.4 GB/s for pinned 1 GiB copies: ENVIRONMENT.md).
-func (l Link) Rate(mps Bytes) Rate {
-	return Rate(float64(l.RawRate()) * l.TLPEfficiency(mps))
+func (l Link) Rate(mps units.Bytes) units.Rate {
+	return units.Rate(float64(l.RawRate()) * l.TLPEfficiency(mps))
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Class is the PCIe distance between two devices, named as `nvidia-smi topo -m` prints it.
@@ -51,15 +53,15 @@ type Scenario struct {
 		PCIe  Link
 		// CopyLatency is the fixed cost of one synchronous cudaMemcpy (call,
 		// DMA setup, completion seen by the caller): the α of one copy.
-		CopyLatency Seconds
+		CopyLatency units.Seconds
 		// AsyncLatency is what one asynchronous copy issued on a stream costs
 		// the issuing CPU and the copy engine between back-to-back copies:
 		// the per-chunk cost of a pipelined transfer and of streaming copies.
-		AsyncLatency Seconds
+		AsyncLatency units.Seconds
 		// PeerCopyLatency is the fixed cost of one synchronous GPU-to-GPU
 		// peer copy (gpu-peer).
-		PeerCopyLatency Seconds
-		CopyRate        Rate // measured pinned copy bandwidth, both directions; 0: derived from the PCIe link
+		PeerCopyLatency units.Seconds
+		CopyRate        units.Rate // measured pinned copy bandwidth, both directions; 0: derived from the PCIe link
 		// H2DEfficiency and D2HEfficiency are the fractions of the PCIe
 		// link's payload rate that a copy engine reaches host→device and
 		// device→host (used when CopyRate is 0).
@@ -68,34 +70,34 @@ type Scenario struct {
 		// (the tcp path's send and receive copies), whose lines sit in the
 		// CPU's caches so the DMA must snoop them, up to CachedKnee bytes
 		// (about the last-level cache); 0: as a plain copy.
-		CachedLatency Seconds
-		CachedRate    Rate
-		CachedKnee    Bytes
-		NVLinkRate    Rate // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
+		CachedLatency units.Seconds
+		CachedRate    units.Rate
+		CachedKnee    units.Bytes
+		NVLinkRate    units.Rate // GPU↔GPU within a node, per direction; 0: none (PCIe P2P)
 		// NVLinkEfficiency is the fraction of NVLinkRate a peer copy reaches.
 		NVLinkEfficiency float64
 		// MemoryRate is the GPU memory (HBM) bandwidth; a copy inside GPU
 		// memory reads and writes every byte, so it runs at half of it.
-		MemoryRate Rate
+		MemoryRate units.Rate
 		// BARReadLatency is what a peer read of GPU memory through BAR1 adds
 		// to a DMA read of host memory (the NIC reading GPU memory).
-		BARReadLatency Seconds
+		BARReadLatency units.Seconds
 		// GDRFlush: the receiving GPU needs a flush (a read through the NIC)
 		// before it may consume data the NIC wrote (Ampere and earlier).
 		GDRFlush bool
 		// ProxyOverhead is the cost of the CPU proxy thread that posts and
 		// polls network operations on behalf of GPU kernels, per message and
 		// side (NCCL's network overhead); 0: the application posts itself.
-		ProxyOverhead Seconds
+		ProxyOverhead units.Seconds
 		// PinLatency and PinPerPage: registering GPU memory for RDMA (pinning
 		// through nvidia-peermem / dma-buf): a fixed cost and one per 64 KiB
 		// GPU page.
-		PinLatency, PinPerPage Seconds
+		PinLatency, PinPerPage units.Seconds
 	}
 	CPU struct {
-		Clock      Hertz
+		Clock      units.Hertz
 		Cores      int
-		MemcpyRate Rate // one core, large copies
+		MemcpyRate units.Rate // one core, large copies
 		// OutstandingLoads is how many cache-line loads that miss one core
 		// keeps in flight (its L1D line fill buffers): the concurrency of
 		// the core's loads from a write-combined BAR1 mapping (gdrcopy's
@@ -104,66 +106,66 @@ type Scenario struct {
 		// BARStoreLatency is the fixed cost of one CPU copy into a
 		// write-combined BAR1 mapping (gdrcopy's copy_to_mapping): the call
 		// and the store fence that drains the write-combining buffers.
-		BARStoreLatency Seconds
+		BARStoreLatency units.Seconds
 	}
 	Memory struct {
-		Rate Rate // DDR bandwidth of one node
+		Rate units.Rate // DDR bandwidth of one node
 	}
 	Stack struct {
-		Syscall      Seconds // one send()/recv() entry and exit
-		TxPerMessage Seconds // TCP transmit path per send (socket, TCP output, qdisc, driver doorbell)
-		RxPerMessage Seconds // TCP receive path per message (NAPI poll, IP/TCP input, ACK, socket queue)
-		Wakeup       Seconds // waking the blocked receiving thread
-		TxPerSegment Seconds // per TSO super-segment (or per packet without TSO)
-		RxPerPacket  Seconds // per received wire packet (driver, skb, GRO merge)
+		Syscall      units.Seconds // one send()/recv() entry and exit
+		TxPerMessage units.Seconds // TCP transmit path per send (socket, TCP output, qdisc, driver doorbell)
+		RxPerMessage units.Seconds // TCP receive path per message (NAPI poll, IP/TCP input, ACK, socket queue)
+		Wakeup       units.Seconds // waking the blocked receiving thread
+		TxPerSegment units.Seconds // per TSO super-segment (or per packet without TSO)
+		RxPerPacket  units.Seconds // per received wire packet (driver, skb, GRO merge)
 		// RxPerAggregate is the protocol cost per GRO aggregate (IP/TCP
 		// input, ACK, socket queue): with GRO it is paid once per up to
 		// GROSize bytes, without GRO once per packet.
-		RxPerAggregate Seconds
-		GROSize        Bytes
-		ChecksumRate   Rate  // software checksum on one core, when the NIC does not offload it
-		TSOSize        Bytes // TSO super-segment size
-		Flows          int   // parallel TCP flows (each served by one core on each side)
+		RxPerAggregate units.Seconds
+		GROSize        units.Bytes
+		ChecksumRate   units.Rate  // software checksum on one core, when the NIC does not offload it
+		TSOSize        units.Bytes // TSO super-segment size
+		Flows          int         // parallel TCP flows (each served by one core on each side)
 		// Handoff is the extra cost when one thread alternates between a GPU
 		// copy and socket system calls (the tcp path's A→B and F→G): caches,
 		// TLB and branch predictors are cold after the kernel ran.
-		Handoff Seconds
+		Handoff units.Seconds
 	}
 	NIC struct {
 		Model string
 		Kind  string
-		Rate  Rate // nominal port rate as sold
+		Rate  units.Rate // nominal port rate as sold
 		// Encoding says how Rate relates to the data rate: "auto" (from the
 		// kind and rate: InfiniBand SDR/DDR/QDR are sold at their 8b/10b
 		// signalling rate, FDR at 56.25 Gbit/s of 64b/66b signalling, EDR and
 		// later at their data rate), "none", "8b10b" or "64b66b".
 		Encoding        string
 		PCIe            Link
-		MTU             Bytes
+		MTU             units.Bytes
 		RDMA            bool
 		TSO             bool
 		GRO             bool
 		ChecksumOffload bool
 		HeaderSplit     bool
 		FlowSteering    bool
-		Latency         Seconds // NIC pipeline, one direction (doorbell to wire, or wire to DMA)
-		IRQLatency      Seconds // interrupt moderation + IRQ to NAPI (TCP receive only; RDMA polls)
-		PostCost        Seconds // CPU cost to post one RDMA work request (ibv_post_send + doorbell)
-		PollCost        Seconds // CPU cost to reap one completion (ibv_poll_cq)
-		MessageRate     float64 // packets (messages) per second the NIC engine handles, each direction
+		Latency         units.Seconds // NIC pipeline, one direction (doorbell to wire, or wire to DMA)
+		IRQLatency      units.Seconds // interrupt moderation + IRQ to NAPI (TCP receive only; RDMA polls)
+		PostCost        units.Seconds // CPU cost to post one RDMA work request (ibv_post_send + doorbell)
+		PollCost        units.Seconds // CPU cost to reap one completion (ibv_poll_cq)
+		MessageRate     float64       // packets (messages) per second the NIC engine handles, each direction
 		// InlineSize is the largest send whose payload the CPU writes into
 		// the work request (no DMA read of the payload); GPU memory is never
 		// inlined. 0: no inline sends.
-		InlineSize Bytes
+		InlineSize units.Bytes
 		// RegLatency and RegPerPage: registering host memory (ibv_reg_mr):
 		// a fixed cost and one per 4 KiB page pinned and translated.
-		RegLatency, RegPerPage Seconds
+		RegLatency, RegPerPage units.Seconds
 	}
 	PCIe struct {
-		MPS           Bytes   // Max_Payload_Size
-		ReadLatency   Seconds // DMA read round trip, device ↔ host memory
-		WriteLatency  Seconds // posted DMA write until visible in memory
-		SwitchLatency Seconds // one PCIe switch traversal
+		MPS           units.Bytes   // Max_Payload_Size
+		ReadLatency   units.Seconds // DMA read round trip, device ↔ host memory
+		WriteLatency  units.Seconds // posted DMA write until visible in memory
+		SwitchLatency units.Seconds // one PCIe switch traversal
 		// BidirFactor is the fraction of its one-way rate each direction of
 		// a PCIe link keeps when both directions carry payload at once.
 		BidirFactor float64
@@ -177,8 +179,8 @@ type Scenario struct {
 		// bridge (PHB, NODE).
 		PHBReadFactor, PHBWriteFactor float64
 		// InterSocketRate caps peer-to-peer traffic across sockets (SYS).
-		InterSocketRate    Rate
-		InterSocketLatency Seconds // one crossing of the inter-socket link
+		InterSocketRate    units.Rate
+		InterSocketLatency units.Seconds // one crossing of the inter-socket link
 		// CPUGPU is where the core that loads and stores GPU memory through
 		// BAR1 (gdrcopy) sits: PHB on the GPU's own socket, SYS on the
 		// other (its accesses cross the inter-socket link).
@@ -186,26 +188,26 @@ type Scenario struct {
 	}
 	Network struct {
 		Hops       int
-		HopLatency Seconds
-		Cable      Meters
+		HopLatency units.Seconds
+		Cable      units.Meters
 	}
 	Pipeline struct {
-		Chunk Bytes
+		Chunk units.Bytes
 	}
 	// Loopback holds a measured one-way TCP transfer over the loopback
 	// device (α and β of a fit), used in place of the modeled TCP stages
 	// B–F when nic.kind is loopback and Rate > 0: the calibrated model of a
 	// staged transfer on one host (`gpupath fit`).
 	Loopback struct {
-		Latency Seconds
-		Rate    Rate
+		Latency units.Seconds
+		Rate    units.Rate
 		// Knee and RateBeyond: past Knee bytes the transfer runs at
 		// RateBeyond (buffers no longer fit in the caches); Knee 0: none.
-		Knee       Bytes
-		RateBeyond Rate
+		Knee       units.Bytes
+		RateBeyond units.Rate
 		// StreamRate is the loopback TCP streaming goodput (writes back to
 		// back): the period of the stage when chunks follow each other.
-		StreamRate Rate
+		StreamRate units.Rate
 	}
 }
 
@@ -278,16 +280,16 @@ func (k Key) Text(s *Scenario) string {
 // here (the cable's 5 ns/m is the smallest cost modelled). Within them, no
 // size up to the largest (1 TiB) makes a time or a rate that is not finite.
 const (
-	MinRate     Rate    = 1e3 / 8 // 1 kbit/s
-	MaxRate     Rate    = 1e15    // 1 PB/s
-	MinDuration Seconds = 1e-12   // 1 ps
+	MinRate     units.Rate    = 1e3 / 8 // 1 kbit/s
+	MaxRate     units.Rate    = 1e15    // 1 PB/s
+	MinDuration units.Seconds = 1e-12   // 1 ps
 )
 
-func durationKey(name, doc string, f func(*Scenario) *Seconds, lo, hi Seconds) Key {
+func durationKey(name, doc string, f func(*Scenario) *units.Seconds, lo, hi units.Seconds) Key {
 	return Key{Name: name, Doc: doc, Unit: "duration",
 		get: func(s *Scenario) any { return f(s).String() },
 		parse: func(s *Scenario, v string) error {
-			d, err := ParseDuration(v)
+			d, err := units.ParseDuration(v)
 			if err != nil {
 				return err
 			}
@@ -302,7 +304,7 @@ func durationKey(name, doc string, f func(*Scenario) *Seconds, lo, hi Seconds) K
 		}}
 }
 
-func rateKey(name, doc string, f func(*Scenario) *Rate, allowZero bool, bits bool) Key {
+func rateKey(name, doc string, f func(*Scenario) *units.Rate, allowZero bool, bits bool) Key {
 	return Key{Name: name, Doc: doc, Unit: "rate",
 		get: func(s *Scenario) any {
 			r := *f(s)
@@ -312,7 +314,7 @@ func rateKey(name, doc string, f func(*Scenario) *Rate, allowZero bool, bits boo
 			return r.String()
 		},
 		parse: func(s *Scenario, v string) error {
-			r, err := ParseRate(v)
+			r, err := units.ParseRate(v)
 			if err != nil {
 				return err
 			}
@@ -331,11 +333,11 @@ func rateKey(name, doc string, f func(*Scenario) *Rate, allowZero bool, bits boo
 }
 
 // rateRangeKey is a rate key with explicit bounds (lo may be 0 when allowed).
-func rateRangeKey(name, doc string, f func(*Scenario) *Rate, lo, hi Rate) Key {
+func rateRangeKey(name, doc string, f func(*Scenario) *units.Rate, lo, hi units.Rate) Key {
 	return Key{Name: name, Doc: doc, Unit: "rate",
 		get: func(s *Scenario) any { return f(s).String() },
 		parse: func(s *Scenario, v string) error {
-			r, err := ParseRate(v)
+			r, err := units.ParseRate(v)
 			if err != nil {
 				return err
 			}
@@ -347,7 +349,7 @@ func rateRangeKey(name, doc string, f func(*Scenario) *Rate, lo, hi Rate) Key {
 		}}
 }
 
-func bytesKey(name, doc string, f func(*Scenario) *Bytes, lo, hi Bytes) Key {
+func bytesKey(name, doc string, f func(*Scenario) *units.Bytes, lo, hi units.Bytes) Key {
 	return Key{Name: name, Doc: doc, Unit: "bytes",
 		get: func(s *Scenario) any {
 			if name == "nic.mtu" { // written as a plain number of bytes, as ip link shows it
@@ -356,7 +358,7 @@ func bytesKey(name, doc string, f func(*Scenario) *Bytes, lo, hi Bytes) Key {
 			return f(s).String()
 		},
 		parse: func(s *Scenario, v string) error {
-			b, err := ParseBytes(v)
+			b, err := units.ParseBytes(v)
 			if err != nil {
 				return err
 			}
@@ -478,105 +480,98 @@ func ParseClass(v string) (Class, error) {
 	return "", fmt.Errorf("%q is not a topology class (PIX, PXB, PHB, NODE, SYS)", v)
 }
 
-// BitString formats r in Gbit/s when that is exact (nominal link rates):
-// "400Gbit/s"; otherwise as String.
-func (r Rate) BitString() string {
-	return formatExact(float64(r), []unitMult{{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}}, "B/s",
-		func(s string) (float64, error) { x, err := ParseRate(s); return float64(x), err })
-}
-
 var keys = []Key{
 	stringKey("name", "free text naming the scenario", func(s *Scenario) *string { return &s.Name }),
 	stringKey("description", "free text: what the two nodes are", func(s *Scenario) *string { return &s.Description }),
 
 	stringKey("gpu.model", "free text", func(s *Scenario) *string { return &s.GPU.Model }),
 	linkKey("gpu.pcie", "the GPU's PCIe link, gen1..gen6 x1..x16", func(s *Scenario) *Link { return &s.GPU.PCIe }),
-	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion): the α of a copy that waits", func(s *Scenario) *Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
-	durationKey("gpu.async_latency", "cost of one asynchronous copy issued on a stream (CPU issue and copy-engine setup): the per-chunk cost of pipelined and back-to-back copies", func(s *Scenario) *Seconds { return &s.GPU.AsyncLatency }, 0, 1e-3),
-	durationKey("gpu.peer_copy_latency", "fixed cost of one synchronous GPU-to-GPU peer copy (gpu-peer)", func(s *Scenario) *Seconds { return &s.GPU.PeerCopyLatency }, 0, 1e-3),
-	rateKey("gpu.copy_rate", "pinned host↔GPU copy bandwidth, both directions; 0B/s: the PCIe link rate × gpu.h2d_efficiency / gpu.d2h_efficiency", func(s *Scenario) *Rate { return &s.GPU.CopyRate }, true, false),
+	durationKey("gpu.copy_latency", "fixed cost of one synchronous cudaMemcpy (call, DMA setup, completion): the α of a copy that waits", func(s *Scenario) *units.Seconds { return &s.GPU.CopyLatency }, 0, 1e-3),
+	durationKey("gpu.async_latency", "cost of one asynchronous copy issued on a stream (CPU issue and copy-engine setup): the per-chunk cost of pipelined and back-to-back copies", func(s *Scenario) *units.Seconds { return &s.GPU.AsyncLatency }, 0, 1e-3),
+	durationKey("gpu.peer_copy_latency", "fixed cost of one synchronous GPU-to-GPU peer copy (gpu-peer)", func(s *Scenario) *units.Seconds { return &s.GPU.PeerCopyLatency }, 0, 1e-3),
+	rateKey("gpu.copy_rate", "pinned host↔GPU copy bandwidth, both directions; 0B/s: the PCIe link rate × gpu.h2d_efficiency / gpu.d2h_efficiency", func(s *Scenario) *units.Rate { return &s.GPU.CopyRate }, true, false),
 	floatKey("gpu.h2d_efficiency", "fraction of the PCIe link's payload rate a host→device copy reaches (used when gpu.copy_rate is 0)", func(s *Scenario) *float64 { return &s.GPU.H2DEfficiency }, 0, 1),
 	floatKey("gpu.d2h_efficiency", "fraction of the PCIe link's payload rate a device→host copy reaches (used when gpu.copy_rate is 0)", func(s *Scenario) *float64 { return &s.GPU.D2HEfficiency }, 0, 1),
-	optional(durationKey("gpu.cached_copy_latency", "fixed cost of a copy whose host buffer the CPU has in its caches (tcp path: send and recv touch it); 0s: gpu.copy_latency", func(s *Scenario) *Seconds { return &s.GPU.CachedLatency }, 0, 1e-3)),
-	optional(rateKey("gpu.cached_copy_rate", "bandwidth of such a copy up to gpu.cached_copy_knee (the DMA snoops the CPU's caches); 0B/s: gpu.copy_rate", func(s *Scenario) *Rate { return &s.GPU.CachedRate }, true, false)),
-	optional(bytesKey("gpu.cached_copy_knee", "size up to which a CPU-touched bounce buffer is cache-resident (about the last-level cache); 0B: none", func(s *Scenario) *Bytes { return &s.GPU.CachedKnee }, 0, 1<<40)),
-	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node, as the datasheet gives it (0: none, PCIe peer-to-peer)", func(s *Scenario) *Rate { return &s.GPU.NVLinkRate }, true, false),
+	optional(durationKey("gpu.cached_copy_latency", "fixed cost of a copy whose host buffer the CPU has in its caches (tcp path: send and recv touch it); 0s: gpu.copy_latency", func(s *Scenario) *units.Seconds { return &s.GPU.CachedLatency }, 0, 1e-3)),
+	optional(rateKey("gpu.cached_copy_rate", "bandwidth of such a copy up to gpu.cached_copy_knee (the DMA snoops the CPU's caches); 0B/s: gpu.copy_rate", func(s *Scenario) *units.Rate { return &s.GPU.CachedRate }, true, false)),
+	optional(bytesKey("gpu.cached_copy_knee", "size up to which a CPU-touched bounce buffer is cache-resident (about the last-level cache); 0B: none", func(s *Scenario) *units.Bytes { return &s.GPU.CachedKnee }, 0, 1<<40)),
+	rateKey("gpu.nvlink_rate", "GPU↔GPU NVLink bandwidth per direction within a node, as the datasheet gives it (0: none, PCIe peer-to-peer)", func(s *Scenario) *units.Rate { return &s.GPU.NVLinkRate }, true, false),
 	floatKey("gpu.nvlink_efficiency", "fraction of gpu.nvlink_rate that a large peer copy reaches", func(s *Scenario) *float64 { return &s.GPU.NVLinkEfficiency }, 0, 1),
-	rateRangeKey("gpu.memory_rate", "GPU memory (HBM/GDDR) bandwidth; a copy inside GPU memory (devmem's unpack) runs at half of it", func(s *Scenario) *Rate { return &s.GPU.MemoryRate }, 1e9, 1e14),
-	durationKey("gpu.bar_read_latency", "what a peer read of GPU memory through BAR1 adds to a DMA read of host memory", func(s *Scenario) *Seconds { return &s.GPU.BARReadLatency }, 0, 1e-5),
+	rateRangeKey("gpu.memory_rate", "GPU memory (HBM/GDDR) bandwidth; a copy inside GPU memory (devmem's unpack) runs at half of it", func(s *Scenario) *units.Rate { return &s.GPU.MemoryRate }, 1e9, 1e14),
+	durationKey("gpu.bar_read_latency", "what a peer read of GPU memory through BAR1 adds to a DMA read of host memory", func(s *Scenario) *units.Seconds { return &s.GPU.BARReadLatency }, 0, 1e-5),
 	boolKey("gpu.gdr_flush", "the receiving GPU needs a flush (a read through the NIC) before it consumes data the NIC wrote (Ampere and earlier)", func(s *Scenario) *bool { return &s.GPU.GDRFlush }),
-	durationKey("gpu.proxy_overhead", "CPU proxy thread posting and polling network operations for GPU kernels, per message and side (gdr); 0s: the application posts itself (perftest, MPI)", func(s *Scenario) *Seconds { return &s.GPU.ProxyOverhead }, 0, 1e-4),
-	durationKey("gpu.pin_latency", "registering GPU memory for RDMA: fixed cost (pin through nvidia-peermem or dma-buf, NIC registration)", func(s *Scenario) *Seconds { return &s.GPU.PinLatency }, 0, 1e-2),
-	durationKey("gpu.pin_per_page", "registering GPU memory for RDMA: cost per 64 KiB GPU page", func(s *Scenario) *Seconds { return &s.GPU.PinPerPage }, 0, 1e-4),
+	durationKey("gpu.proxy_overhead", "CPU proxy thread posting and polling network operations for GPU kernels, per message and side (gdr); 0s: the application posts itself (perftest, MPI)", func(s *Scenario) *units.Seconds { return &s.GPU.ProxyOverhead }, 0, 1e-4),
+	durationKey("gpu.pin_latency", "registering GPU memory for RDMA: fixed cost (pin through nvidia-peermem or dma-buf, NIC registration)", func(s *Scenario) *units.Seconds { return &s.GPU.PinLatency }, 0, 1e-2),
+	durationKey("gpu.pin_per_page", "registering GPU memory for RDMA: cost per 64 KiB GPU page", func(s *Scenario) *units.Seconds { return &s.GPU.PinPerPage }, 0, 1e-4),
 
 	durationKeyFreq(),
 	intKey("cpu.cores", "cores per node", func(s *Scenario) *int { return &s.CPU.Cores }, 1, 4096),
-	rateKey("cpu.memcpy_rate", "memcpy bandwidth of one core for large copies", func(s *Scenario) *Rate { return &s.CPU.MemcpyRate }, false, false),
+	rateKey("cpu.memcpy_rate", "memcpy bandwidth of one core for large copies", func(s *Scenario) *units.Rate { return &s.CPU.MemcpyRate }, false, false),
 	intKey("cpu.outstanding_loads", "cache-line loads one core keeps in flight (L1D line fill buffers): the concurrency of its loads from GPU memory through a write-combined BAR1 mapping (gdrcopy)", func(s *Scenario) *int { return &s.CPU.OutstandingLoads }, 1, 256),
-	durationKey("cpu.bar_store_latency", "fixed cost of one CPU copy into a write-combined BAR1 mapping of GPU memory (gdrcopy's copy_to_mapping: the call and the store fence)", func(s *Scenario) *Seconds { return &s.CPU.BARStoreLatency }, 0, 1e-4),
+	durationKey("cpu.bar_store_latency", "fixed cost of one CPU copy into a write-combined BAR1 mapping of GPU memory (gdrcopy's copy_to_mapping: the call and the store fence)", func(s *Scenario) *units.Seconds { return &s.CPU.BARStoreLatency }, 0, 1e-4),
 
-	rateKey("memory.rate", "DDR bandwidth of one node", func(s *Scenario) *Rate { return &s.Memory.Rate }, false, false),
+	rateKey("memory.rate", "DDR bandwidth of one node", func(s *Scenario) *units.Rate { return &s.Memory.Rate }, false, false),
 
-	durationKey("stack.syscall", "entry and exit of one send() or recv()", func(s *Scenario) *Seconds { return &s.Stack.Syscall }, 0, 1e-3),
-	durationKey("stack.tx_per_message", "TCP transmit path per send", func(s *Scenario) *Seconds { return &s.Stack.TxPerMessage }, 0, 1e-3),
-	durationKey("stack.rx_per_message", "TCP receive path per message", func(s *Scenario) *Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
-	durationKey("stack.wakeup", "waking the blocked receiving thread", func(s *Scenario) *Seconds { return &s.Stack.Wakeup }, 0, 1e-3),
-	durationKey("stack.tx_per_segment", "per TSO super-segment (per packet without TSO)", func(s *Scenario) *Seconds { return &s.Stack.TxPerSegment }, 0, 1e-4),
-	durationKey("stack.rx_per_packet", "per received wire packet: driver, skb, GRO merge", func(s *Scenario) *Seconds { return &s.Stack.RxPerPacket }, 0, 1e-4),
-	durationKey("stack.rx_per_aggregate", "per GRO aggregate (per packet without GRO): IP/TCP input, ACK, socket queue", func(s *Scenario) *Seconds { return &s.Stack.RxPerAggregate }, 0, 1e-4),
-	bytesKey("stack.gro_size", "largest GRO aggregate (GRO_MAX_SIZE)", func(s *Scenario) *Bytes { return &s.Stack.GROSize }, 1024, 512<<10),
-	rateKey("stack.checksum_rate", "software checksum on one core (used when the NIC does not offload it)", func(s *Scenario) *Rate { return &s.Stack.ChecksumRate }, false, false),
-	bytesKey("stack.tso_size", "TSO super-segment size", func(s *Scenario) *Bytes { return &s.Stack.TSOSize }, 1024, 256<<10),
+	durationKey("stack.syscall", "entry and exit of one send() or recv()", func(s *Scenario) *units.Seconds { return &s.Stack.Syscall }, 0, 1e-3),
+	durationKey("stack.tx_per_message", "TCP transmit path per send", func(s *Scenario) *units.Seconds { return &s.Stack.TxPerMessage }, 0, 1e-3),
+	durationKey("stack.rx_per_message", "TCP receive path per message", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
+	durationKey("stack.wakeup", "waking the blocked receiving thread", func(s *Scenario) *units.Seconds { return &s.Stack.Wakeup }, 0, 1e-3),
+	durationKey("stack.tx_per_segment", "per TSO super-segment (per packet without TSO)", func(s *Scenario) *units.Seconds { return &s.Stack.TxPerSegment }, 0, 1e-4),
+	durationKey("stack.rx_per_packet", "per received wire packet: driver, skb, GRO merge", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerPacket }, 0, 1e-4),
+	durationKey("stack.rx_per_aggregate", "per GRO aggregate (per packet without GRO): IP/TCP input, ACK, socket queue", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerAggregate }, 0, 1e-4),
+	bytesKey("stack.gro_size", "largest GRO aggregate (GRO_MAX_SIZE)", func(s *Scenario) *units.Bytes { return &s.Stack.GROSize }, 1024, 512<<10),
+	rateKey("stack.checksum_rate", "software checksum on one core (used when the NIC does not offload it)", func(s *Scenario) *units.Rate { return &s.Stack.ChecksumRate }, false, false),
+	bytesKey("stack.tso_size", "TSO super-segment size", func(s *Scenario) *units.Bytes { return &s.Stack.TSOSize }, 1024, 256<<10),
 	intKey("stack.flows", "parallel TCP flows, each served by one core per side", func(s *Scenario) *int { return &s.Stack.Flows }, 1, 1024),
-	optional(durationKey("stack.handoff", "extra cost when one thread alternates between a GPU copy and socket system calls (tcp path: A→B, F→G); 0s: none", func(s *Scenario) *Seconds { return &s.Stack.Handoff }, 0, 1e-3)),
+	optional(durationKey("stack.handoff", "extra cost when one thread alternates between a GPU copy and socket system calls (tcp path: A→B, F→G); 0s: none", func(s *Scenario) *units.Seconds { return &s.Stack.Handoff }, 0, 1e-3)),
 
 	stringKey("nic.model", "free text", func(s *Scenario) *string { return &s.NIC.Model }),
 	enumKey("nic.kind", "ib | roce | ethernet | loopback", func(s *Scenario) *string { return &s.NIC.Kind }, KindIB, KindRoCE, KindEthernet, KindLoopback),
-	rateKey("nic.rate", "nominal port rate as sold (100GbE, QDR 40G, FDR 56G, HDR 200G, NDR 400G)", func(s *Scenario) *Rate { return &s.NIC.Rate }, false, true),
+	rateKey("nic.rate", "nominal port rate as sold (100GbE, QDR 40G, FDR 56G, HDR 200G, NDR 400G)", func(s *Scenario) *units.Rate { return &s.NIC.Rate }, false, true),
 	enumKey("nic.encoding", "auto | none | 8b10b | 64b66b: how nic.rate relates to the data rate (auto: InfiniBand SDR/DDR/QDR are sold at 8b/10b signalling, FDR at 56.25 Gbit/s of 64b/66b, EDR and later at the data rate; Ethernet at the data rate)", func(s *Scenario) *string { return &s.NIC.Encoding }, EncodingAuto, EncodingNone, Encoding8b10b, Encoding64b66b),
 	linkKey("nic.pcie", "the NIC's PCIe link", func(s *Scenario) *Link { return &s.NIC.PCIe }),
-	bytesKey("nic.mtu", "link MTU: the IP MTU on Ethernet/RoCE, the IB MTU on InfiniBand", func(s *Scenario) *Bytes { return &s.NIC.MTU }, 256, 65536),
+	bytesKey("nic.mtu", "link MTU: the IP MTU on Ethernet/RoCE, the IB MTU on InfiniBand", func(s *Scenario) *units.Bytes { return &s.NIC.MTU }, 256, 65536),
 	boolKey("nic.rdma", "the NIC does RDMA (verbs)", func(s *Scenario) *bool { return &s.NIC.RDMA }),
 	boolKey("nic.tso", "TCP segmentation offload", func(s *Scenario) *bool { return &s.NIC.TSO }),
 	boolKey("nic.gro", "generic receive offload (or hardware LRO)", func(s *Scenario) *bool { return &s.NIC.GRO }),
 	boolKey("nic.checksum_offload", "TCP/IP checksums computed by the NIC", func(s *Scenario) *bool { return &s.NIC.ChecksumOffload }),
 	boolKey("nic.header_split", "header/data split into separate buffers (needed by devmem)", func(s *Scenario) *bool { return &s.NIC.HeaderSplit }),
 	boolKey("nic.flow_steering", "steer a flow to a dedicated receive queue (needed by devmem)", func(s *Scenario) *bool { return &s.NIC.FlowSteering }),
-	durationKey("nic.latency", "NIC pipeline, one direction", func(s *Scenario) *Seconds { return &s.NIC.Latency }, 0, 1e-4),
-	durationKey("nic.irq_latency", "interrupt moderation and IRQ to NAPI (TCP receive)", func(s *Scenario) *Seconds { return &s.NIC.IRQLatency }, 0, 1e-3),
-	durationKey("nic.post_cost", "CPU cost of posting one RDMA work request", func(s *Scenario) *Seconds { return &s.NIC.PostCost }, 0, 1e-4),
-	durationKey("nic.poll_cost", "CPU cost of reaping one RDMA completion", func(s *Scenario) *Seconds { return &s.NIC.PollCost }, 0, 1e-4),
+	durationKey("nic.latency", "NIC pipeline, one direction", func(s *Scenario) *units.Seconds { return &s.NIC.Latency }, 0, 1e-4),
+	durationKey("nic.irq_latency", "interrupt moderation and IRQ to NAPI (TCP receive)", func(s *Scenario) *units.Seconds { return &s.NIC.IRQLatency }, 0, 1e-3),
+	durationKey("nic.post_cost", "CPU cost of posting one RDMA work request", func(s *Scenario) *units.Seconds { return &s.NIC.PostCost }, 0, 1e-4),
+	durationKey("nic.poll_cost", "CPU cost of reaping one RDMA completion", func(s *Scenario) *units.Seconds { return &s.NIC.PollCost }, 0, 1e-4),
 
 	messageRateKey(),
-	bytesKey("nic.inline_size", "largest RDMA send whose payload the CPU writes into the work request (no DMA read); GPU memory is never inlined; 0B: none", func(s *Scenario) *Bytes { return &s.NIC.InlineSize }, 0, 4096),
-	durationKey("nic.reg_latency", "registering host memory (ibv_reg_mr): fixed cost", func(s *Scenario) *Seconds { return &s.NIC.RegLatency }, 0, 1e-2),
-	durationKey("nic.reg_per_page", "registering host memory: cost per 4 KiB page pinned and translated", func(s *Scenario) *Seconds { return &s.NIC.RegPerPage }, 0, 1e-4),
+	bytesKey("nic.inline_size", "largest RDMA send whose payload the CPU writes into the work request (no DMA read); GPU memory is never inlined; 0B: none", func(s *Scenario) *units.Bytes { return &s.NIC.InlineSize }, 0, 4096),
+	durationKey("nic.reg_latency", "registering host memory (ibv_reg_mr): fixed cost", func(s *Scenario) *units.Seconds { return &s.NIC.RegLatency }, 0, 1e-2),
+	durationKey("nic.reg_per_page", "registering host memory: cost per 4 KiB page pinned and translated", func(s *Scenario) *units.Seconds { return &s.NIC.RegPerPage }, 0, 1e-4),
 
 	mpsKey(),
-	durationKey("pcie.read_latency", "DMA read round trip, device to host memory", func(s *Scenario) *Seconds { return &s.PCIe.ReadLatency }, 0, 1e-4),
-	durationKey("pcie.write_latency", "posted DMA write until visible in memory", func(s *Scenario) *Seconds { return &s.PCIe.WriteLatency }, 0, 1e-4),
-	durationKey("pcie.switch_latency", "one PCIe switch traversal", func(s *Scenario) *Seconds { return &s.PCIe.SwitchLatency }, 0, 1e-5),
+	durationKey("pcie.read_latency", "DMA read round trip, device to host memory", func(s *Scenario) *units.Seconds { return &s.PCIe.ReadLatency }, 0, 1e-4),
+	durationKey("pcie.write_latency", "posted DMA write until visible in memory", func(s *Scenario) *units.Seconds { return &s.PCIe.WriteLatency }, 0, 1e-4),
+	durationKey("pcie.switch_latency", "one PCIe switch traversal", func(s *Scenario) *units.Seconds { return &s.PCIe.SwitchLatency }, 0, 1e-5),
 	floatKey("pcie.bidir_factor", "fraction of its one-way rate each direction of a PCIe link keeps when both directions carry payload at once", func(s *Scenario) *float64 { return &s.PCIe.BidirFactor }, 0, 1),
 
 	classKey("topology.gpu_nic", "PCIe distance between GPU and NIC: PIX | PXB | PHB | NODE | SYS", func(s *Scenario) *Class { return &s.Topology.GPUNIC }),
 	classKey("topology.gpu_gpu", "PCIe distance between the two GPUs of a node (gpu-peer without NVLink): PIX | PXB | PHB | NODE | SYS", func(s *Scenario) *Class { return &s.Topology.GPUGPU }),
 	floatKey("topology.phb_read_factor", "peer-to-peer reads (a NIC reading GPU memory) through a host bridge (PHB, NODE): fraction of the link rate", func(s *Scenario) *float64 { return &s.Topology.PHBReadFactor }, 0, 1),
 	floatKey("topology.phb_write_factor", "peer-to-peer posted writes (into GPU memory) through a host bridge (PHB, NODE): fraction of the link rate", func(s *Scenario) *float64 { return &s.Topology.PHBWriteFactor }, 0, 1),
-	rateRangeKey("topology.inter_socket_rate", "peer-to-peer bandwidth across sockets (SYS), both directions alike", func(s *Scenario) *Rate { return &s.Topology.InterSocketRate }, 1e8, 1e13),
-	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
+	rateRangeKey("topology.inter_socket_rate", "peer-to-peer bandwidth across sockets (SYS), both directions alike", func(s *Scenario) *units.Rate { return &s.Topology.InterSocketRate }, 1e8, 1e13),
+	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *units.Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
 	classKey("topology.cpu_gpu", "where the core that loads and stores GPU memory through BAR1 (gdrcopy) sits: PHB on the GPU's socket, SYS across the inter-socket link", func(s *Scenario) *Class { return &s.Topology.CPUGPU }),
 
 	intKey("network.hops", "switches between the two NICs", func(s *Scenario) *int { return &s.Network.Hops }, 0, 16),
-	durationKey("network.hop_latency", "one switch, port to port", func(s *Scenario) *Seconds { return &s.Network.HopLatency }, 0, 1e-4),
+	durationKey("network.hop_latency", "one switch, port to port", func(s *Scenario) *units.Seconds { return &s.Network.HopLatency }, 0, 1e-4),
 	lengthKey(),
 
-	bytesKey("pipeline.chunk", "chunk size of a pipelined transfer", func(s *Scenario) *Bytes { return &s.Pipeline.Chunk }, 1024, 1<<30),
+	bytesKey("pipeline.chunk", "chunk size of a pipelined transfer", func(s *Scenario) *units.Bytes { return &s.Pipeline.Chunk }, 1024, 1<<30),
 
-	optional(durationKey("loopback.latency", "measured one-way TCP transfer over loopback: fixed cost α (used when nic.kind is loopback and loopback.rate > 0)", func(s *Scenario) *Seconds { return &s.Loopback.Latency }, 0, 1e-2)),
-	optional(rateKey("loopback.rate", "measured one-way TCP transfer over loopback: bandwidth β; 0B/s: model the stack stages instead", func(s *Scenario) *Rate { return &s.Loopback.Rate }, true, false)),
-	optional(bytesKey("loopback.knee", "size past which the loopback transfer runs at loopback.rate_beyond (a cache edge); 0B: none", func(s *Scenario) *Bytes { return &s.Loopback.Knee }, 0, 1<<40)),
-	optional(rateKey("loopback.rate_beyond", "loopback transfer bandwidth past loopback.knee", func(s *Scenario) *Rate { return &s.Loopback.RateBeyond }, true, false)),
-	optional(rateKey("loopback.stream_rate", "loopback TCP streaming goodput for writes of the chunk size: the stage's period when chunks follow each other; 0B/s: from loopback.rate", func(s *Scenario) *Rate { return &s.Loopback.StreamRate }, true, false)),
+	optional(durationKey("loopback.latency", "measured one-way TCP transfer over loopback: fixed cost α (used when nic.kind is loopback and loopback.rate > 0)", func(s *Scenario) *units.Seconds { return &s.Loopback.Latency }, 0, 1e-2)),
+	optional(rateKey("loopback.rate", "measured one-way TCP transfer over loopback: bandwidth β; 0B/s: model the stack stages instead", func(s *Scenario) *units.Rate { return &s.Loopback.Rate }, true, false)),
+	optional(bytesKey("loopback.knee", "size past which the loopback transfer runs at loopback.rate_beyond (a cache edge); 0B: none", func(s *Scenario) *units.Bytes { return &s.Loopback.Knee }, 0, 1<<40)),
+	optional(rateKey("loopback.rate_beyond", "loopback transfer bandwidth past loopback.knee", func(s *Scenario) *units.Rate { return &s.Loopback.RateBeyond }, true, false)),
+	optional(rateKey("loopback.stream_rate", "loopback TCP streaming goodput for writes of the chunk size: the stage's period when chunks follow each other; 0B/s: from loopback.rate", func(s *Scenario) *units.Rate { return &s.Loopback.StreamRate }, true, false)),
 }
 
 func optional(k Key) Key { k.Optional = true; return k }
@@ -585,7 +580,7 @@ func durationKeyFreq() Key {
 	return Key{Name: "cpu.clock", Doc: "core clock (reports CPU costs in cycles)", Unit: "frequency",
 		get: func(s *Scenario) any { return s.CPU.Clock.String() },
 		parse: func(s *Scenario, v string) error {
-			f, err := ParseFrequency(v)
+			f, err := units.ParseFrequency(v)
 			if err != nil {
 				return err
 			}
@@ -597,27 +592,13 @@ func durationKeyFreq() Key {
 		}}
 }
 
-// ParseCount parses a count per second: "200M/s", "215 Mpps", "2e8/s", "1.5G/s".
-func ParseCount(v string) (float64, error) {
-	x, unit, err := splitNumber(v)
-	if err != nil {
-		return 0, err
-	}
-	mult := map[string]float64{"/s": 1, "pps": 1, "msg/s": 1, "k/s": 1e3, "kpps": 1e3, "M/s": 1e6, "Mpps": 1e6, "Mmsg/s": 1e6, "G/s": 1e9, "Gpps": 1e9}
-	m, ok := mult[unit]
-	if !ok {
-		return 0, fmt.Errorf("%q: a count per second looks like 200M/s or 215Mpps", v)
-	}
-	return x * m, nil
-}
-
 func messageRateKey() Key {
 	return Key{Name: "nic.message_rate", Doc: "packets per second the NIC handles in each direction", Unit: "count/s",
 		get: func(s *Scenario) any {
-			return formatExact(s.NIC.MessageRate, []unitMult{{"M/s", 1e6}, {"k/s", 1e3}, {"/s", 1}}, "/s", ParseCount)
+			return units.FormatCount(s.NIC.MessageRate)
 		},
 		parse: func(s *Scenario, v string) error {
-			x, err := ParseCount(v)
+			x, err := units.ParseCount(v)
 			if err != nil {
 				return err
 			}
@@ -633,7 +614,7 @@ func mpsKey() Key {
 	return Key{Name: "pcie.mps", Doc: "PCIe Max_Payload_Size: 128B..4KiB, a power of two", Unit: "bytes",
 		get: func(s *Scenario) any { return s.PCIe.MPS.String() },
 		parse: func(s *Scenario, v string) error {
-			b, err := ParseBytes(v)
+			b, err := units.ParseBytes(v)
 			if err != nil {
 				return err
 			}
@@ -649,7 +630,7 @@ func lengthKey() Key {
 	return Key{Name: "network.cable", Doc: "total cable length between the NICs (5 ns/m)", Unit: "length",
 		get: func(s *Scenario) any { return s.Network.Cable.String() },
 		parse: func(s *Scenario, v string) error {
-			m, err := ParseLength(v)
+			m, err := units.ParseLength(v)
 			if err != nil {
 				return err
 			}

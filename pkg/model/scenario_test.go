@@ -3,10 +3,10 @@ package model
 import (
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 func TestScenarioFileBadInput(t *testing.T) {
@@ -78,25 +78,6 @@ func TestScenarioFileOverridesBase(t *testing.T) {
 	}
 }
 
-func TestLoadFileErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := LoadFile(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
-		t.Errorf("missing file: %v", err)
-	}
-	if _, err := LoadFile(dir); err == nil {
-		t.Error("a directory was read as a scenario")
-	}
-	p := filepath.Join(dir, "locked.yaml")
-	if err := os.WriteFile(p, []byte("name: x\n"), 0o000); err != nil {
-		t.Fatal(err)
-	}
-	if os.Geteuid() != 0 { // root reads anything
-		if _, err := LoadFile(p); err == nil || !strings.Contains(err.Error(), "permission denied") {
-			t.Errorf("unreadable file: %v", err)
-		}
-	}
-}
-
 func TestSetNamesKey(t *testing.T) {
 	s := Default()
 	for _, tc := range []struct{ key, val, want string }{
@@ -158,7 +139,7 @@ func FuzzParseScenario(f *testing.F) {
 		for _, p := range Paths() {
 			p.Route(s).Evaluate(4096)
 		}
-		if err := WriteJSON(io.Discard, s, Sweep(s, Paths(), []Bytes{1, 4096, 1 << 40})); err != nil {
+		if err := WriteJSON(io.Discard, s, Sweep(s, Paths(), []units.Bytes{1, 4096, 1 << 40})); err != nil {
 			t.Fatalf("JSON output: %v", err)
 		}
 	})

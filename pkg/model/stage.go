@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"math"
+
+	"github.com/gpupath/gpupath/pkg/units"
+)
 
 // Side is where a stage runs.
 type Side string
@@ -42,36 +46,36 @@ type Stage struct {
 	Side   Side
 	What   string // one sentence: what happens here
 
-	Alpha     Seconds
-	PerByte   Seconds // seconds per payload byte (1/β)
-	PerPacket Seconds // seconds per packet
-	Packet    Bytes   // payload bytes per packet (0: no per-packet term)
+	Alpha     units.Seconds
+	PerByte   units.Seconds // seconds per payload byte (1/β)
+	PerPacket units.Seconds // seconds per packet
+	Packet    units.Bytes   // payload bytes per packet (0: no per-packet term)
 	// PerSegment and Segment: a second per-unit term, per Segment bytes
 	// (a GRO aggregate on receive); Segment 0: none.
-	PerSegment Seconds
-	Segment    Bytes
+	PerSegment units.Seconds
+	Segment    units.Bytes
 	// Knee and PerByteBeyond: past Knee bytes the per-byte cost is
 	// PerByteBeyond (Knee 0: no knee).
-	Knee          Bytes
-	PerByteBeyond Seconds
-	Occupancy     Seconds // per-chunk busy time when pipelined (≤ Alpha)
-	Grain         Bytes   // hand-off unit within a message (0: the whole message)
-	SmallMax      Bytes   // messages up to this size cost SmallAlpha (0: none)
-	SmallAlpha    Seconds
+	Knee          units.Bytes
+	PerByteBeyond units.Seconds
+	Occupancy     units.Seconds // per-chunk busy time when pipelined (≤ Alpha)
+	Grain         units.Bytes   // hand-off unit within a message (0: the whole message)
+	SmallMax      units.Bytes   // messages up to this size cost SmallAlpha (0: none)
+	SmallAlpha    units.Seconds
 	// StreamPerByte, when set, is the per-byte busy time of the stage when
 	// messages or chunks follow each other back to back (a measured
 	// streaming rate), in place of its single-message per-byte time.
-	StreamPerByte Seconds
+	StreamPerByte units.Seconds
 	// OnCPU marks a stage executed by host cores; Parallel is how many
 	// messages it can work on at once (the flows for a CPU stage; 0 means 1).
 	OnCPU    bool
 	Parallel int
 
 	// CPU seconds spent on this stage, and on which side's cores.
-	CPUPerMessage Seconds
-	CPUPerByte    Seconds
-	CPUPerPacket  Seconds
-	CPUPerSegment Seconds
+	CPUPerMessage units.Seconds
+	CPUPerByte    units.Seconds
+	CPUPerPacket  units.Seconds
+	CPUPerSegment units.Seconds
 
 	DDR       float64 // DDR bytes read or written per payload byte
 	Crossings int     // PCIe transfers of the payload in this stage
@@ -89,7 +93,7 @@ type Use struct {
 	PerMessage float64
 	PerByte    float64
 	PerPacket  float64
-	Packet     Bytes
+	Packet     units.Bytes
 }
 
 // Resource is something stages share, with a capacity in units per second
@@ -101,7 +105,7 @@ type Resource struct {
 	CPU      bool // a CPU resource (left out of the line rate)
 }
 
-func packets(n, per Bytes) float64 {
+func packets(n, per units.Bytes) float64 {
 	if per <= 0 {
 		return 0
 	}
@@ -112,13 +116,13 @@ func packets(n, per Bytes) float64 {
 }
 
 // Time is the stage's store-and-forward time for a message of n bytes.
-func (st Stage) Time(n Bytes) Seconds {
+func (st Stage) Time(n units.Bytes) units.Seconds {
 	return st.AlphaAt(n) + st.Cost(n)
 }
 
 // AlphaAt is the stage's fixed cost for a message of n bytes: SmallAlpha up
 // to SmallMax bytes, else Alpha.
-func (st Stage) AlphaAt(n Bytes) Seconds {
+func (st Stage) AlphaAt(n units.Bytes) units.Seconds {
 	if st.SmallMax > 0 && n <= st.SmallMax {
 		return st.SmallAlpha
 	}
@@ -127,20 +131,20 @@ func (st Stage) AlphaAt(n Bytes) Seconds {
 
 // Cost is the size-dependent part of the stage's time for n bytes:
 // n·PerByte (with its knee) + packets(n)·PerPacket.
-func (st Stage) Cost(n Bytes) Seconds {
-	return st.bytesTime(n) + Seconds(packets(n, st.Packet))*st.PerPacket + Seconds(packets(n, st.Segment))*st.PerSegment
+func (st Stage) Cost(n units.Bytes) units.Seconds {
+	return st.bytesTime(n) + units.Seconds(packets(n, st.Packet))*st.PerPacket + units.Seconds(packets(n, st.Segment))*st.PerSegment
 }
 
-func (st Stage) bytesTime(n Bytes) Seconds {
+func (st Stage) bytesTime(n units.Bytes) units.Seconds {
 	if st.Knee > 0 && n > st.Knee {
-		return Seconds(float64(st.Knee))*st.PerByte + Seconds(float64(n-st.Knee))*st.PerByteBeyond
+		return units.Seconds(float64(st.Knee))*st.PerByte + units.Seconds(float64(n-st.Knee))*st.PerByteBeyond
 	}
-	return Seconds(float64(n)) * st.PerByte
+	return units.Seconds(float64(n)) * st.PerByte
 }
 
 // Rate is the stage's asymptotic bandwidth 1/(PerByte + PerPacket/Packet),
 // +Inf when it has no per-byte cost.
-func (st Stage) Rate() Rate {
+func (st Stage) Rate() units.Rate {
 	per := float64(st.PerByte)
 	if st.Knee > 0 {
 		per = float64(st.PerByteBeyond)
@@ -152,27 +156,27 @@ func (st Stage) Rate() Rate {
 		per += float64(st.PerSegment) / float64(st.Segment)
 	}
 	if per <= 0 {
-		return Rate(math.Inf(1))
+		return units.Rate(math.Inf(1))
 	}
-	return Rate(1 / per)
+	return units.Rate(1 / per)
 }
 
 // CPU is the stage's CPU seconds for a message of n bytes.
-func (st Stage) CPU(n Bytes) Seconds {
-	return st.CPUPerMessage + Seconds(float64(n))*st.CPUPerByte + Seconds(packets(n, st.Packet))*st.CPUPerPacket +
-		Seconds(packets(n, st.Segment))*st.CPUPerSegment
+func (st Stage) CPU(n units.Bytes) units.Seconds {
+	return st.CPUPerMessage + units.Seconds(float64(n))*st.CPUPerByte + units.Seconds(packets(n, st.Packet))*st.CPUPerPacket +
+		units.Seconds(packets(n, st.Segment))*st.CPUPerSegment
 }
 
 // Busy is how long the stage is occupied by one of many back-to-back
 // messages (or chunks) of n bytes: its per-chunk occupancy plus its
 // size-dependent time, or its streaming per-byte time when it has one.
-func (st Stage) Busy(n Bytes) Seconds {
+func (st Stage) Busy(n units.Bytes) units.Seconds {
 	if st.StreamPerByte > 0 {
-		return st.Occupancy + Seconds(float64(n))*st.StreamPerByte
+		return st.Occupancy + units.Seconds(float64(n))*st.StreamPerByte
 	}
 	return st.Occupancy + st.Cost(n)
 }
 
-func (u Use) load(n Bytes) float64 {
+func (u Use) load(n units.Bytes) float64 {
 	return u.PerMessage + float64(n)*u.PerByte + packets(n, u.Packet)*u.PerPacket
 }

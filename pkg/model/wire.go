@@ -1,5 +1,7 @@
 package model
 
+import "github.com/gpupath/gpupath/pkg/units"
+
 // Per-packet framing on the wire, in bytes. Sources: IEEE 802.3 (preamble
 // and start delimiter 8, MAC header 14, FCS 4, minimum inter-frame gap 12);
 // RFC 791 (IPv4 header 20); RFC 9293 + RFC 7323 (TCP header 20 + 12 of
@@ -25,12 +27,12 @@ const (
 
 // wireFormat is how a protocol puts payload into packets on a link.
 type wireFormat struct {
-	payload    Bytes   // payload bytes per full packet
-	overhead   Bytes   // bytes on the wire per packet besides payload
-	perMessage Bytes   // extra bytes once per message (RDMA write's RETH)
-	label      string  // for stage descriptions
-	rate       Rate    // bytes per second on the wire
-	latency    Seconds // hops + propagation
+	payload    units.Bytes   // payload bytes per full packet
+	overhead   units.Bytes   // bytes on the wire per packet besides payload
+	perMessage units.Bytes   // extra bytes once per message (RDMA write's RETH)
+	label      string        // for stage descriptions
+	rate       units.Rate    // bytes per second on the wire
+	latency    units.Seconds // hops + propagation
 }
 
 // tcpWire is TCP/IP over the scenario's link (IPoIB on InfiniBand).
@@ -66,7 +68,7 @@ func (s *Scenario) rdmaWire() wireFormat {
 	// RoCEv2: the IB path MTU is the largest of 256..4096 that fits in the IP MTU.
 	room := s.NIC.MTU - ipv4Header - udpHeader - ibBTH - ibRETH - ibICRC
 	w.payload = 256
-	for _, m := range []Bytes{4096, 2048, 1024, 512, 256} {
+	for _, m := range []units.Bytes{4096, 2048, 1024, 512, 256} {
 		if m <= room {
 			w.payload = m
 			break
@@ -77,13 +79,13 @@ func (s *Scenario) rdmaWire() wireFormat {
 	return w
 }
 
-func (s *Scenario) networkLatency() Seconds {
-	return Seconds(s.Network.Hops)*s.Network.HopLatency + Seconds(float64(s.Network.Cable)*propagationNS*1e-9)
+func (s *Scenario) networkLatency() units.Seconds {
+	return units.Seconds(s.Network.Hops)*s.Network.HopLatency + units.Seconds(float64(s.Network.Cable)*propagationNS*1e-9)
 }
 
 // Goodput is the payload rate of a long stream of full packets.
-func (w wireFormat) Goodput() Rate {
-	return w.rate * Rate(float64(w.payload)/float64(w.payload+w.overhead))
+func (w wireFormat) Goodput() units.Rate {
+	return w.rate * units.Rate(float64(w.payload)/float64(w.payload+w.overhead))
 }
 
 // InfiniBand signalling, from the IBTA specification (vol. 2, physical
@@ -101,14 +103,14 @@ const (
 
 // DataRate is the NIC port's data rate in bytes per second: nic.rate as
 // sold, less its line encoding (nic.encoding).
-func (s *Scenario) DataRate() Rate {
+func (s *Scenario) DataRate() units.Rate {
 	n := &s.NIC
 	r := float64(n.Rate)
 	switch n.Encoding {
 	case Encoding8b10b:
-		return Rate(r * 8 / 10)
+		return units.Rate(r * 8 / 10)
 	case Encoding64b66b:
-		return Rate(r * 64 / 66)
+		return units.Rate(r * 64 / 66)
 	case EncodingNone:
 		return n.Rate
 	}
@@ -119,11 +121,11 @@ func (s *Scenario) DataRate() Rate {
 	for _, lanes := range []float64{1, 2, 4, 8, 12} {
 		for _, lane := range []float64{2.5, 5, 10} { // SDR, DDR, QDR
 			if near(gbit, lanes*lane) {
-				return Rate(r * 8 / 10)
+				return units.Rate(r * 8 / 10)
 			}
 		}
 		if near(gbit, lanes*14) || near(gbit, lanes*fdrLaneSignalling/1e9) { // FDR sold as 14 or 56 Gb/s
-			return Rate(lanes * fdrLaneSignalling * 64 / 66 / 8)
+			return units.Rate(lanes * fdrLaneSignalling * 64 / 66 / 8)
 		}
 	}
 	return n.Rate

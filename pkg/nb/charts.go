@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -32,7 +32,7 @@ func SizeChart(title, subtitle string, height vg.Length, panels ...SizePanel) (*
 // parameter: the largest absolute relative change (in percent) that one
 // step of the parameter, down or up, makes (plots.Sensitivity). Paths keep
 // their colours from plots.PathStyles. rows come from Sensitivities.
-func SensitivityChart(rows []Sensitivity, small, large model.Bytes) (*Chart, error) {
+func SensitivityChart(rows []Sensitivity, small, large units.Bytes) (*Chart, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("nb: no sensitivities to draw")
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 var regen = flag.Bool("regen", false, "rewrite the golden files in testdata")
@@ -113,7 +114,7 @@ func TestCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	// gdr has the fewest stages and no copies: fastest at 8 B on the default.
-	r := func(name string, n model.Bytes) model.Result {
+	r := func(name string, n units.Bytes) model.Result {
 		p, _ := model.LookupPath(name)
 		return p.Route(s).Evaluate(n)
 	}
@@ -519,7 +520,7 @@ func sizeChart() (*Chart, error) {
 	}
 	mark := plots.Mark{Shape: plots.Circle, Filled: true}
 	return SizeChart("A size chart", "measured: nowhere · modeled: α + n/β", plots.DefaultHeight*1.6,
-		SizePanel{Title: "time", YLabel: "seconds", LogY: true, YFormat: func(v float64) string { return model.Seconds(v).Human() },
+		SizePanel{Title: "time", YLabel: "seconds", LogY: true, YFormat: func(v float64) string { return units.Seconds(v).Human() },
 			Curves: []Curve{{Label: "model", Color: plots.Black, X: xs, Y: pred},
 				{Label: "measured", Color: plots.Blue, Mark: &mark, X: xs, Y: meas}},
 			Refs: []RefLine{{Label: "ten milliseconds", Y: 10e-3, Color: plots.Grey, Dashes: plots.Dotted}}},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The paths the seed tells, in its order: the three it compares, then
@@ -21,8 +22,8 @@ var (
 // Small and Large are the two sizes the notebooks quote: a message whose
 // latency is all fixed costs, and one whose time is all bandwidth.
 const (
-	Small model.Bytes = 8
-	Large model.Bytes = 64 << 20
+	Small units.Bytes = 8
+	Large units.Bytes = 64 << 20
 )
 
 func route(s *model.Scenario, path string) (*model.Route, error) {
@@ -36,7 +37,7 @@ func route(s *model.Scenario, path string) (*model.Route, error) {
 	return p.Route(s), nil
 }
 
-func rate(r model.Rate) string {
+func rate(r units.Rate) string {
 	if math.IsInf(float64(r), 1) {
 		return "—"
 	}
@@ -48,7 +49,7 @@ func rate(r model.Rate) string {
 // fixed cost α, rate β, CPU time, DDR bytes, whether it copies the payload,
 // and what happens there; the last row is the total. An infeasible path
 // gives a paragraph with the model's reason instead.
-func StageTable(s *model.Scenario, path string, n model.Bytes) (string, error) {
+func StageTable(s *model.Scenario, path string, n units.Bytes) (string, error) {
 	r, err := route(s, path)
 	if err != nil {
 		return "", err
@@ -70,10 +71,10 @@ func StageTable(s *model.Scenario, path string, n model.Bytes) (string, error) {
 		}
 		t.Add(letter, st.Name, string(st.Side), st.Latency.Human(),
 			percent0(float64(st.Latency)/float64(res.Latency)), st.Alpha.Human(), rate(st.Rate),
-			st.CPU.Human(), model.Bytes(math.Round(st.DDRBytes)).Human(), yes(st.Copy), r.Stages[i].What)
+			st.CPU.Human(), units.Bytes(math.Round(st.DDRBytes)).Human(), yes(st.Copy), r.Stages[i].What)
 	}
 	t.Add("", "total", "", res.Latency.Human(), "100%", "", rate(res.Bandwidth)+" streaming", res.CPU.Human(),
-		model.Bytes(math.Round(res.DDRBytes)).Human(), strconv.Itoa(res.Copies), "bottleneck: "+res.Bottleneck)
+		units.Bytes(math.Round(res.DDRBytes)).Human(), strconv.Itoa(res.Copies), "bottleneck: "+res.Bottleneck)
 	return t.HTML(), nil
 }
 
@@ -96,7 +97,7 @@ func percent0(x float64) string {
 // latency at large, streaming bandwidth at large with its bottleneck, CPU
 // cores at line rate, copies, DDR bytes per payload byte and PCIe
 // crossings. An infeasible path shows the model's reason.
-func PathTable(s *model.Scenario, paths []string, small, large model.Bytes) (string, error) {
+func PathTable(s *model.Scenario, paths []string, small, large units.Bytes) (string, error) {
 	t := &Table{
 		Caption: fmt.Sprintf("%s: the paths side by side", s.Name),
 		Head: []string{"path", "latency " + small.Human(), "pipelined " + large.Human(), "bandwidth " + large.Human(),
@@ -124,7 +125,7 @@ func PathTable(s *model.Scenario, paths []string, small, large model.Bytes) (str
 // slower each other one is, what limits each one's streaming bandwidth,
 // and the copies and DDR traffic each one costs. Infeasible paths are
 // left out (Ending tells their story).
-func Compare(s *model.Scenario, paths []string, small, large model.Bytes) (string, error) {
+func Compare(s *model.Scenario, paths []string, small, large units.Bytes) (string, error) {
 	var rs []*model.Route
 	for _, p := range paths {
 		r, err := route(s, p)
@@ -139,7 +140,7 @@ func Compare(s *model.Scenario, paths []string, small, large model.Bytes) (strin
 		return "", fmt.Errorf("nb: none of %s is feasible on %s", strings.Join(paths, ", "), s.Name)
 	}
 	var b strings.Builder
-	race := func(n model.Bytes, what string, lat func(model.Result) model.Seconds) {
+	race := func(n units.Bytes, what string, lat func(model.Result) units.Seconds) {
 		res := make([]model.Result, len(rs))
 		best := 0
 		for i, r := range rs {
@@ -156,8 +157,8 @@ func Compare(s *model.Scenario, paths []string, small, large model.Bytes) (strin
 		}
 		b.WriteString(".\n")
 	}
-	race(small, "message", func(r model.Result) model.Seconds { return r.Latency })
-	race(large, "message, pipelined in "+s.Pipeline.Chunk.Human()+" chunks", func(r model.Result) model.Seconds { return r.Pipelined })
+	race(small, "message", func(r model.Result) units.Seconds { return r.Latency })
+	race(large, "message, pipelined in "+s.Pipeline.Chunk.Human()+" chunks", func(r model.Result) units.Seconds { return r.Pipelined })
 	// each writes a bullet with one clause per path at large.
 	each := func(title string, clause func(r *model.Route, res model.Result) string) {
 		b.WriteString("- **" + title + "**:")
@@ -201,7 +202,7 @@ func ratio(x float64) string {
 // DevmemEnding tells, in Markdown, how the devmem story ends on s: with
 // its numbers against tcp when the NIC can do it, and in any case what the
 // model says of the same NIC without header split.
-func DevmemEnding(s *model.Scenario, small, large model.Bytes) (string, error) {
+func DevmemEnding(s *model.Scenario, small, large units.Bytes) (string, error) {
 	dev, err := route(s, "devmem")
 	if err != nil {
 		return "", err

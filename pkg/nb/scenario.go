@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // With returns a copy of base with each "key=value" override applied, as
@@ -62,7 +63,7 @@ func Host() string {
 
 // PipelineGain says in Markdown how much pipelining in the scenario's
 // chunks gains over store-and-forward for path at each size.
-func PipelineGain(s *model.Scenario, path string, sizes ...model.Bytes) (string, error) {
+func PipelineGain(s *model.Scenario, path string, sizes ...units.Bytes) (string, error) {
 	r, err := route(s, path)
 	if err != nil {
 		return "", err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Param is a parameter the sensitivity analysis moves one step each way:
@@ -92,7 +93,7 @@ const (
 )
 
 // Name says what the metric is at sizes small and large.
-func (m Metric) Name(small, large model.Bytes) string {
+func (m Metric) Name(small, large units.Bytes) string {
 	switch m {
 	case SmallLatency:
 		return "latency at " + small.Human()
@@ -127,7 +128,7 @@ func (s Sensitivity) Largest(m Metric) (float64, int) {
 	return best, dir
 }
 
-func metrics(r *model.Route, small, large model.Bytes) [numMetrics]float64 {
+func metrics(r *model.Route, small, large units.Bytes) [numMetrics]float64 {
 	a, b := r.Evaluate(small), r.Evaluate(large)
 	return [numMetrics]float64{float64(a.Latency), float64(b.Pipelined), float64(b.Bandwidth)}
 }
@@ -136,7 +137,7 @@ func metrics(r *model.Route, small, large model.Bytes) [numMetrics]float64 {
 // base and records the relative change of each feasible path's metrics
 // (latency at small, pipelined transfer of large, bandwidth at large).
 // Rows are path-major, in the order of paths, then params.
-func Sensitivities(base *model.Scenario, params []Param, paths []string, small, large model.Bytes) ([]Sensitivity, error) {
+func Sensitivities(base *model.Scenario, params []Param, paths []string, small, large units.Bytes) ([]Sensitivity, error) {
 	if small < 1 || large < 1 {
 		return nil, fmt.Errorf("nb: message sizes must be at least 1 byte")
 	}
@@ -178,7 +179,7 @@ func Sensitivities(base *model.Scenario, params []Param, paths []string, small, 
 }
 
 // SensitivityTable lists every row with both steps of every metric.
-func SensitivityTable(rows []Sensitivity, small, large model.Bytes) string {
+func SensitivityTable(rows []Sensitivity, small, large units.Bytes) string {
 	t := &Table{Caption: "Relative change of each metric when one parameter takes one step down / up",
 		Head:  []string{"path", "parameter", "step down / up"},
 		Right: []bool{false, false, false}}
@@ -198,7 +199,7 @@ func SensitivityTable(rows []Sensitivity, small, large model.Bytes) string {
 
 // MostSensitive says in Markdown, for each path, which parameter moves each
 // metric most, which step does it and by how much.
-func MostSensitive(rows []Sensitivity, small, large model.Bytes) string {
+func MostSensitive(rows []Sensitivity, small, large units.Bytes) string {
 	var b strings.Builder
 	var paths []string
 	for _, r := range rows {

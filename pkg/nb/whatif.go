@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Variation is one what-if axis: scenario keys that are set together to
@@ -73,7 +74,7 @@ func segments(segs []model.Segment) string {
 // message size (1 B to 1 GiB, pipelined latency) and, for each pair of
 // paths whose order changes with size somewhere along v, where it changes.
 func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, error) {
-	const lo, hi = model.Bytes(1), model.Bytes(1 << 30)
+	const lo, hi = units.Bytes(1), units.Bytes(1 << 30)
 	type row struct {
 		value   string
 		fastest []model.Segment
@@ -135,7 +136,7 @@ func CrossoverTable(base *model.Scenario, v Variation, paths []string) (string, 
 // CoresTable tabulates, for each value of v and each message size, the
 // CPU cores (both nodes together) each path needs to carry its line rate,
 // and that line rate.
-func CoresTable(base *model.Scenario, v Variation, paths []string, sizes ...model.Bytes) (string, error) {
+func CoresTable(base *model.Scenario, v Variation, paths []string, sizes ...units.Bytes) (string, error) {
 	if len(sizes) == 0 {
 		return "", fmt.Errorf("nb: no message size")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -15,7 +16,7 @@ import (
 // BreakdownSizes are Breakdown's default sizes: a small message (latency
 // is fixed costs), a medium one (the stages' rates start to matter) and a
 // large one (the slowest rate dominates).
-var BreakdownSizes = []model.Bytes{8, 64 << 10, 16 << 20}
+var BreakdownSizes = []units.Bytes{8, 64 << 10, 16 << 20}
 
 // seedLetters are the seed's stage letters A–G: what each stands for in
 // every path, in a few words for Breakdown's legend (meaning), in the
@@ -82,7 +83,7 @@ func Breakdown(in Input) (*Figure, error) {
 // per route (the first at the top, named when labels is set), coloured by
 // letter. It marks the letters it uses in used and adds a data row per
 // stage to data.
-func breakdownPanel(routes []*model.Route, n model.Bytes, labels bool, used map[string]bool, data *Table) *plot.Plot {
+func breakdownPanel(routes []*model.Route, n units.Bytes, labels bool, used map[string]bool, data *Table) *plot.Plot {
 	p := newPlot()
 	bars := &stackBars{}
 	for i := len(routes) - 1; i >= 0; i-- {
@@ -103,7 +104,7 @@ func breakdownPanel(routes []*model.Route, n model.Bytes, labels bool, used map[
 			row.segs = append(row.segs, barSeg{v: v, color: clr})
 			row.total += v
 		}
-		row.label = model.Seconds(row.total).Human()
+		row.label = units.Seconds(row.total).Human()
 		bars.rows = append(bars.rows, row)
 	}
 	p.Add(bars)
@@ -127,7 +128,7 @@ func breakdownPanel(routes []*model.Route, n model.Bytes, labels bool, used map[
 	return p
 }
 
-func humanList(sizes []model.Bytes) string {
+func humanList(sizes []units.Bytes) string {
 	s := make([]string, len(sizes))
 	for i, n := range sizes {
 		s[i] = n.Human()
@@ -224,7 +225,7 @@ var costMetrics = []struct {
 
 // costSize is the message size Costs evaluates at; the three counts do
 // not depend on it.
-const costSize = model.Bytes(1 << 20)
+const costSize = units.Bytes(1 << 20)
 
 // Costs draws, per feasible path, three bars side by side: the explicit
 // copies of the payload, the DDR bytes read and written per payload byte
@@ -232,7 +233,7 @@ const costSize = model.Bytes(1 << 20)
 // on top. Infeasible paths are listed, not drawn. It reads Scenario
 // (required) and Paths.
 func Costs(in Input) (*Figure, error) {
-	in.Measured, in.Sizes = nil, []model.Bytes{costSize}
+	in.Measured, in.Sizes = nil, []units.Bytes{costSize}
 	c, err := check(in, true)
 	if err != nil {
 		return nil, err

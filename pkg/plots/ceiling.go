@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/gpupath/gpupath/pkg/model"
 )
 
 // CeilingSeries is one curve of a Ceiling figure: values by message size.
@@ -84,7 +83,7 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 	p.Add(g)
 	p.X.Label.Text = "message size"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = powTicks{base: 4, label: func(v float64) string { return model.Bytes(v).Human() }}
+	p.X.Tick.Marker = powTicks{base: 4, label: func(v float64) string { return units.Bytes(v).Human() }}
 	p.X.Min, p.X.Max = xlo/1.5, xhi*1.5
 	scale := 1e-9
 	if in.Latency {
@@ -93,7 +92,7 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 			p.Y.Label.Text = in.YLabel
 		}
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = powTicks{base: 10, label: func(v float64) string { return model.Seconds(v).Human() }}
+		p.Y.Tick.Marker = powTicks{base: 10, label: func(v float64) string { return units.Seconds(v).Human() }}
 		p.Y.Min, p.Y.Max = ylo/2, yhi*6 // room for the legend
 		scale = 1
 	} else {

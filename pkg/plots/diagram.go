@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -41,7 +42,7 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 	if s.NIC.Kind == model.KindLoopback {
 		return nil, inputErr("diagram: scenario %s uses the loopback device: there is no NIC and no network to draw", s.Name)
 	}
-	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []model.Bytes{1}}, true)
+	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []units.Bytes{1}}, true)
 	if err != nil {
 		return nil, err
 	}

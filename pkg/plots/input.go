@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Input is what the figures draw: a modeled scenario, measured series, or
@@ -22,7 +23,7 @@ type Input struct {
 	// Sizes are the message sizes of the model curves (nil:
 	// model.DefaultSizes()); for Breakdown, the sizes of its panels (nil:
 	// BreakdownSizes).
-	Sizes []model.Bytes
+	Sizes []units.Bytes
 	// Measured series are drawn over the model curves.
 	Measured []Measured
 	// Pipelined adds the pipelined latency (dotted) to Latency, and makes
@@ -65,7 +66,7 @@ func inputErr(format string, args ...any) error {
 type checked struct {
 	Input
 	routes []*model.Route // one per path, nil without a scenario
-	sizes  []model.Bytes  // sorted, deduplicated
+	sizes  []units.Bytes  // sorted, deduplicated
 }
 
 // check validates an Input once, up front: known paths, sizes ≥ 1, finite

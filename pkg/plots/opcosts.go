@@ -4,7 +4,7 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -24,8 +24,8 @@ type CostSeries struct {
 // (negative: not measured), the iterations and whether the median was
 // stable.
 type CostPoint struct {
-	Bytes                 model.Bytes
-	Median, Min, P99, CPU model.Seconds
+	Bytes                 units.Bytes
+	Median, Min, P99, CPU units.Seconds
 	Iterations            int
 	Stable                bool
 }
@@ -49,7 +49,7 @@ func OperationCosts(title string, series []CostSeries) Drawing {
 	t := Table{Columns: []Column{textCol("series"), textCol("probe"), textCol("variant"), textCol("stage"), textCol("target"),
 		intCol("bytes", "B"), numCol("median_s", "s"), numCol("min_s", "s"), numCol("p99_s", "s"), numCol("cpu_s", "s"),
 		intCol("iterations", ""), boolCol("stable")}}
-	lo, hi := model.Bytes(1<<62), model.Bytes(1)
+	lo, hi := units.Bytes(1<<62), units.Bytes(1)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for i, s := range series {
 		var pts plotter.XYs

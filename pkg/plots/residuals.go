@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -107,7 +108,7 @@ func residualPanel(c *checked, routes []*model.Route, q quantity, name string, d
 			if meas <= 0 {
 				continue
 			}
-			n := model.Bytes(math.Max(1, math.Round(pt.Bytes)))
+			n := units.Bytes(math.Max(1, math.Round(pt.Bytes)))
 			mod := q.model(routes[i].Evaluate(n))
 			if !(mod > 0) || math.IsInf(mod, 0) {
 				continue

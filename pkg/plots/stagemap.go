@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The stage map: one row per path, one column per seed letter A–G, each
@@ -25,7 +26,7 @@ const (
 )
 
 // stageMapCPUSize is the message size of the data's CPU column.
-const stageMapCPUSize = model.Bytes(1 << 20)
+const stageMapCPUSize = units.Bytes(1 << 20)
 
 func stageMapHeight(rows int) vg.Length {
 	return vg.Points(mapHeadH + float64(rows)*mapRowH + 4)

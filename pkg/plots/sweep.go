@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -425,7 +426,7 @@ func Bandwidth(in Input) (*Figure, error) {
 				}
 			}
 			if top > pn.p.Y.Max {
-				off = append(off, r.Path.Name+" (up to "+model.Rate(top*1e9).Human()+")")
+				off = append(off, r.Path.Name+" (up to "+units.Rate(top*1e9).Human()+")")
 			}
 		}
 		pn.notes = append(pn.notes, "Off the scale: "+strings.Join(off, ", ")+".")

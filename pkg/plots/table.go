@@ -9,7 +9,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Kind is the type of a Table column's values.
@@ -59,7 +59,7 @@ func intCol(name, unit string) Column {
 func boolCol(name string) Column { return Column{Name: name, Kind: Bool} }
 
 // add appends a row: a string for a Text column, a number (float64, int,
-// int64, model.Bytes, …) for the others, a bool for a Bool column. A row
+// int64, units.Bytes, …) for the others, a bool for a Bool column. A row
 // that does not fit the columns is a bug in this package: it panics.
 func (t *Table) add(cells ...any) {
 	if len(cells) != len(t.Columns) {
@@ -90,11 +90,11 @@ func number(v any) float64 {
 		return float64(x)
 	case int64:
 		return float64(x)
-	case model.Bytes:
+	case units.Bytes:
 		return float64(x)
-	case model.Seconds:
+	case units.Seconds:
 		return float64(x)
-	case model.Rate:
+	case units.Rate:
 		return float64(x)
 	}
 	panic(fmt.Sprintf("plots: a cell of type %T in a numeric column", v))

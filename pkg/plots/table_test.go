@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The writers format each kind of column: text quoted where CSV needs it,
@@ -15,7 +16,7 @@ import (
 // numbers without exponent, booleans.
 func TestTableWriters(t *testing.T) {
 	tb := Table{Columns: []Column{textCol("label"), numCol("bytes", "B"), numCol("value", "s"), intCol("count", ""), boolCol("ok")}}
-	tb.add("a, \"b\"", model.Bytes(1<<30), 2.5e-6, 1<<30, true)
+	tb.add("a, \"b\"", units.Bytes(1<<30), 2.5e-6, 1<<30, true)
 	tb.add(" lead", 8.0, math.Inf(1), int64(3), false)
 	tb.add("<x>", 1.0, math.NaN(), 0, true)
 	if tb.Len() != 3 || strings.Join(tb.Names(), ",") != "label,bytes,value,count,ok" || tb.Column("value").Unit != "s" || tb.Column("nope") != nil {

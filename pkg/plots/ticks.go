@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 )
 
@@ -84,7 +84,7 @@ func inRange(v, lo, hi float64) bool { return v >= lo*0.9999 && v <= hi*1.0001 }
 func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
 
 func sizeLabel(v float64) string {
-	return model.Bytes(v).Human()
+	return units.Bytes(v).Human()
 }
 
 // decadeTicks marks a log axis at decades, with minor ticks at 2–9 times
@@ -164,7 +164,7 @@ func (t decadeTicks) text(v float64) string {
 	return t.label(v)
 }
 
-func secondsLabel(v float64) string { return model.Seconds(v).Human() }
+func secondsLabel(v float64) string { return units.Seconds(v).Human() }
 
 func plainLabel(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
@@ -49,9 +50,9 @@ func TestBadInput(t *testing.T) {
 		{"empty path list", plots.Input{Scenario: def, Paths: []string{}}, nil},
 		{"unknown path", plots.Input{Scenario: def, Paths: []string{"tcp", "carrier-pigeon"}}, nil},
 		{"path twice", plots.Input{Scenario: def, Paths: []string{"tcp", "tcp"}}, nil},
-		{"empty size list", plots.Input{Scenario: def, Sizes: []model.Bytes{}}, []string{"Latency", "Bandwidth", "CPUTime", "Cores", "CPUCost", "Breakdown"}},
-		{"zero size (log axis)", plots.Input{Scenario: def, Sizes: []model.Bytes{0, 8}}, []string{"Latency", "Bandwidth", "CPUTime", "Cores", "CPUCost", "Breakdown"}},
-		{"negative size", plots.Input{Scenario: def, Sizes: []model.Bytes{-8}}, []string{"Latency", "Bandwidth", "CPUTime", "Cores", "CPUCost", "Breakdown"}},
+		{"empty size list", plots.Input{Scenario: def, Sizes: []units.Bytes{}}, []string{"Latency", "Bandwidth", "CPUTime", "Cores", "CPUCost", "Breakdown"}},
+		{"zero size (log axis)", plots.Input{Scenario: def, Sizes: []units.Bytes{0, 8}}, []string{"Latency", "Bandwidth", "CPUTime", "Cores", "CPUCost", "Breakdown"}},
+		{"negative size", plots.Input{Scenario: def, Sizes: []units.Bytes{-8}}, []string{"Latency", "Bandwidth", "CPUTime", "Cores", "CPUCost", "Breakdown"}},
 		{"NaN seconds", plots.Input{Scenario: def, Measured: with(func(m *plots.Measured) { m.Points[0].Seconds = math.NaN() })}, []string{"Latency", "Bandwidth", "CPUTime", "CPUCost", "Residuals"}},
 		{"Inf rate", plots.Input{Scenario: def, Measured: with(func(m *plots.Measured) { m.Points[0].Rate = math.Inf(1) })}, []string{"Latency", "Bandwidth", "CPUTime", "CPUCost", "Residuals"}},
 		{"NaN bytes", plots.Input{Scenario: def, Measured: with(func(m *plots.Measured) { m.Points[0].Bytes = math.NaN() })}, []string{"Latency", "Bandwidth", "CPUTime", "CPUCost", "Residuals"}},
@@ -65,7 +66,7 @@ func TestBadInput(t *testing.T) {
 		{"measured only, no latency", plots.Input{Measured: with(func(m *plots.Measured) { m.Points[0].Seconds = 0 })}, []string{"Latency"}},
 		{"measured only, no rate", plots.Input{Measured: with(func(m *plots.Measured) { m.Points[0].Rate = 0 })}, []string{"Bandwidth"}},
 		{"measured only", plots.Input{Measured: []plots.Measured{okSeries()}}, []string{"Cores", "CPUCost", "Breakdown", "Costs", "Residuals"}},
-		{"five breakdown sizes", plots.Input{Scenario: def, Sizes: []model.Bytes{1, 2, 3, 4, 5}}, []string{"Breakdown"}},
+		{"five breakdown sizes", plots.Input{Scenario: def, Sizes: []units.Bytes{1, 2, 3, 4, 5}}, []string{"Breakdown"}},
 		{"no feasible path", plots.Input{Scenario: def, Paths: []string{"p2p-plain-nic"}}, []string{"Breakdown", "Costs"}},
 		{"no measured series", plots.Input{Scenario: def}, []string{"Residuals"}},
 		{"measured names no path", plots.Input{Scenario: def, Measured: with(func(m *plots.Measured) { m.Path = "" })}, []string{"Residuals"}},

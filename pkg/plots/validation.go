@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -76,7 +76,7 @@ func Validation(points []ValidationPoint, provenance string) (*Figure, error) {
 		lo, hi = logRange(lo/1.3, hi*1.3, 10)
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-		label, name := func(v float64) string { return model.Rate(v).Human() }, "bandwidth"
+		label, name := func(v float64) string { return units.Rate(v).Human() }, "bandwidth"
 		if kind {
 			label, name = secondsLabel, "time"
 		}

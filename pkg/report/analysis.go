@@ -5,20 +5,21 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The sizes the report's curves and tables use.
 const (
-	minSize  model.Bytes = 1
-	maxSize  model.Bytes = 1 << 30
-	smallRef model.Bytes = 8       // "a small message"
-	refSize  model.Bytes = 1 << 20 // the size at which cores and bandwidth are quoted
-	bigRef   model.Bytes = 1 << 30
+	minSize  units.Bytes = 1
+	maxSize  units.Bytes = 1 << 30
+	smallRef units.Bytes = 8       // "a small message"
+	refSize  units.Bytes = 1 << 20 // the size at which cores and bandwidth are quoted
+	bigRef   units.Bytes = 1 << 30
 )
 
 // curveSizes are the sizes of every curve: 1 B to 1 GiB in powers of two.
-func curveSizes() []model.Bytes {
-	var out []model.Bytes
+func curveSizes() []units.Bytes {
+	var out []units.Bytes
 	for b := minSize; b <= maxSize; b *= 2 {
 		out = append(out, b)
 	}
@@ -26,10 +27,10 @@ func curveSizes() []model.Bytes {
 }
 
 // tableSizes are the sizes of the latency table.
-var tableSizes = []model.Bytes{8, 4 << 10, 64 << 10, 1 << 20, 16 << 20, 1 << 30}
+var tableSizes = []units.Bytes{8, 4 << 10, 64 << 10, 1 << 20, 16 << 20, 1 << 30}
 
 // breakdownSizes are the small, medium and large sizes of the breakdown.
-var breakdownSizes = []model.Bytes{8, 64 << 10, 16 << 20}
+var breakdownSizes = []units.Bytes{8, 64 << 10, 16 << 20}
 
 // analysis holds a scenario's routes: the GPU-to-GPU paths between two
 // nodes (the subject) and the host-to-host references.
@@ -93,11 +94,11 @@ func (a *analysis) notDrawn() []string {
 	return out
 }
 
-func (a *analysis) eval(path string, n model.Bytes) model.Result {
+func (a *analysis) eval(path string, n units.Bytes) model.Result {
 	return a.routes[path].Evaluate(n)
 }
 
-func (a *analysis) latency(path string, n model.Bytes) float64 {
+func (a *analysis) latency(path string, n units.Bytes) float64 {
 	return float64(a.eval(path, n).Pipelined)
 }
 
@@ -116,7 +117,7 @@ func (a *analysis) crossovers() []model.Crossover {
 }
 
 // order ranks the feasible GPU paths at n, fastest first (model.Ranked).
-func (a *analysis) order(n model.Bytes) []string {
+func (a *analysis) order(n units.Bytes) []string {
 	ps, _ := model.Ranked(a.s, a.feasible, n)
 	return ps
 }
@@ -203,8 +204,8 @@ func (a *analysis) winnersSentence() string {
 		w := ws[0].Path
 		return fmt.Sprintf("On %s, %s moves a message from GPU to GPU fastest at every size from %s to %s: %s for %s and %s for %s (%s).",
 			s.Name, title(w), minSize.Human(), maxSize.Human(),
-			model.Seconds(a.latency(w, smallRef)).Human(), smallRef.Human(),
-			model.Seconds(a.latency(w, refSize)).Human(), refSize.Human(), chunk)
+			units.Seconds(a.latency(w, smallRef)).Human(), smallRef.Human(),
+			units.Seconds(a.latency(w, refSize)).Human(), refSize.Human(), chunk)
 	}
 	var parts []string
 	for _, w := range ws {
@@ -216,10 +217,10 @@ func (a *analysis) winnersSentence() string {
 
 // rankingSentence orders the GPU paths at a small and a large size.
 func (a *analysis) rankingSentence() string {
-	rank := func(n model.Bytes) string {
+	rank := func(n units.Bytes) string {
 		var parts []string
 		for _, p := range a.order(n) {
-			parts = append(parts, fmt.Sprintf("%s %s", p, model.Seconds(a.latency(p, n)).Human()))
+			parts = append(parts, fmt.Sprintf("%s %s", p, units.Seconds(a.latency(p, n)).Human()))
 		}
 		return strings.Join(parts, " < ")
 	}
@@ -286,7 +287,7 @@ func (a *analysis) referenceSentence() string {
 	var refs []string
 	for _, p := range a.refs {
 		if a.routes[p.Name].Feasible {
-			refs = append(refs, fmt.Sprintf("%s %s", p.Name, model.Seconds(a.latency(p.Name, smallRef)).Human()))
+			refs = append(refs, fmt.Sprintf("%s %s", p.Name, units.Seconds(a.latency(p.Name, smallRef)).Human()))
 		}
 	}
 	if len(refs) == 0 {

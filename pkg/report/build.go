@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // doc is a report laid out as sections of blocks, independent of the
@@ -398,7 +399,7 @@ func (a *analysis) summaryShort() []string {
 	return out
 }
 
-func rate(r model.Rate) string {
+func rate(r units.Rate) string {
 	if r <= 0 || r > 1e15 {
 		return "—"
 	}
@@ -472,7 +473,7 @@ func (a *analysis) latencyTable() *docTable {
 }
 
 func (a *analysis) bandwidthTable() *docTable {
-	sizes := []model.Bytes{4 << 10, 1 << 20, 1 << 30}
+	sizes := []units.Bytes{4 << 10, 1 << 20, 1 << 30}
 	t := &docTable{Caption: "Streaming bandwidth and what limits it.", Head: []string{"path"}, Widths: []float64{1, 2, 2, 2}, Right: []bool{false, false, false, false}}
 	for _, n := range sizes {
 		t.Head = append(t.Head, n.Human()+" messages")
@@ -496,7 +497,7 @@ func (a *analysis) costTable() *docTable {
 	for _, p := range a.drawn() {
 		r := a.eval(p, refSize)
 		t.Rows = append(t.Rows, []cell{c(p), c(r.CPU.Human()), c(cores(r.CoresSender)), c(cores(r.CoresReceiver)), c(r.LineRate.Human()),
-			c(model.Bytes(r.DDRBytes).Human()), c(strconv.Itoa(r.Copies)), c(strconv.Itoa(r.Crossings))})
+			c(units.Bytes(r.DDRBytes).Human()), c(strconv.Itoa(r.Copies)), c(strconv.Itoa(r.Crossings))})
 	}
 	return t
 }

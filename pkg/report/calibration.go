@@ -10,6 +10,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The section "Model against measurement": what the calibration (pkg/calib)
@@ -145,7 +146,7 @@ func pct(v float64) string  { return fmt.Sprintf("%.1f%%", v) }
 func spct(v float64) string { return strings.Replace(fmt.Sprintf("%+.1f%%", v), "-", "−", 1) }
 
 // secs formats a time; an interval's bounds go in brackets.
-func secs(v float64) string { return model.Seconds(v).Human() }
+func secs(v float64) string { return units.Seconds(v).Human() }
 
 func alphaText(v fit.Interval) (string, string) {
 	switch {
@@ -160,11 +161,11 @@ func alphaText(v fit.Interval) (string, string) {
 func betaText(v fit.Interval) (string, string) {
 	switch {
 	case math.IsInf(v.Value, 1):
-		return "> " + model.Rate(v.Lo).Human(), "the n/β term is lost in the noise"
+		return "> " + units.Rate(v.Lo).Human(), "the n/β term is lost in the noise"
 	case v.LowerBound():
-		return model.Rate(v.Value).Human(), model.Rate(v.Lo).Human() + " to ∞"
+		return units.Rate(v.Value).Human(), units.Rate(v.Lo).Human() + " to ∞"
 	}
-	return model.Rate(v.Value).Human(), bounds(model.Rate(v.Lo).Human(), model.Rate(v.Hi).Human())
+	return units.Rate(v.Value).Human(), bounds(units.Rate(v.Lo).Human(), units.Rate(v.Hi).Human())
 }
 
 // bounds writes an interval's bounds short: "6.89–6.96 µs" when both have
@@ -188,7 +189,7 @@ func fitTable(cal *calib.Calibration) *docTable {
 		bt, bs := betaText(f.Fit.Beta)
 		se := f.Series
 		src := fmt.Sprintf("%s %s (%s timer, %s), %d sizes from %s to %s, %d repetitions", se.Probe, se.Variant, se.Timer, se.Target, f.Fit.Sizes,
-			model.Bytes(first(se.Bytes)).Human(), model.Bytes(last(se.Bytes)).Human(), f.Fit.Repetitions)
+			units.Bytes(first(se.Bytes)).Human(), units.Bytes(last(se.Bytes)).Human(), f.Fit.Repetitions)
 		var notes []string
 		if f.Regimes != nil {
 			notes = append(notes, "two regimes")
@@ -198,7 +199,7 @@ func fitTable(cal *calib.Calibration) *docTable {
 		}
 		pb := "—"
 		if finitePos(f.PresetBeta) {
-			pb = model.Rate(f.PresetBeta).Human()
+			pb = units.Rate(f.PresetBeta).Human()
 		}
 		t.Rows = append(t.Rows, []cell{c(f.Stage), {Text: f.Name, Sub: src}, {Text: a, Sub: as, NoWrap: true}, {Text: bt, Sub: bs, NoWrap: true},
 			c(secs(f.PresetAlpha)), c(pb), {Text: "median error " + pct(f.Fit.MedianAPE), Sub: strings.Join(notes, "; ")}})
@@ -227,7 +228,7 @@ func fitNotes(cal *calib.Calibration) []string {
 		if g := f.Regimes; g != nil {
 			bt, bs := betaText(g.Above.Beta)
 			out = append(out, fmt.Sprintf("%s, %s: two regimes describe it better than one line (the split removes %.0f%% of one line's error): up to %s as in the table; beyond, β %s (%s).",
-				f.Stage, f.Name, 100*g.Improvement, model.Bytes(g.Break).Human(), bt, bs))
+				f.Stage, f.Name, 100*g.Improvement, units.Bytes(g.Break).Human(), bt, bs))
 		}
 		for _, w := range f.Fit.Warnings {
 			out = append(out, fmt.Sprintf("%s, %s: warning: %s", f.Stage, f.Name, w.Message))
@@ -265,7 +266,7 @@ func withinSentence(cal *calib.Calibration) string {
 }
 
 func errCell(e fit.Comparison) cell {
-	return cell{Text: pct(e.MedianAPE), Sub: fmt.Sprintf("worst %s at %s", spct(e.WorstPercent), model.Bytes(e.WorstBytes).Human())}
+	return cell{Text: pct(e.MedianAPE), Sub: fmt.Sprintf("worst %s at %s", spct(e.WorstPercent), units.Bytes(e.WorstBytes).Human())}
 }
 
 func errorTable(cal *calib.Calibration) *docTable {
@@ -286,7 +287,7 @@ func errorTable(cal *calib.Calibration) *docTable {
 	}
 	for _, cmp := range cal.Comparison {
 		row := []cell{{Text: cmp.Label, Sub: "path " + cmp.Path + ", " + cmp.Variant},
-			c(fmt.Sprintf("%d, %s–%s", len(cmp.Bytes), model.Bytes(first(cmp.Bytes)).Human(), model.Bytes(last(cmp.Bytes)).Human())),
+			c(fmt.Sprintf("%d, %s–%s", len(cmp.Bytes), units.Bytes(first(cmp.Bytes)).Human(), units.Bytes(last(cmp.Bytes)).Human())),
 			errCell(cmp.PresetErr), errCell(cmp.CalibratedErr)}
 		if comp {
 			if e := cmp.ComponentsOnlyErr; e != nil {
@@ -313,16 +314,16 @@ func errorTable(cal *calib.Calibration) *docTable {
 func comparisonText(cal *calib.Calibration, cmp calib.Comparison) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured at %d sizes from %s to %s (the median of each). With preset %s the model of path %s is off by a median of %s (worst %s at %s); calibrated, by %s (worst %s at %s).",
-		len(cmp.Bytes), model.Bytes(first(cmp.Bytes)).Human(), model.Bytes(last(cmp.Bytes)).Human(), cal.Base.Name, cmp.Path,
-		pct(cmp.PresetErr.MedianAPE), spct(cmp.PresetErr.WorstPercent), model.Bytes(cmp.PresetErr.WorstBytes).Human(),
-		pct(cmp.CalibratedErr.MedianAPE), spct(cmp.CalibratedErr.WorstPercent), model.Bytes(cmp.CalibratedErr.WorstBytes).Human())
+		len(cmp.Bytes), units.Bytes(first(cmp.Bytes)).Human(), units.Bytes(last(cmp.Bytes)).Human(), cal.Base.Name, cmp.Path,
+		pct(cmp.PresetErr.MedianAPE), spct(cmp.PresetErr.WorstPercent), units.Bytes(cmp.PresetErr.WorstBytes).Human(),
+		pct(cmp.CalibratedErr.MedianAPE), spct(cmp.CalibratedErr.WorstPercent), units.Bytes(cmp.CalibratedErr.WorstBytes).Human())
 	if e := cmp.ComponentsOnlyErr; e != nil {
 		fmt.Fprintf(&b, " From the component probes alone (no parameter taken from this transfer) it is off by %s (worst %s at %s).",
-			pct(e.MedianAPE), spct(e.WorstPercent), model.Bytes(e.WorstBytes).Human())
+			pct(e.MedianAPE), spct(e.WorstPercent), units.Bytes(e.WorstBytes).Human())
 	}
 	if e := cmp.MultiChunk; e != nil {
 		fmt.Fprintf(&b, " Over the %d sizes of two chunks (%s) or more, where the chunks overlap, the calibrated model is off by %s (worst %s at %s).",
-			len(e.Points), model.Bytes(cal.Chunk).Human(), pct(e.MedianAPE), spct(e.WorstPercent), model.Bytes(e.WorstBytes).Human())
+			len(e.Points), units.Bytes(cal.Chunk).Human(), pct(e.MedianAPE), spct(e.WorstPercent), units.Bytes(e.WorstBytes).Human())
 	}
 	preOff, calOff := cmp.PresetErr.MedianAPE > calib.Large, cmp.CalibratedErr.MedianAPE > calib.Large
 	switch {
@@ -422,7 +423,7 @@ func calibStageTable(cal *calib.Calibration) *docTable {
 			if r.InSitu != nil && finitePos(r.InSitu[j]) {
 				situ = secs(r.InSitu[j])
 			}
-			row := []cell{c(""), c(""), c(""), c(""), c(model.Bytes(n).Human()), c(secs(r.Modeled[j])), c(alone), c(situ)}
+			row := []cell{c(""), c(""), c(""), c(""), c(units.Bytes(n).Human()), c(secs(r.Modeled[j])), c(alone), c(situ)}
 			if j == 0 {
 				row[0] = cell{Text: strings.TrimSpace(r.Letter + " " + r.Name), Sub: r.Source}
 				row[1] = cell{Text: kind, Badge: kind}
@@ -481,7 +482,7 @@ func missSentences(cal *calib.Calibration) []string {
 			continue
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "At %s", model.Bytes(n).Human())
+		fmt.Fprintf(&b, "At %s", units.Bytes(n).Human())
 		if sf != nil {
 			m, p := interpAt(sf.Bytes, sf.Measured, n), interpAt(sf.Bytes, sf.Calibrated, n)
 			if finitePos(m) && finitePos(p) {
@@ -567,7 +568,7 @@ func speedup(cal *calib.Calibration) (*docTable, string) {
 	}
 	for _, p := range pts {
 		x := p.Speedup()
-		t.Rows = append(t.Rows, []cell{c(model.Bytes(p.Bytes).Human()), c(secs(p.StoreAndForward.Measured)), c(secs(p.Pipelined.Measured)), c(times(x.Measured)), c(times(x.Calibrated))})
+		t.Rows = append(t.Rows, []cell{c(units.Bytes(p.Bytes).Human()), c(secs(p.StoreAndForward.Measured)), c(secs(p.Pipelined.Measured)), c(times(x.Measured)), c(times(x.Calibrated))})
 	}
 	big := pts[len(pts)-1]
 	r := big.Speedup().Measured
@@ -577,7 +578,7 @@ func speedup(cal *calib.Calibration) (*docTable, string) {
 		verb = "slower"
 	}
 	fmt.Fprintf(&b, "At the largest size, %s, the pipelined transfer (chunks of %s overlapping the copies and the socket transfer) takes %s against %s store-and-forward: %.2f× %s (%.0f%% %s time).",
-		model.Bytes(big.Bytes).Human(), model.Bytes(from).Human(), secs(big.Pipelined.Measured), secs(big.StoreAndForward.Measured), r, verb, math.Abs(100*(1-1/r)), map[bool]string{true: "less", false: "more"}[r >= 1])
+		units.Bytes(big.Bytes).Human(), units.Bytes(from).Human(), secs(big.Pipelined.Measured), secs(big.StoreAndForward.Measured), r, verb, math.Abs(100*(1-1/r)), map[bool]string{true: "less", false: "more"}[r >= 1])
 	k := min(3, len(pts))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	mlo, mhi := math.Inf(1), math.Inf(-1)
@@ -588,7 +589,7 @@ func speedup(cal *calib.Calibration) (*docTable, string) {
 	}
 	if k > 1 {
 		fmt.Fprintf(&b, " Over the %d largest sizes (%s to %s) the measured speed-up is %.2f× to %.2f×; the calibrated model predicts %.2f× to %.2f×.",
-			k, model.Bytes(pts[len(pts)-k].Bytes).Human(), model.Bytes(big.Bytes).Human(), lo, hi, mlo, mhi)
+			k, units.Bytes(pts[len(pts)-k].Bytes).Human(), units.Bytes(big.Bytes).Human(), lo, hi, mlo, mhi)
 	} else {
 		fmt.Fprintf(&b, " The calibrated model predicts %.2f×.", big.Speedup().Calibrated)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // h200Run is the run measured on one H200 that is committed in
@@ -66,8 +67,8 @@ func measuredRun(rd *record.RunData) Measured {
 			idx[k] = i
 			m.Series = append(m.Series, Series{Label: k, Probe: r.Probe, Variant: r.Variant, Path: r.Path, Target: r.Target, Quantity: Latency})
 		}
-		m.Series[i].Points = append(m.Series[i].Points, Point{Bytes: model.Bytes(r.Bytes), Median: model.Seconds(r.MedianS), Min: model.Seconds(r.MinS),
-			P99: model.Seconds(r.P99S), CPU: model.Seconds(r.CPUUserS + r.CPUSysS), Iterations: r.Iterations, Stable: r.Stable})
+		m.Series[i].Points = append(m.Series[i].Points, Point{Bytes: units.Bytes(r.Bytes), Median: units.Seconds(r.MedianS), Min: units.Seconds(r.MinS),
+			P99: units.Seconds(r.P99S), CPU: units.Seconds(r.CPUUserS + r.CPUSysS), Iterations: r.Iterations, Stable: r.Stable})
 	}
 	for _, s := range m.Series {
 		sort.Slice(s.Points, func(a, b int) bool { return s.Points[a].Bytes < s.Points[b].Bytes })
@@ -216,10 +217,10 @@ func TestCalibrationSectionNumbers(t *testing.T) {
 		}
 		for j := range calib.StageSizes {
 			rr := st.Rows[i+j]
-			if w := keepUnits(model.Seconds(c.Stages[k].Modeled[j]).Human()); rr[5].Text != w {
+			if w := keepUnits(units.Seconds(c.Stages[k].Modeled[j]).Human()); rr[5].Text != w {
 				t.Errorf("stage %s size %d: model %q, calib %q", c.Stages[k].Name, j, rr[5].Text, w)
 			}
-			if w := keepUnits(model.Seconds(c.Stages[k].InSitu[j]).Human()); rr[7].Text != w {
+			if w := keepUnits(units.Seconds(c.Stages[k].InSitu[j]).Human()); rr[7].Text != w {
 				t.Errorf("stage %s size %d: in the transfer %q, calib %q", c.Stages[k].Name, j, rr[7].Text, w)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/fit"
-	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Comparison asks the report to compare two runs (gpupath report --data A
@@ -36,7 +36,7 @@ type CompareSeries struct {
 // cost, bytes per second for bandwidth) and the repetitions, when the run
 // recorded them (the same quantity each).
 type ComparePoint struct {
-	Bytes   model.Bytes
+	Bytes   units.Bytes
 	Value   float64
 	Samples []float64
 }
@@ -66,7 +66,7 @@ type compared struct {
 }
 
 type compareRow struct {
-	bytes    model.Bytes
+	bytes    units.Bytes
 	a, b     float64
 	ratio    fit.Interval
 	interval bool
@@ -123,7 +123,7 @@ func (b *builder) compare(sec *section, cmp *Comparison) {
 
 func compareSeries(sa, sb CompareSeries, opt fit.Options) compared {
 	r := compared{label: sb.Label, q: sb.Quantity}
-	pa := map[model.Bytes]ComparePoint{}
+	pa := map[units.Bytes]ComparePoint{}
 	for _, p := range sa.Points {
 		if finitePos(p.Value) {
 			pa[p.Bytes] = p
@@ -221,9 +221,9 @@ func compareTable(r compared, cmp *Comparison) *docTable {
 		Widths: []float64{0.8, 1, 1, 0.9, 1.3, 1.8}, Right: []bool{true, true, true, true, true, false}}
 	val := func(v float64) string {
 		if r.q == Bandwidth {
-			return model.Rate(v).Human()
+			return units.Rate(v).Human()
 		}
-		return model.Seconds(v).Human()
+		return units.Seconds(v).Human()
 	}
 	for _, row := range pickRows(r.rows, 12) {
 		iv := "—"

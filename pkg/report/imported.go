@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Imported is a run directory written by gpupath import: other tools'
@@ -103,7 +104,7 @@ type Collective struct {
 // ImportedPoint is one record: a size, the time per message, the rate
 // (algbw for nccl-tests) and busbw, the line it came from.
 type ImportedPoint struct {
-	Bytes               model.Bytes
+	Bytes               units.Bytes
 	Time, Rate, BusRate float64
 	Target              string
 	Line                int
@@ -115,7 +116,7 @@ type judgedPoint struct {
 	ImportedPoint
 	measured, ceiling, share float64
 	bound                    string
-	at                       model.Bytes // the size the model was evaluated at
+	at                       units.Bytes // the size the model was evaluated at
 }
 
 // judged is a series against the model of its path.
@@ -755,7 +756,7 @@ func (b *builder) importedFigure(sec *section, s *model.Scenario, f ImportedFile
 	if g[0].s.RoundTrip {
 		in.YLabel = "round-trip latency"
 	}
-	lo, hi := model.Bytes(math.MaxInt64), model.Bytes(0)
+	lo, hi := units.Bytes(math.MaxInt64), units.Bytes(0)
 	for _, j := range g {
 		for _, p := range j.points {
 			lo, hi = min(lo, p.at), max(hi, p.at)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // gpuLinks are the PCIe links of the GPUs an output may name, matched as a
@@ -142,7 +143,7 @@ func evalPath(s *model.Scenario, path string, n int64) modeled {
 	if !r.Feasible {
 		return modeled{Path: path, Reason: r.Reason}
 	}
-	res := r.Evaluate(model.Bytes(max(n, 1)))
+	res := r.Evaluate(units.Bytes(max(n, 1)))
 	m := modeled{Path: path, Feasible: true, Rate: float64(res.Bandwidth), RateBound: res.Bottleneck, Latency: float64(res.Pipelined)}
 	worst := -1.0
 	for _, st := range res.Stages {
@@ -173,7 +174,7 @@ func evalCopy(s *model.Scenario, letter string, n int64) modeled {
 			if st.Letter != letter {
 				continue
 			}
-			t := float64(st.Time(model.Bytes(max(n, 1))))
+			t := float64(st.Time(units.Bytes(max(n, 1))))
 			if !(t > 0) || math.IsInf(t, 0) {
 				continue
 			}
@@ -199,6 +200,6 @@ func bestPath(s *model.Scenario, paths []string) string {
 // scenarioName is the name of a scenario.
 func scenarioName(s *model.Scenario) string { return s.Name }
 
-func rateText(v float64) string    { return model.Rate(v).Human() }
-func secondsText(v float64) string { return model.Seconds(v).Human() }
-func bytesText(v int64) string     { return model.Bytes(v).Human() }
+func rateText(v float64) string    { return units.Rate(v).Human() }
+func secondsText(v float64) string { return units.Seconds(v).Human() }
+func bytesText(v int64) string     { return units.Bytes(v).Human() }

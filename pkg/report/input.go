@@ -9,6 +9,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Input is everything a report is rendered from. Render reads nothing else:
@@ -118,10 +119,10 @@ type Series struct {
 // payload bytes per second; CPU is CPU seconds per message (user + system),
 // negative when not measured.
 type Point struct {
-	Bytes            model.Bytes
-	Median, Min, P99 model.Seconds
-	Rate             model.Rate
-	CPU              model.Seconds
+	Bytes            units.Bytes
+	Median, Min, P99 units.Seconds
+	Rate             units.Rate
+	CPU              units.Seconds
 	Iterations       int
 	Stable           bool
 }

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // measurements fills the measurements section: for each run, the measured
@@ -124,7 +124,7 @@ func (q Quantity) value(p Point) float64 {
 	return float64(p.Median)
 }
 
-func (a *analysis) modelValue(q Quantity, path string, n model.Bytes) (float64, bool) {
+func (a *analysis) modelValue(q Quantity, path string, n units.Bytes) (float64, bool) {
 	r, ok := a.routes[path]
 	if !ok || !r.Feasible || q == Cost {
 		return 0, false
@@ -181,9 +181,9 @@ func measuredTable(a *analysis, q Quantity, ss []Series) *docTable {
 			case !ok:
 				row = append(row, c("—"), c("—"))
 			case q == Bandwidth:
-				row = append(row, c(model.Rate(mv).Human()), c(ratio(q.value(pt), mv)))
+				row = append(row, c(units.Rate(mv).Human()), c(ratio(q.value(pt), mv)))
 			default:
-				row = append(row, c(model.Seconds(mv).Human()), c(ratio(q.value(pt), mv)))
+				row = append(row, c(units.Seconds(mv).Human()), c(ratio(q.value(pt), mv)))
 			}
 			t.Rows = append(t.Rows, row)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 var regen = flag.Bool("regen", false, "rewrite the golden files in testdata")
@@ -46,17 +47,17 @@ func measuredInput() Input {
 	in := goldenInput()
 	in.RunID = "measured-golden"
 	in.ProbeNote = ""
-	pts := func(q Quantity, f func(n model.Bytes) float64) []Point {
+	pts := func(q Quantity, f func(n units.Bytes) float64) []Point {
 		var out []Point
-		for _, n := range []model.Bytes{64, 4 << 10, 64 << 10, 1 << 20} {
+		for _, n := range []units.Bytes{64, 4 << 10, 64 << 10, 1 << 20} {
 			v := f(n)
 			p := Point{Bytes: n, Iterations: 1000, Stable: true, CPU: 5e-6}
 			if q == Bandwidth {
-				p.Rate = model.Rate(v)
-				p.Median = model.Seconds(float64(n) / v)
+				p.Rate = units.Rate(v)
+				p.Median = units.Seconds(float64(n) / v)
 			} else {
-				p.Median, p.Min, p.P99 = model.Seconds(v), model.Seconds(0.9*v), model.Seconds(1.6*v)
-				p.Rate = model.Rate(float64(n) / v)
+				p.Median, p.Min, p.P99 = units.Seconds(v), units.Seconds(0.9*v), units.Seconds(1.6*v)
+				p.Rate = units.Rate(float64(n) / v)
 			}
 			out = append(out, p)
 		}
@@ -67,11 +68,11 @@ func measuredInput() Input {
 		Tool: "0.0.0-golden", Status: "complete",
 		Series: []Series{
 			{Label: "tcp ping-pong (loopback)", Probe: "tcp", Variant: "pingpong", Path: "host-tcp", Target: "loopback", Quantity: Latency,
-				Points: pts(Latency, func(n model.Bytes) float64 { return 6.7e-6 + float64(n)/4e9 })},
+				Points: pts(Latency, func(n units.Bytes) float64 { return 6.7e-6 + float64(n)/4e9 })},
 			{Label: "tcp stream (loopback)", Probe: "tcp", Variant: "stream", Path: "host-tcp", Target: "loopback", Quantity: Bandwidth,
-				Points: pts(Bandwidth, func(n model.Bytes) float64 { return 3.2e9 * float64(n) / (float64(n) + 2e4) })},
+				Points: pts(Bandwidth, func(n units.Bytes) float64 { return 3.2e9 * float64(n) / (float64(n) + 2e4) })},
 			{Label: "memcpy (one core)", Probe: "memcpy", Variant: "memcpy", Stage: "B,F", Path: "host-tcp", Target: "host", Quantity: Cost,
-				Points: pts(Cost, func(n model.Bytes) float64 { return 5e-8 + float64(n)/1.1e10 })},
+				Points: pts(Cost, func(n units.Bytes) float64 { return 5e-8 + float64(n)/1.1e10 })},
 		},
 		NotMeasured: []NotMeasured{{Probe: "cuda", Reason: "no CUDA driver (libcuda.so.1 not found)"}, {Probe: "rdma", Reason: "no RDMA device in /sys/class/infiniband"}},
 		Skipped:     []string{"results.jsonl:9: cut off (no newline at the end of the file): not a JSON record: unexpected EOF"},
@@ -271,7 +272,7 @@ func TestVariants(t *testing.T) {
 
 func TestInputIsChecked(t *testing.T) {
 	bad := measuredInput()
-	bad.Measured[0].Series[0].Points[1].Median = model.Seconds(math.NaN())
+	bad.Measured[0].Series[0].Points[1].Median = units.Seconds(math.NaN())
 	bad2 := measuredInput()
 	bad2.Measured[0].Series[1].Quantity = "speed"
 	for name, in := range map[string]Input{"no scenario": {}, "NaN": bad, "quantity": bad2} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 var (
@@ -75,7 +76,7 @@ func collective(r Row, path string) (model.Collective, []string, error) {
 
 // collectiveFigure models a collective row: its bus or algorithm
 // bandwidth, or its time.
-func collectiveFigure(s *model.Scenario, r Row, path string, n model.Bytes) (float64, string, []string, error) {
+func collectiveFigure(s *model.Scenario, r Row, path string, n units.Bytes) (float64, string, []string, error) {
 	c, notes, err := collective(r, path)
 	if err != nil {
 		return 0, "", nil, err

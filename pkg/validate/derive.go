@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Derived is the scenario a row's hardware columns describe.
@@ -218,7 +219,7 @@ func Derive(r Row) (*Derived, error) {
 	}
 	if rate != "" {
 		if strings.Contains(nic, "dual-port") {
-			if x, err := model.ParseRate(rate); err == nil {
+			if x, err := units.ParseRate(rate); err == nil {
 				rate = (x * 2).BitString()
 				_ = d.set("nic.rate", rate, "dual-port adapter: both ports")
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Result is one row modeled: the published value and the model's, in base
@@ -16,7 +17,7 @@ type Result struct {
 	Row Row
 	// Model says what was evaluated: "gdr one-way latency at 64 KiB".
 	Model string
-	Bytes model.Bytes
+	Bytes units.Bytes
 	Kind  string // KindTime or KindRate
 	// Published and Modeled are in base units; Ratio = Modeled/Published.
 	Published, Modeled, Ratio float64
@@ -43,7 +44,7 @@ const largeSize = 64 << 20
 // NCCLBaseLatency is NCCL's fixed latency of a collective with the LL
 // protocol on a ring (src/graph/tuning.cc, baseLatencies: Ring LL 6.6 µs):
 // launching the kernel and its bookkeeping, on top of the data path.
-const NCCLBaseLatency model.Seconds = 6.6e-6
+const NCCLBaseLatency units.Seconds = 6.6e-6
 
 // paths maps the table's path names to the model's.
 var paths = map[string]string{
@@ -92,14 +93,14 @@ func modelRow(r Row) Result {
 		n = 1
 		res.Notes = append(res.Notes, "a 0-byte message is modeled as 1 B, the model's smallest")
 	}
-	res.Bytes = model.Bytes(n)
+	res.Bytes = units.Bytes(n)
 	var v float64
 	switch {
 	case strings.HasPrefix(r.Path, "cudamemcpy") || strings.HasPrefix(r.Path, "gdrcopy"):
-		v, res.Model = copyFigure(s, r, model.Bytes(n))
+		v, res.Model = copyFigure(s, r, units.Bytes(n))
 	case r.Path == "registration":
 		rt := route(s, "gdr")
-		v, res.Model = float64(rt.Evaluate(model.Bytes(n)).Registration), "gdr registration of a GPU buffer of "+model.Bytes(n).Human()
+		v, res.Model = float64(rt.Evaluate(units.Bytes(n)).Registration), "gdr registration of a GPU buffer of "+units.Bytes(n).Human()
 	default:
 		p, ok := paths[r.Path]
 		if !ok {
@@ -112,16 +113,16 @@ func modelRow(r Row) Result {
 			return res
 		}
 		if isCollective(r) {
-			v2, what, notes, err := collectiveFigure(s, r, p, model.Bytes(n))
+			v2, what, notes, err := collectiveFigure(s, r, p, units.Bytes(n))
 			if err != nil {
 				res.Excluded = "no collective: " + err.Error()
 				return res
 			}
-			v, res.Model = v2, what+" at "+model.Bytes(n).Human()
+			v, res.Model = v2, what+" at "+units.Bytes(n).Human()
 			res.Notes = append(res.Notes, notes...)
 			break
 		}
-		e := rt.Evaluate(model.Bytes(n))
+		e := rt.Evaluate(units.Bytes(n))
 		switch q := r.Quantity; {
 		case strings.Contains(r.Software, "ib_read_lat") && strings.HasPrefix(q, "latency"):
 			// perftest's read latency is the whole operation: a small request
@@ -132,7 +133,7 @@ func modelRow(r Row) Result {
 			req := route(s, "host-rdma").Evaluate(1)
 			ds := s.Clone()
 			ds.NIC.InlineSize = 0
-			data := route(ds, p).Evaluate(model.Bytes(n))
+			data := route(ds, p).Evaluate(units.Bytes(n))
 			v = float64(req.Latency + data.Latency - s.NIC.PostCost - s.NIC.PollCost)
 			res.Model = p + " RDMA read: an inline 1 B request one way, the data back (no post, no poll in between)"
 		case q == "latency_oneway":
@@ -153,7 +154,7 @@ func modelRow(r Row) Result {
 		default: // every other bandwidth quantity: a window of messages in flight
 			v, res.Model = float64(e.Bandwidth), p+" streaming bandwidth"
 		}
-		res.Model += " at " + model.Bytes(n).Human()
+		res.Model += " at " + units.Bytes(n).Human()
 	}
 	res.Modeled = v
 	if v > 0 && !math.IsInf(v, 0) {
@@ -176,7 +177,7 @@ func route(s *model.Scenario, path string) *model.Route {
 // memory, a gdrcopy load or store through BAR1): the peak rate, the fixed
 // cost, one copy's time, or one copy's n / T(n) (as bandwidthTest,
 // cudaEvent timing and gdrcopy's copybw report it).
-func copyFigure(s *model.Scenario, r Row, n model.Bytes) (float64, string) {
+func copyFigure(s *model.Scenario, r Row, n units.Bytes) (float64, string) {
 	switch r.Quantity {
 	case "latency_overhead":
 		return float64(s.GPU.CopyLatency), "gpu.copy_latency (one synchronous copy's fixed cost)"
@@ -232,7 +233,7 @@ func size(r Row, kind string) (int64, string) {
 		return 64 << 10, "qperf's default message size for bandwidth tests: 64 KiB"
 	}
 	if kind == KindRate {
-		return largeSize, fmt.Sprintf("size %q: modeled at %s, past every fixed cost", t, model.Bytes(largeSize).Human())
+		return largeSize, fmt.Sprintf("size %q: modeled at %s, past every fixed cost", t, units.Bytes(largeSize).Human())
 	}
 	return 8, fmt.Sprintf("size %q: modeled at 8 B, a small message", t)
 }

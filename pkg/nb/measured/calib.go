@@ -15,6 +15,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Seed is the bootstrap seed of the notebooks' fits (as `gpupath fit`'s
@@ -44,7 +45,7 @@ func CalibrationNote(c *calib.Calibration) string {
 	s := fmt.Sprintf("Calibrated from %s on top of the `%s` preset: %d measured curves fitted, %d scenario keys set.",
 		strings.Join(runs, ", "), c.Base.Name, len(c.Fits), len(c.Keys))
 	if c.Chunk > 0 {
-		s += fmt.Sprintf(" The pipelined transfer was measured in %s chunks.", model.Bytes(c.Chunk).Human())
+		s += fmt.Sprintf(" The pipelined transfer was measured in %s chunks.", units.Bytes(c.Chunk).Human())
 	}
 	for _, w := range c.Warnings {
 		s += "\n\n*Warning*: " + w
@@ -102,14 +103,14 @@ func FitTable(c *calib.Calibration) string {
 		var notes []string
 		if g := f.Regimes; g != nil {
 			notes = append(notes, fmt.Sprintf("two regimes: the line holds up to %s; beyond, β %s (the split removes %s of one line's error)",
-				model.Bytes(g.Break).Human(), interval(g.Above.Beta, rateOf), share(g.Improvement)))
+				units.Bytes(g.Break).Human(), interval(g.Above.Beta, rateOf), share(g.Improvement)))
 		}
 		for _, w := range f.Fit.Warnings {
 			notes = append(notes, w.Message)
 		}
-		t.Add(f.Stage, f.Name, interval(f.Fit.Alpha, seconds), model.Seconds(f.PresetAlpha).Human(),
+		t.Add(f.Stage, f.Name, interval(f.Fit.Alpha, seconds), units.Seconds(f.PresetAlpha).Human(),
 			interval(f.Fit.Beta, rateOf), rateOf(f.PresetBeta), strconv.Itoa(f.Fit.Sizes),
-			trim(f.Fit.MedianAPE)+"% / "+trim(f.Fit.WorstAPE)+"% ("+model.Bytes(f.Fit.WorstBytes).Human()+")",
+			trim(f.Fit.MedianAPE)+"% / "+trim(f.Fit.WorstAPE)+"% ("+units.Bytes(f.Fit.WorstBytes).Human()+")",
 			strings.Join(notes, "; "))
 	}
 	return t.HTML()
@@ -224,7 +225,7 @@ func StagedChart(c *calib.Calibration) (*nb.Chart, error) {
 	}
 	sub := fmt.Sprintf("measured: staged probe (%s) · modeled: %s and %s", strings.Join(runs, "; "), c.Base.Name, c.Loopback.Name)
 	if c.Chunk > 0 {
-		sub += fmt.Sprintf(" · pipelined in %s chunks", model.Bytes(c.Chunk).Human())
+		sub += fmt.Sprintf(" · pipelined in %s chunks", units.Bytes(c.Chunk).Human())
 	}
 	return nb.SizeChart("The staged transfer over loopback: measured against the preset and the calibrated model", sub,
 		plots.DefaultHeight*1.8, lat, errs)
@@ -240,7 +241,7 @@ func ComparisonTable(c *calib.Calibration) string {
 		Head:  []string{"measured curve", "sizes", c.Base.Name + ": median", "worst (at size)", "calibrated: median", "worst (at size)", "also"},
 		Right: []bool{false, true, true, true, true, true, false}}
 	worst := func(e fit.Comparison) string {
-		return signed(e.WorstPercent) + " (" + model.Bytes(e.WorstBytes).Human() + ")"
+		return signed(e.WorstPercent) + " (" + units.Bytes(e.WorstBytes).Human() + ")"
 	}
 	for _, cmp := range c.Comparison {
 		var also []string
@@ -293,7 +294,7 @@ func StageRows(c *calib.Calibration) string {
 	head := []string{"stage", "parameters", "α", "β"}
 	right := []bool{false, false, true, true}
 	for _, n := range calib.StageSizes {
-		h := model.Bytes(n).Human()
+		h := units.Bytes(n).Human()
 		head = append(head, h+": model | measured")
 		right = append(right, true)
 	}
@@ -302,14 +303,14 @@ func StageRows(c *calib.Calibration) string {
 		src, _, _ := strings.Cut(r.Source, ", fit ")
 		row := []string{strings.TrimSpace(r.Letter + " " + r.Name), src, interval(r.Alpha, seconds), interval(r.Beta, rateOf)}
 		if !r.Measured {
-			row[2], row[3] = model.Seconds(r.Alpha.Value).Human(), rateOf(r.Beta.Value)
+			row[2], row[3] = units.Seconds(r.Alpha.Value).Human(), rateOf(r.Beta.Value)
 		}
 		for i := range calib.StageSizes {
 			m := "—"
 			if i < len(r.MeasuredAt) && !math.IsNaN(r.MeasuredAt[i]) {
-				m = model.Seconds(r.MeasuredAt[i]).Human()
+				m = units.Seconds(r.MeasuredAt[i]).Human()
 			}
-			row = append(row, model.Seconds(r.Modeled[i]).Human()+" | "+m)
+			row = append(row, units.Seconds(r.Modeled[i]).Human()+" | "+m)
 		}
 		t.Add(row...)
 	}
@@ -329,11 +330,11 @@ func Speedup(c *calib.Calibration) (string, error) {
 	times := func(v float64) string { return ratio(v) + "×" }
 	chunk := ""
 	if c.Chunk > 0 {
-		chunk = " in " + model.Bytes(c.Chunk).Human() + " chunks"
+		chunk = " in " + units.Bytes(c.Chunk).Human() + " chunks"
 	}
 	return fmt.Sprintf("At %s, pipelining%s makes the staged transfer **%s as fast** as store-and-forward: %s against %s, measured. "+
 		"The calibrated model predicts %s (%s against %s); the `%s` model %s (%s against %s).",
-		model.Bytes(r.Bytes).Human(), chunk, times(x.Measured), model.Seconds(pl.Measured).Human(), model.Seconds(sf.Measured).Human(),
-		times(x.Calibrated), model.Seconds(pl.Calibrated).Human(), model.Seconds(sf.Calibrated).Human(),
-		c.Base.Name, times(x.Preset), model.Seconds(pl.Preset).Human(), model.Seconds(sf.Preset).Human()), nil
+		units.Bytes(r.Bytes).Human(), chunk, times(x.Measured), units.Seconds(pl.Measured).Human(), units.Seconds(sf.Measured).Human(),
+		times(x.Calibrated), units.Seconds(pl.Calibrated).Human(), units.Seconds(sf.Calibrated).Human(),
+		c.Base.Name, times(x.Preset), units.Seconds(pl.Preset).Human(), units.Seconds(sf.Preset).Human()), nil
 }

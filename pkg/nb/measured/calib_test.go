@@ -8,6 +8,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // calibrated is the calibration of the committed example run, as the
@@ -34,11 +35,11 @@ func TestCalibrationTables(t *testing.T) {
 	}
 	for i, f := range c.Fits {
 		r := rows[1+i]
-		if r[0] != f.Stage || r[2] != interval(f.Fit.Alpha, seconds) || r[3] != model.Seconds(f.PresetAlpha).Human() ||
+		if r[0] != f.Stage || r[2] != interval(f.Fit.Alpha, seconds) || r[3] != units.Seconds(f.PresetAlpha).Human() ||
 			r[4] != interval(f.Fit.Beta, rateOf) || r[5] != rateOf(f.PresetBeta) {
 			t.Errorf("fit row %q for %s", r, f.Stage)
 		}
-		if f.Regimes != nil && !strings.Contains(r[8], "two regimes: the line holds up to "+model.Bytes(f.Regimes.Break).Human()) {
+		if f.Regimes != nil && !strings.Contains(r[8], "two regimes: the line holds up to "+units.Bytes(f.Regimes.Break).Human()) {
 			t.Errorf("fit %s: two regimes not noted: %q", f.Stage, r[8])
 		}
 	}
@@ -71,7 +72,7 @@ func TestCalibrationTables(t *testing.T) {
 		if st.Measured {
 			src = "measured"
 		}
-		if !strings.HasPrefix(r[1], src) || !strings.HasPrefix(r[4], model.Seconds(st.Modeled[0]).Human()+" | ") {
+		if !strings.HasPrefix(r[1], src) || !strings.HasPrefix(r[4], units.Seconds(st.Modeled[0]).Human()+" | ") {
 			t.Errorf("stage row %q", r)
 		}
 	}
@@ -120,7 +121,7 @@ func TestStagedTransfer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "At " + model.Bytes(sf.Bytes[n]).Human() + ", pipelining in 512 KiB chunks makes the staged transfer **" +
+	want := "At " + units.Bytes(sf.Bytes[n]).Human() + ", pipelining in 512 KiB chunks makes the staged transfer **" +
 		ratio(sf.Measured[n]/pl.Measured[len(pl.Measured)-1]) + "× as fast**"
 	if !strings.HasPrefix(sp, want) {
 		t.Errorf("speed-up %q, want it to start %q", sp, want)

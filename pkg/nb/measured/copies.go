@@ -12,6 +12,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // copyVariants are the copy probe's variants the copy figure draws, with
@@ -87,7 +88,7 @@ func CopyChart(base *model.Scenario, rd *record.RunData) (*nb.Chart, error) {
 	}
 	m := nb.Curve{Label: fmt.Sprintf("model: copy stage, %s + n / %s", st.Alpha.Human(), st.Rate().Human()), Color: plots.Black}
 	for n := lo; n <= hi*1.0001; n *= math.Sqrt2 {
-		m.X, m.Y = append(m.X, n), append(m.Y, n/float64(st.Time(model.Bytes(n))))
+		m.X, m.Y = append(m.X, n), append(m.Y, n/float64(st.Time(units.Bytes(n))))
 	}
 	sp.Curves = append([]nb.Curve{m}, sp.Curves...)
 	sp.Refs = []nb.RefLine{
@@ -138,14 +139,14 @@ func CopyNote(base *model.Scenario, rd *record.RunData) (string, error) {
 	for _, v := range []struct{ variant, words string }{{"d2h-pinned", "device to host"}, {"h2d-pinned", "host to device"}} {
 		if r, ok := last(v.variant); ok {
 			bw := float64(r.Bytes) / r.MedianS
-			fmt.Fprintf(&b, " Pinned %s at %s: %s, %s of the model's rate and %s of the raw link.", v.words, model.Bytes(r.Bytes).Human(),
-				model.Rate(bw).Human(), share(bw/mrate), share(bw/raw))
+			fmt.Fprintf(&b, " Pinned %s at %s: %s, %s of the model's rate and %s of the raw link.", v.words, units.Bytes(r.Bytes).Human(),
+				units.Rate(bw).Human(), share(bw/mrate), share(bw/raw))
 		}
 	}
 	var pg []string
 	for _, v := range []struct{ variant, words string }{{"d2h-pageable", "device to host"}, {"h2d-pageable", "host to device"}} {
 		if r, ok := last(v.variant); ok {
-			pg = append(pg, fmt.Sprintf("%s %s", v.words, model.Rate(float64(r.Bytes)/r.MedianS).Human()))
+			pg = append(pg, fmt.Sprintf("%s %s", v.words, units.Rate(float64(r.Bytes)/r.MedianS).Human()))
 		}
 	}
 	if len(pg) > 0 {
@@ -154,7 +155,7 @@ func CopyNote(base *model.Scenario, rd *record.RunData) (string, error) {
 	var small []string
 	for _, v := range []struct{ variant, words string }{{"d2h-pinned", "D2H"}, {"h2d-pinned", "H2D"}} {
 		if r, ok := first(v.variant); ok {
-			small = append(small, fmt.Sprintf("%s %s", v.words, model.Seconds(r.MedianS).Human()))
+			small = append(small, fmt.Sprintf("%s %s", v.words, units.Seconds(r.MedianS).Human()))
 		}
 	}
 	if len(small) > 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // route resolves a path for a scenario.
@@ -21,16 +22,16 @@ func route(s *model.Scenario, path string) (*model.Route, error) {
 }
 
 // rate formats a rate; an unbounded one is "—".
-func rate(r model.Rate) string {
+func rate(r units.Rate) string {
 	if math.IsInf(float64(r), 1) {
 		return "—"
 	}
 	return r.Human()
 }
 
-func rateOf(v float64) string { return rate(model.Rate(v)) }
+func rateOf(v float64) string { return rate(units.Rate(v)) }
 
-func seconds(v float64) string { return model.Seconds(v).Human() }
+func seconds(v float64) string { return units.Seconds(v).Human() }
 
 // trim formats x with two significant digits below 10 and none above.
 func trim(x float64) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // RunHost is an HTML table of the machine a run was measured on: host,
@@ -32,10 +33,10 @@ func RunHost(rd *record.RunData) (string, error) {
 		cpu = fmt.Sprintf("%s × %d", h.CPUModel, h.CPUs)
 	}
 	if h.LLCBytes > 0 {
-		cpu += ", last-level cache " + model.Bytes(h.LLCBytes).Human()
+		cpu += ", last-level cache " + units.Bytes(h.LLCBytes).Human()
 	}
 	t.Add("CPU", cpu)
-	t.Add("memory", model.Bytes(h.MemoryBytes).Human())
+	t.Add("memory", units.Bytes(h.MemoryBytes).Human())
 	switch {
 	case facts.NVML != nil && len(facts.NVML.Devices) > 0:
 		for _, d := range facts.NVML.Devices {
@@ -97,10 +98,10 @@ func gpuLine(d record.GPUDevice) string {
 		parts = append(parts, link)
 	}
 	if d.MemTotalBytes > 0 {
-		parts = append(parts, model.Bytes(d.MemTotalBytes).Human()+" memory")
+		parts = append(parts, units.Bytes(d.MemTotalBytes).Human()+" memory")
 	}
 	if d.BAR1TotalBytes > 0 {
-		parts = append(parts, "BAR1 "+model.Bytes(d.BAR1TotalBytes).Human())
+		parts = append(parts, "BAR1 "+units.Bytes(d.BAR1TotalBytes).Human())
 	}
 	if n := d.ActiveNVLinks(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d NVLinks active", n))

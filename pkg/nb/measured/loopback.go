@@ -8,6 +8,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // loopbackSeries are a run's TCP measurements over loopback as plots
@@ -97,7 +98,7 @@ func loopbackErrors(rd *record.RunData, s *model.Scenario) (lat, bw *fit.Compari
 		}
 		var bytes, pred, meas []float64
 		for _, p := range m.Points {
-			res := r.Evaluate(model.Bytes(p.Bytes))
+			res := r.Evaluate(units.Bytes(p.Bytes))
 			bytes = append(bytes, p.Bytes)
 			if i == 0 {
 				pred, meas = append(pred, float64(res.Latency)), append(meas, p.Seconds)
@@ -134,7 +135,7 @@ func LoopbackErrors(runs *Runs, scenarios ...*model.Scenario) (string, error) {
 					row = append(row, "not measured", "")
 					continue
 				}
-				row = append(row, trim(c.MedianAPE)+"%", signed(c.WorstPercent)+" ("+model.Bytes(c.WorstBytes).Human()+")")
+				row = append(row, trim(c.MedianAPE)+"%", signed(c.WorstPercent)+" ("+units.Bytes(c.WorstBytes).Human()+")")
 			}
 			t.Add(row...)
 		}
@@ -162,7 +163,7 @@ func LoopbackNote(rd *record.RunData, a, b *model.Scenario) (string, error) {
 		if c.WorstPercent < 0 {
 			dir = "too fast"
 		}
-		return fmt.Sprintf("a median %s%% off, at worst %s at %s (%s there)", trim(c.MedianAPE), signed(c.WorstPercent), model.Bytes(c.WorstBytes).Human(), dir)
+		return fmt.Sprintf("a median %s%% off, at worst %s at %s (%s there)", trim(c.MedianAPE), signed(c.WorstPercent), units.Bytes(c.WorstBytes).Human(), dir)
 	}
 	best := a
 	if lb.MedianAPE < la.MedianAPE {

@@ -16,6 +16,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The tests read the committed example run: real data from the project's
@@ -248,7 +249,7 @@ func TestLoopback(t *testing.T) {
 	for _, x := range rd.Results {
 		if x.Probe == "tcp" && x.Variant == "pingpong" && x.Target == "loopback" {
 			bytes = append(bytes, float64(x.Bytes))
-			pred = append(pred, float64(r.Evaluate(model.Bytes(x.Bytes)).Latency))
+			pred = append(pred, float64(r.Evaluate(units.Bytes(x.Bytes)).Latency))
 			meas = append(meas, x.MedianS)
 		}
 	}
@@ -267,7 +268,7 @@ func TestLoopback(t *testing.T) {
 	if got := rows[1][2]; got != trim(want.MedianAPE)+"%" {
 		t.Errorf("latency median error %s, want %s%%", got, trim(want.MedianAPE))
 	}
-	if got := rows[1][3]; got != signed(want.WorstPercent)+" ("+model.Bytes(want.WorstBytes).Human()+")" {
+	if got := rows[1][3]; got != signed(want.WorstPercent)+" ("+units.Bytes(want.WorstBytes).Human()+")" {
 		t.Errorf("latency worst %s", got)
 	}
 

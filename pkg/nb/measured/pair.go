@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // ExamplePair is the committed two-host run: two network namespaces joined
@@ -36,7 +36,7 @@ func PairTable(root, dir string) (string, error) {
 		if r.Probe != "tcp" && r.Probe != "staged-host" {
 			continue
 		}
-		t.Add(r.Probe, r.Variant, model.Bytes(r.Bytes).Human(), model.Seconds(r.MedianS).Human(), model.Rate(r.ThroughputBps).Gbits())
+		t.Add(r.Probe, r.Variant, units.Bytes(r.Bytes).Human(), units.Seconds(r.MedianS).Human(), units.Rate(r.ThroughputBps).Gbits())
 	}
 	return t.HTML(), nil
 }

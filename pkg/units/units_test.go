@@ -1,4 +1,4 @@
-package model
+package units
 
 import (
 	"math"
@@ -167,7 +167,6 @@ func FuzzParseText(f *testing.F) {
 		}
 		_, _ = ParseFrequency(s)
 		_, _ = ParseLength(s)
-		_, _ = ParseLink(s)
 		_, _ = ParseCount(s)
 		_, _ = ParseSizes(s)
 	})

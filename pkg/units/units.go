@@ -1,4 +1,4 @@
-package model
+package units
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // Bytes is a size in bytes. Sizes use binary prefixes (KiB = 1024 B) and
@@ -179,7 +178,7 @@ func (b Bytes) Human() string {
 		m float64
 	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
 		if math.Abs(v) >= u.m {
-			return trimFloat(v/u.m, 3) + " " + u.n
+			return FormatSig(v/u.m, 3) + " " + u.n
 		}
 	}
 	return fmt.Sprintf("%d B", int64(b))
@@ -231,13 +230,13 @@ func (d Seconds) Human() string {
 	case a == 0:
 		return "0 s"
 	case a < 1e-6:
-		return trimFloat(v*1e9, 3) + " ns"
+		return FormatSig(v*1e9, 3) + " ns"
 	case a < 1e-3:
-		return trimFloat(v*1e6, 3) + " µs"
+		return FormatSig(v*1e6, 3) + " µs"
 	case a < 1:
-		return trimFloat(v*1e3, 3) + " ms"
+		return FormatSig(v*1e3, 3) + " ms"
 	}
-	return trimFloat(v, 3) + " s"
+	return FormatSig(v, 3) + " s"
 }
 
 var rateUnits = []struct {
@@ -293,14 +292,14 @@ func (r Rate) Human() string {
 		m float64
 	}{{"TB/s", 1e12}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}} {
 		if math.Abs(v) >= u.m {
-			return trimFloat(v/u.m, 3) + " " + u.n
+			return FormatSig(v/u.m, 3) + " " + u.n
 		}
 	}
-	return trimFloat(v, 3) + " B/s"
+	return FormatSig(v, 3) + " B/s"
 }
 
 // Gbits formats r in Gbit/s, rounded: "200 Gbit/s".
-func (r Rate) Gbits() string { return trimFloat(float64(r)*8/1e9, 3) + " Gbit/s" }
+func (r Rate) Gbits() string { return FormatSig(float64(r)*8/1e9, 3) + " Gbit/s" }
 
 // ParseFrequency parses "2.9GHz", "3500MHz".
 func ParseFrequency(s string) (Hertz, error) {
@@ -407,8 +406,9 @@ func plainFloat(x float64, p int) string {
 	return t
 }
 
-// trimFloat formats v with about sig significant digits and no trailing zeros.
-func trimFloat(v float64, sig int) string {
+// FormatSig formats v with about sig significant digits and no trailing
+// zeros, in plain notation: FormatSig(0.1234, 2) = "0.12", FormatSig(1234, 2) = "1234".
+func FormatSig(v float64, sig int) string {
 	if v == 0 {
 		return "0"
 	}
@@ -424,15 +424,29 @@ func trimFloat(v float64, sig int) string {
 	return s
 }
 
-// isIdent reports whether s is a plain word (used to reject junk keys).
-func isIdent(s string) bool {
-	if s == "" {
-		return false
+// BitString formats r in Gbit/s or Mbit/s when that is exact (nominal link
+// rates): "400Gbit/s"; otherwise as String.
+func (r Rate) BitString() string {
+	return formatExact(float64(r), []unitMult{{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}}, "B/s",
+		func(s string) (float64, error) { x, err := ParseRate(s); return float64(x), err })
+}
+
+// ParseCount parses a count per second: "200M/s", "215 Mpps", "2e8/s", "1.5G/s".
+func ParseCount(v string) (float64, error) {
+	x, unit, err := splitNumber(v)
+	if err != nil {
+		return 0, err
 	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
-			return false
-		}
+	mult := map[string]float64{"/s": 1, "pps": 1, "msg/s": 1, "k/s": 1e3, "kpps": 1e3, "M/s": 1e6, "Mpps": 1e6, "Mmsg/s": 1e6, "G/s": 1e9, "Gpps": 1e9}
+	m, ok := mult[unit]
+	if !ok {
+		return 0, fmt.Errorf("%q: a count per second looks like 200M/s or 215Mpps", v)
 	}
-	return true
+	return x * m, nil
+}
+
+// FormatCount formats a count per second so that ParseCount gives it back
+// exactly: "215M/s".
+func FormatCount(x float64) string {
+	return formatExact(x, []unitMult{{"M/s", 1e6}, {"k/s", 1e3}, {"/s", 1}}, "/s", ParseCount)
 }

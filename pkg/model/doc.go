@@ -1,0 +1,33 @@
+// Package model is gpupath's analytic model of how a message travels from a
+// GPU on one node to a GPU on another.
+//
+// A Scenario describes the two nodes and the network between them (GPU,
+// CPU, memory, NIC, PCIe topology, switches and cable, the host's TCP stack).
+// It comes from a built-in preset (Preset, Default) or from YAML text
+// (Parse), and single keys can be changed by name (Scenario.Set with the
+// dotted keys of Keys: "nic.rate", "topology.gpu_nic"). Every key is one
+// entry of a table (name, parser, doc, bounds), so the YAML reader, --set
+// and `gpupath preset show` cannot drift apart.
+//
+// A Path (tcp, rdma, gdr, devmem, p2p-plain-nic, host-tcp, host-rdma,
+// gpu-peer) is an ordered table of stages, lettered A–G as the three-path
+// account tells the story. Path.Route puts a path on a scenario; a Route
+// evaluates at a message size to the latency the hardware gives (stages a
+// device streams packet by packet overlap; host steps follow one another),
+// the step-by-step sum, pipelined latency, streaming bandwidth with its
+// bottleneck, CPU time, DDR traffic, copies and PCIe crossings. A path that
+// cannot work on a scenario (p2p-plain-nic on a plain NIC, devmem without
+// header split) is infeasible with its reason instead of numbers. Sweep
+// evaluates many paths and sizes; Fastest, Crossovers and Ranked compare
+// them; Scenario.Collective models collectives; LocalCopies are the
+// single-node copies (host↔GPU, GPU peer, BAR1).
+//
+// Quantities are pkg/units' types in base units (bytes, seconds, bytes per
+// second). Every default constant carries its source in a comment.
+//
+// The package is pure: it reads no file, clock, environment or global
+// state, prints nothing and logs nothing, and it imports no package of this
+// module but pkg/units. Readers of scenario files, writers of reports and
+// everything measured live in the packages above it; WriteJSON, WriteCSV,
+// WriteTable and WriteYAML write to the io.Writer they are given.
+package model
