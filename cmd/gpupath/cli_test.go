@@ -227,6 +227,9 @@ func gpupathBinary(t *testing.T) string {
 }
 
 func TestBinaryExitStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the binary")
+	}
 	bin := gpupathBinary(t)
 	cmd := exec.Command(bin, "model", "--set", "gpu.pcie=gen9x16")
 	var stderr bytes.Buffer

@@ -82,6 +82,9 @@ func TestGPUCheckBadInput(t *testing.T) {
 // of `gpupath gpucheck` (the CUDA copies, on the stub driver library:
 // no GPU needed) alike.
 func TestFitAndReportReadMeasureAndGPUCheckRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real probes on stub GPU libraries")
+	}
 	t.Setenv(gpu.LibCUDAEnv, gputest.CUDAStub(t))
 	tmp := t.TempDir()
 	runs := map[string][]string{

@@ -131,6 +131,9 @@ func TestMeasureBadInput(t *testing.T) {
 // A peer that does not answer fails within the configured timeout, with one
 // line, before any probe runs.
 func TestMeasureUnreachablePeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits on connection timeouts")
+	}
 	silent, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
 	if err != nil {
 		t.Fatal(err)
@@ -303,6 +306,9 @@ func TestMeasureSIGKILL(t *testing.T) {
 // The remote-peer path end to end: `gpupath serve` in one process,
 // `gpupath measure --target` in another, on loopback.
 func TestMeasureRemotePeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a real TCP peer")
+	}
 	srv := exec.Command(binary, "serve", "--listen", "127.0.0.1:0", "--for", "60s")
 	pr, err := srv.StdoutPipe()
 	if err != nil {
@@ -350,6 +356,9 @@ func TestMeasureRemotePeer(t *testing.T) {
 // The quick run of `gpupath report`: bounded, all three probes, nothing
 // printed with --quiet, and the this-host scenario written.
 func TestMeasureQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real probes of this host (tcp, memcpy, syscall)")
+	}
 	dir := filepath.Join(t.TempDir(), "run")
 	o := gpupath(t, 60*time.Second, "measure", "--quick", "--quiet", "--out", dir)
 	if o.code != 0 || o.stdout != "" || o.stderr != "" {

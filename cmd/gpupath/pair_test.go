@@ -182,6 +182,9 @@ func modelHostTCP(t *testing.T, tbfRate float64, mss, hdr int) float64 {
 // streaming rate within 3% of the model's host-tcp bandwidth, and one run
 // directory holding both hosts and rank 0's records.
 func TestTwoHosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two hosts in network namespaces")
+	}
 	needHosts(t)
 	bin := pairBinary(t, "")
 	const gbit = 125e6 // 1 Gbit/s in bytes per second
@@ -314,6 +317,9 @@ func measureGoodput(rate float64, mss, hdr int) float64 {
 // partial with the reason and exits non-zero with one line; with the link
 // down, rank 0 also gives up with one line.
 func TestTwoHostsFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two hosts in network namespaces, waiting on timeouts")
+	}
 	needHosts(t)
 	bin := pairBinary(t, "")
 	for _, fault := range []string{"kill-rank0", "kill-rank1", "link-down"} {

@@ -212,6 +212,9 @@ func chromium(t *testing.T) string {
 }
 
 func TestRender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: renders notebooks")
+	}
 	chrome := chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "p.html")

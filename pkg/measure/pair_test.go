@@ -35,6 +35,9 @@ func startPair(t *testing.T, version string, wait time.Duration) (string, chan e
 // A pair on loopback: hellos, a staged transfer against rank 0's server,
 // done, and rank 0's report of what its server measured.
 func TestPairLoopback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a real pair over TCP")
+	}
 	addr, errc := startPair(t, "1.0", 5*time.Second)
 	pc, err := DialPair(context.Background(), addr, PairHello{Tool: "gpupath", Version: "1.0", Host: record.Host{Hostname: "one"}}, 5*time.Second, 2*time.Second, 100*time.Millisecond)
 	if err != nil {

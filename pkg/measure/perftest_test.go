@@ -66,6 +66,9 @@ func fakeCalls(t *testing.T, dir string) []string {
 }
 
 func TestPerftestRunner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs perftest stand-ins")
+	}
 	bin := t.TempDir()
 	fakePerftest(t, bin, "ib_write_bw", "moc-ib_write_bw-a-gbits-client-roce-raw.txt",
 		"dranet-ib_write_bw-use_cuda0-dmabuf-a-gbits-gke-h200.txt", "moc-ib_write_bw-a-gbits-server-side-last-size-only-raw.txt", 0)

@@ -36,6 +36,9 @@ func runProbe(t *testing.T, name string, plan Plan) []record.Result {
 }
 
 func TestMemcpyProbe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the real memcpy probe")
+	}
 	rs := runProbe(t, "memcpy", Plan{Budget: time.Second, Sizes: []int64{4 << 10, 16 << 20}})
 	if len(rs) != 4 {
 		t.Fatalf("%d records", len(rs))

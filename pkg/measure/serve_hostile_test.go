@@ -19,6 +19,9 @@ import (
 // CI's 2-core machine 256 MiB took over a second to allocate and fault in
 // (the session was cut after 2.04 s against a 0.84 s limit).
 func TestServeTrickler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits on a trickling client")
+	}
 	s, err := Listen(context.Background(), ServerConfig{Timeout: 300 * time.Millisecond, MinRate: 1e8})
 	if err != nil {
 		t.Fatal(err)

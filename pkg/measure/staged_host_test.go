@@ -12,6 +12,9 @@ import (
 // several flows, sizes that do not divide into chunks; every byte checked
 // by the receiver.
 func TestStagedHostLoopback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a real staged transfer over TCP")
+	}
 	for _, flows := range []string{"1", "3"} {
 		p, _ := New("staged-host")
 		var rs []record.Result

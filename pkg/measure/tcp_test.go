@@ -67,6 +67,9 @@ func TestTCPPingPongAndStream(t *testing.T) {
 }
 
 func TestTCPProbeLoopback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real TCP probes")
+	}
 	p, _ := New("tcp")
 	var rs []record.Result
 	plan := Plan{Budget: 2 * time.Second, Sizes: []int64{1, 64 << 10}, Target: "loopback"}
@@ -252,6 +255,9 @@ func TestTCPServerIdleTimeout(t *testing.T) {
 // a few tenths of a percent, and the queue limit (latency 20ms) is deep
 // enough that TCP never loses a packet to it.
 func TestTCPStreamShapedVeth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real TCP through a shaped veth pair")
+	}
 	if err := VethAvailable(); err != nil {
 		t.Skipf("skipped: %v", err)
 	}

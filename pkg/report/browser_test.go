@@ -75,6 +75,9 @@ const factsJS = `(() => {
 // the H200 run. Each figure is captured on its own and must have ink; the
 // full-page screenshots and the figures' shots are kept in $GPUPATH_ARTIFACTS.
 func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the headless browser")
+	}
 	exe := chromium(t)
 	type page struct {
 		name string

@@ -47,6 +47,9 @@ func pdfText(t *testing.T, path string) string {
 // (µs, ≥, →: searchable), as many pages as the renderer says, and every
 // page renders to an image that is not blank.
 func TestPDF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: PDF pages rendered by poppler")
+	}
 	r := render(t, measuredInput())
 	path := writePDF(t, r)
 	text := pdfText(t, path)
@@ -85,6 +88,9 @@ func TestPDF(t *testing.T) {
 // against measurement" with its figures and tables, the stage badges, and
 // the diagram of the measured topology; no page is blank.
 func TestPDFCalibrated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: PDF pages rendered by poppler")
+	}
 	in := calibratedInput(t)
 	r := render(t, in)
 	path := writePDF(t, r)
