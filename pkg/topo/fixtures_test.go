@@ -20,11 +20,14 @@ import (
 // unpacks into a temporary directory (see archive_test.go). The archive
 // keeps the repository free of the ':' in PCI addresses (not allowed in Go
 // module file paths) and of symbolic links. Each tree mirrors a real system whose `nvidia-smi topo -m` or
-// ibv_devinfo output is in testdata (copied from /work/shared/fixtures; the
-// attribution lines are in testdata/SOURCES.md): the PCI tree is built so
+// ibv_devinfo output is among the shared fixtures (sharedFixtures; testdata/SOURCES.md
+// lists which, the shared SOURCES.md traces them to their sources): the PCI tree is built so
 // that the documented classes come out, with the layout real sysfs uses
 // (devices under devices/pciDDDD:BB/..., relative links from bus/pci/devices,
 // class/infiniband and class/net).
+
+// sharedFixtures is the one copy of the project's real tool outputs.
+const sharedFixtures = "../importers/testdata/fixtures"
 
 type fxDev struct {
 	path   string // from the host bridge down, the device last: "pci0000:00/0000:00:01.1/0000:01:00.0"

@@ -203,7 +203,7 @@ func TestClassRank(t *testing.T) {
 
 func readMatrix(t *testing.T, name string) *SMIMatrix {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "nvidia-smi-topo", name))
+	b, err := os.ReadFile(filepath.Join(sharedFixtures, "nvidia-smi-topo", name))
 	if err != nil {
 		t.Fatal(err)
 	}
