@@ -105,13 +105,7 @@ func (f Format) Output(t testing.TB, name string) *obs.Output {
 	if f.Detect != nil && !f.Detect(b) {
 		t.Fatalf("%s not detected", name)
 	}
-	var o *obs.Output
-	var err error
-	if f.ParseNamed != nil {
-		o, err = f.ParseNamed(path.Base(name), b)
-	} else {
-		o, err = f.Parse(b)
-	}
+	o, err := f.parse(path.Base(name), b)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -119,6 +113,13 @@ func (f Format) Output(t testing.TB, name string) *obs.Output {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return o
+}
+
+func (f Format) parse(name string, b []byte) (*obs.Output, error) {
+	if f.ParseNamed != nil {
+		return f.ParseNamed(name, b)
+	}
+	return f.Parse(b)
 }
 
 // GoldenPath is the golden file of the output of that name.
@@ -138,6 +139,22 @@ func (f Format) CheckGolden(t *testing.T) {
 			golden.JSON(t, f.GoldenPath(name), f.Output(t, name))
 		})
 	}
+}
+
+// Fuzz is the body of a format's fuzz target: the parser must never panic,
+// and what it returns without an error must pass validation. The seed
+// corpus stays the package's own testdata/fuzz/<target>, where go test
+// finds it.
+func (f Format) Fuzz(ft *testing.F) {
+	ft.Fuzz(func(t *testing.T, b []byte) {
+		o, err := f.parse("fuzz.txt", b)
+		if err != nil {
+			return
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // files lists the regular files of dir (not its subdirectories), sorted,
