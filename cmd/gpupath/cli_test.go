@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-)
 
-var regen = flag.Bool("regen", false, "rewrite golden files")
+	"github.com/gpupath/gpupath/internal/golden"
+)
 
 // invoke runs the command line as main does and returns stdout, stderr and the exit status.
 func invoke(t *testing.T, args ...string) (string, string, int) {
@@ -21,24 +20,6 @@ func invoke(t *testing.T, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	code := exitCode(run(context.Background(), args, &out, &errb), &errb)
 	return out.String(), errb.String(), code
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *regen {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -regen to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -regen rewrites it):\n--- got ---\n%s", name, got)
-	}
 }
 
 func TestModelGolden(t *testing.T) {
@@ -55,7 +36,7 @@ func TestModelGolden(t *testing.T) {
 		if code != 0 || errOut != "" {
 			t.Fatalf("%v: exit %d, stderr %q", tc.args, code, errOut)
 		}
-		golden(t, tc.file, out)
+		golden.Check(t, filepath.Join("testdata", tc.file), []byte(out))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpupath/gpupath/internal/fstree"
+	"github.com/gpupath/gpupath/internal/golden"
 )
 
 // unpackDoctorTree unpacks a doctor fixture tree into a temporary directory.
@@ -46,7 +47,7 @@ func TestDoctorGolden(t *testing.T) {
 			if code != 0 || errOut != "" {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
-			golden(t, tc.file, strings.ReplaceAll(out, dir, "$TREE"))
+			golden.Check(t, filepath.Join("testdata", tc.file), []byte(strings.ReplaceAll(out, dir, "$TREE")))
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/importers"
 )
 
@@ -45,8 +46,8 @@ func TestImportGolden(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, errOut)
 			}
 			clean := func(s string) string { return strings.ReplaceAll(s, dir, "RUN") }
-			golden(t, tc.name+"_stdout.golden", clean(out))
-			golden(t, tc.name+"_stderr.golden", clean(errOut))
+			golden.Check(t, filepath.Join("testdata", tc.name+"_stdout.golden"), []byte(clean(out)))
+			golden.Check(t, filepath.Join("testdata", tc.name+"_stderr.golden"), []byte(clean(errOut)))
 			if tc.code == 2 {
 				if _, err := importers.ReadRun(dir); err == nil {
 					t.Error("bad input wrote a run")

@@ -2,18 +2,16 @@ package calib
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/record"
 )
-
-var regen = flag.Bool("regen", false, "rewrite golden files")
 
 func TestPingPongAlpha(t *testing.T) {
 	// latency = 5us + n / 1GB/s, exactly: the fit recovers it; the record
@@ -141,17 +139,7 @@ func TestWriteScenarioYAML(t *testing.T) {
 	if err := WriteScenarioYAML(&buf, "This host (node1), measured by gpupath test.", ovs); err != nil {
 		t.Fatal(err)
 	}
-	const golden = "testdata/host-scenario.golden.yaml"
-	if *regen {
-		os.WriteFile(golden, buf.Bytes(), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("YAML differs from %s (go test -regen rewrites it):\n%s", golden, buf.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "host-scenario.golden.yaml"), buf.Bytes())
 	// It reads back as nested keys with the values.
 	var back map[string]map[string]string
 	if err := yaml.Unmarshal(buf.Bytes(), &back); err != nil {

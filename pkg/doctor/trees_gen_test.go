@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
-	"flag"
 	"fmt"
 	"os"
 	"path"
@@ -14,14 +13,14 @@ import (
 	"testing"
 
 	"github.com/gpupath/gpupath/internal/fstree"
+	"github.com/gpupath/gpupath/internal/golden"
 )
 
 // The fixture trees in testdata/trees/<name>/tree.txt are generated from
 // the specs below (go test ./pkg/doctor -run TestRegenerateTrees
-// -regen-trees), except cpu-vm, which gpupath doctor --save-tree captured on
+// -update-fixtures), except cpu-vm, which gpupath doctor --save-tree captured on
 // the CI machine. Each tree's README.md says what is copied from a real
 // machine and what is written by hand.
-var regenTrees = flag.Bool("regen-trees", false, "rewrite the generated fixture trees in testdata/trees")
 
 // builder assembles a tree: sys/, proc/, boot/ and nvml.json.
 type builder struct {
@@ -377,8 +376,8 @@ func treeSpecs() []treeSpec {
 }
 
 func TestRegenerateTrees(t *testing.T) {
-	if !*regenTrees {
-		t.Skip("fixture trees are committed; run with -regen-trees to rewrite them")
+	if !golden.UpdateFixtures() {
+		t.Skip("fixture trees are committed; run with -update-fixtures to rewrite them")
 	}
 	for _, s := range treeSpecs() {
 		b := newBuilder(t)

@@ -15,10 +15,9 @@ import (
 	"testing"
 
 	"github.com/gpupath/gpupath/internal/fstree"
+	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/model"
 )
-
-var regen = flag.Bool("regen", false, "rewrite the golden files (want.txt, want.json) of the fixture trees")
 
 var (
 	treeRoot string
@@ -190,23 +189,6 @@ func runTree(t testing.TB, name string) *Report {
 		Roots: Roots{Sys: "sys", Proc: "proc", Boot: "boot"}, GPU: gpu, Pricer: NewPricer(model.Default(), "preset default")})
 }
 
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *regen {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -regen to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -regen rewrites it); got:\n%s", path, got)
-	}
-}
-
 // TestTrees fixes doctor's text and JSON output on every fixture tree.
 func TestTrees(t *testing.T) {
 	for _, name := range treeNames(t) {
@@ -227,8 +209,8 @@ func TestTrees(t *testing.T) {
 					t.Errorf("a check stopped: %s", f.Title)
 				}
 			}
-			golden(t, filepath.Join("testdata", "trees", name, "want.txt"), txt.Bytes())
-			golden(t, filepath.Join("testdata", "trees", name, "want.json"), js.Bytes())
+			golden.Check(t, filepath.Join("testdata", "trees", name, "want.txt"), txt.Bytes())
+			golden.Check(t, filepath.Join("testdata", "trees", name, "want.json"), js.Bytes())
 		})
 	}
 }

@@ -3,21 +3,19 @@ package fit
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
-)
 
-var regen = flag.Bool("regen", false, "rewrite the golden files in testdata/")
+	"github.com/gpupath/gpupath/internal/golden"
+)
 
 // TestGolden pins the JSON of a few results — field names, warnings, and
 // the bootstrap's output for a fixed seed — in testdata/*_golden.json.
 // Numbers are rounded to 6 significant digits, so that a last-bit
 // difference in floating point (fused multiply-add on some architectures)
-// does not break it. `go test -run Golden -regen` rewrites the files.
+// does not break it. `go test -run Golden -update` rewrites the files.
 func TestGolden(t *testing.T) {
 	cases := []struct {
 		name string
@@ -40,20 +38,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := roundedJSON(t, v)
-			path := filepath.Join("testdata", c.name+"_golden.json")
-			if *regen {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -regen to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", c.name+"_golden.json"), roundedJSON(t, v))
 		})
 	}
 }

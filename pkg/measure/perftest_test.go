@@ -14,18 +14,24 @@ import (
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
+// sharedPerftest is the directory of the shared perftest fixtures.
+const sharedPerftest = "../importers/testdata/fixtures/perftest"
+
 // fakePerftest writes a fake perftest tool into dir: run without a host
 // argument it is the server (prints the "Waiting for client" banner, waits
 // a little, prints the server's output); with one it is the client and
 // prints the client's output (the CUDA one when --use_cuda is given), then
-// exits with status rc. Every invocation is logged to dir/calls.log.
+// exits with status rc. Every invocation is logged to dir/calls.log. The
+// outputs are real ones, the shared fixtures' (sharedPerftest; their sources
+// are in SOURCES.md there); no raw ib_write_lat output was found, so the
+// latency fake prints ib_read_lat output: the table format is the same.
 func fakePerftest(t *testing.T, dir, name, client, cudaClient, server string, rc int) {
 	t.Helper()
 	abs := func(f string) string {
 		if f == "" {
 			return "/dev/null"
 		}
-		p, err := filepath.Abs(filepath.Join("testdata", "perftest", f))
+		p, err := filepath.Abs(filepath.Join(sharedPerftest, f))
 		if err != nil {
 			t.Fatal(err)
 		}

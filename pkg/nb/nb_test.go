@@ -2,7 +2,6 @@ package nb
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -11,12 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/units"
 )
-
-var regen = flag.Bool("regen", false, "rewrite the golden files in testdata")
 
 // cells returns the text of each table cell, row by row.
 func cells(h string) [][]string {
@@ -294,25 +292,6 @@ func TestSensitivities(t *testing.T) {
 	}
 }
 
-// compareGolden compares a chart's SVG with testdata/name (rewritten with
-// -regen).
-func compareGolden(t *testing.T, name, svg string) {
-	t.Helper()
-	golden := filepath.Join("testdata", name)
-	if *regen {
-		if err := os.WriteFile(golden, []byte(svg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test -regen writes it)", err)
-	}
-	if svg != string(want) {
-		t.Errorf("the chart differs from %s (look at both; go test -regen rewrites it)", golden)
-	}
-}
-
 func TestSensitivityChartGolden(t *testing.T) {
 	rows, err := Sensitivities(model.Default(), Params(), []string{"tcp", "rdma", "gdr", "devmem"}, Small, Large)
 	if err != nil {
@@ -322,7 +301,7 @@ func TestSensitivityChartGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, "sensitivity_golden.svg", svg)
+	golden.Check(t, filepath.Join("testdata", "sensitivity_golden.svg"), []byte(svg))
 	if _, err := SensitivityChart(nil, Small, Large); err == nil {
 		t.Error("no rows: no error")
 	}
@@ -533,7 +512,7 @@ func TestSizeChartGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, "sizechart_golden.svg", svg)
+	golden.Check(t, filepath.Join("testdata", "sizechart_golden.svg"), []byte(svg))
 	for _, w := range []string{"A size chart", "measured: nowhere", "ten milliseconds", "1 KiB", "32 MiB"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("the chart has no %q", w)

@@ -1,19 +1,15 @@
 package plots_test
 
 import (
-	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/internal/golden"
 )
 
-var regen = flag.Bool("regen", false, "rewrite the golden files in testdata")
-
 // checkGolden runs an Example that writes testdata/name.svg and compares
-// the file with testdata/name_golden.svg (rewritten with -regen).
+// the file with testdata/name_golden.svg (go test -update rewrites it).
 func checkGolden(t *testing.T, example func(), name string) {
 	t.Helper()
 	example()
@@ -21,41 +17,8 @@ func checkGolden(t *testing.T, example func(), name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", name+"_golden.svg")
-	if *regen {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -regen to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("testdata/%s.svg differs from %s: look at both, then run go test ./pkg/plots -regen if the change is intended\n%s",
-			name, golden, firstDiff(string(got), string(want)))
-	}
+	golden.Check(t, filepath.Join("testdata", name+"_golden.svg"), got)
 }
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) && i < len(bl); i++ {
-		if al[i] != bl[i] {
-			return "line " + itoa(i+1) + ":\n got: " + clip(al[i]) + "\nwant: " + clip(bl[i])
-		}
-	}
-	return "lengths differ: " + itoa(len(al)) + " vs " + itoa(len(bl)) + " lines"
-}
-
-func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestLatencyGolden(t *testing.T)    { checkGolden(t, ExampleLatency, "latency") }
 func TestBandwidthGolden(t *testing.T)  { checkGolden(t, ExampleBandwidth, "bandwidth") }

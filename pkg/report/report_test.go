@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,11 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/units"
 )
-
-var regen = flag.Bool("regen", false, "rewrite the golden files in testdata")
 
 // artifacts is where tests leave screenshots and PDF pages for people to
 // look at: $GPUPATH_ARTIFACTS/<test>, or nowhere when unset.
@@ -89,45 +87,12 @@ func render(t testing.TB, in Input) *Report {
 	return r
 }
 
-func compareGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *regen {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -regen writes it)", err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(gl) || i < len(wl); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			out := filepath.Join(t.TempDir(), name)
-			_ = os.WriteFile(out, got, 0o644)
-			t.Fatalf("%s differs from the golden file at line %d (go test -regen rewrites it; got is in %s):\n got: %.300s\nwant: %.300s", name, i+1, out, g, w)
-		}
-	}
-}
-
 // The HTML is byte-exact for a fixed input: a model-only report and one
 // with a measurement run.
 func TestHTMLGolden(t *testing.T) {
-	compareGolden(t, "default.golden.html", render(t, goldenInput()).File(HTMLFile))
-	compareGolden(t, "measured.golden.html", render(t, measuredInput()).File(HTMLFile))
-	compareGolden(t, "calibrated.golden.html", render(t, calibratedInput(t)).File(HTMLFile))
+	golden.Check(t, filepath.Join("testdata", "default.golden.html"), render(t, goldenInput()).File(HTMLFile))
+	golden.Check(t, filepath.Join("testdata", "measured.golden.html"), render(t, measuredInput()).File(HTMLFile))
+	golden.Check(t, filepath.Join("testdata", "calibrated.golden.html"), render(t, calibratedInput(t)).File(HTMLFile))
 }
 
 // The same input gives the same bytes in every file, the PDF included.

@@ -2,7 +2,6 @@ package topo
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,20 +10,24 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gpupath/gpupath/internal/golden"
 )
 
 // The sysfs fixture trees are generated from the specs below
-// (go test ./pkg/topo -run TestRegenerateFixtures -regen) and committed as
+// (go test ./pkg/topo -run TestRegenerateFixtures -update-fixtures) and committed as
 // one text archive per tree, testdata/sysfs/<name>.txt, that each test
 // unpacks into a temporary directory (see archive_test.go). The archive
 // keeps the repository free of the ':' in PCI addresses (not allowed in Go
 // module file paths) and of symbolic links. Each tree mirrors a real system whose `nvidia-smi topo -m` or
-// ibv_devinfo output is in testdata (copied from /work/shared/fixtures; the
-// attribution lines are in testdata/SOURCES.md): the PCI tree is built so
+// ibv_devinfo output is among the shared fixtures (sharedFixtures; testdata/SOURCES.md
+// lists which, the shared SOURCES.md traces them to their sources): the PCI tree is built so
 // that the documented classes come out, with the layout real sysfs uses
 // (devices under devices/pciDDDD:BB/..., relative links from bus/pci/devices,
 // class/infiniband and class/net).
-var regen = flag.Bool("regen", false, "rewrite the sysfs fixture archives in testdata/sysfs")
+
+// sharedFixtures is the one copy of the project's real tool outputs.
+const sharedFixtures = "../importers/testdata/fixtures"
 
 type fxDev struct {
 	path   string // from the host bridge down, the device last: "pci0000:00/0000:00:01.1/0000:01:00.0"
@@ -396,8 +399,8 @@ func (s fxSystem) build(t *testing.T, dir string) {
 }
 
 func TestRegenerateFixtures(t *testing.T) {
-	if !*regen {
-		t.Skip("fixture trees are committed; run with -regen to rewrite them")
+	if !golden.UpdateFixtures() {
+		t.Skip("fixture trees are committed; run with -update-fixtures to rewrite them")
 	}
 	if err := os.MkdirAll(filepath.Join("testdata", "sysfs"), 0o755); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/internal/fstree"
 )
 
 func TestParseLinkSpeed(t *testing.T) {
@@ -201,7 +203,7 @@ func TestClassRank(t *testing.T) {
 
 func readMatrix(t *testing.T, name string) *SMIMatrix {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "nvidia-smi-topo", name))
+	b, err := os.ReadFile(filepath.Join(sharedFixtures, "nvidia-smi-topo", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +478,7 @@ func TestReadMissingSysfs(t *testing.T) {
 	}
 	// A tree with PCI devices but no class directories is fine.
 	dir := t.TempDir()
-	if err := unpackArchive(filepath.Join("testdata", "sysfs", "firecracker-flat.txt"), dir); err != nil {
+	if err := fstree.UnpackFile(filepath.Join("testdata", "sysfs", "firecracker-flat.txt"), dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(dir, "class")); err != nil {

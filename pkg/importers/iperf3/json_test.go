@@ -3,28 +3,19 @@ package iperf3
 import (
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
-	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 )
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// fx is the format's fixtures: the shared iperf3 outputs, JSON and text.
+var fx = importtest.Format{Tool: "iperf3", Detect: Detect, Parse: Parse}
 
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
 func TestParseJSON(t *testing.T) {
-	r, err := ParseJSON(read(t, "json-v3.0.11-tcp-1stream-13s.json"))
+	r, err := ParseJSON(fx.Read(t, "json-v3.0.11-tcp-1stream-13s.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,16 +37,16 @@ func TestParseJSON(t *testing.T) {
 		t.Errorf("cpu per byte %v %v", host, remote)
 	}
 
-	r, err = ParseJSON(read(t, "json-v3.6-tcp-4streams-60s-mininet-dupkeys.json"))
+	r, err = ParseJSON(fx.Read(t, "json-v3.6-tcp-4streams-60s-mininet-dupkeys.json"))
 	if err != nil || r.Streams != 4 || r.Retransmits != 2 || !near(r.ReceivedRate, 17535714055.21963/8, 1e-12) {
 		t.Errorf("4 streams: %+v, %v", r, err)
 	}
-	r, err = ParseJSON(read(t, "json-v3.9-tcp-omit3-ibm-lon-syd-crlf.json"))
+	r, err = ParseJSON(fx.Read(t, "json-v3.9-tcp-omit3-ibm-lon-syd-crlf.json"))
 	if err != nil || r.Omit != 3 || r.ReceivedBytes != 80706276 || r.Version != "iperf 3.9" {
 		t.Errorf("omit/CRLF: %+v, %v", r, err)
 	}
 	// Interrupted: "^C" before the document, an error at the end, the summary kept.
-	r, err = ParseJSON(read(t, "json-v3.6-tcp-n200M-interrupted-error-ctrlC-prefix-crlf.json"))
+	r, err = ParseJSON(fx.Read(t, "json-v3.6-tcp-n200M-interrupted-error-ctrlC-prefix-crlf.json"))
 	if !errors.Is(err, ErrReported) || r == nil || r.Error != "interrupt - the client has terminated" || r.ReceivedBytes != 0 {
 		t.Errorf("interrupted: %+v, %v", r, err)
 	}
@@ -63,7 +54,7 @@ func TestParseJSON(t *testing.T) {
 		t.Errorf("cpu per byte without bytes: %v", h)
 	}
 	// Cut off by a capture buffer: an error, no result.
-	if r, err := ParseJSON(read(t, "json-v3.9-reverse-TRUNCATED-at-8192-bytes-crlf.json")); err == nil || r != nil {
+	if r, err := ParseJSON(fx.Read(t, "json-v3.9-reverse-TRUNCATED-at-8192-bytes-crlf.json")); err == nil || r != nil {
 		t.Errorf("truncated document accepted: %+v", r)
 	}
 	for _, bad := range []string{"", "no json here", `{"start":{}}`, `{"error":"unable to connect to server"}`, `{"start":{}} trailing`} {
@@ -76,7 +67,7 @@ func TestParseJSON(t *testing.T) {
 // The observations, checked by hand on four outputs; the golden files fix
 // every record of every fixture.
 func TestParse(t *testing.T) {
-	o, err := Parse(read(t, "json-v3.0.11-tcp-1stream-13s.json"))
+	o, err := Parse(fx.Read(t, "json-v3.0.11-tcp-1stream-13s.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +82,7 @@ func TestParse(t *testing.T) {
 	}
 
 	// Cut off: the intervals before the cut, and the line where it ends.
-	o, err = Parse(read(t, "json-v3.9-reverse-TRUNCATED-at-8192-bytes-crlf.json"))
+	o, err = Parse(fx.Read(t, "json-v3.9-reverse-TRUNCATED-at-8192-bytes-crlf.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +92,7 @@ func TestParse(t *testing.T) {
 	}
 
 	// Text, 3 streams: the [SUM] rows only; 128 KiB writes assumed.
-	o, err = Parse(read(t, "moler-text-tcp-client-P3-sum.txt"))
+	o, err = Parse(fx.Read(t, "moler-text-tcp-client-P3-sum.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +106,7 @@ func TestParse(t *testing.T) {
 
 	// UDP, interrupted by Ctrl-C after its summary: the summary is kept,
 	// the interrupt is the tool's failure.
-	o, err = Parse(read(t, "text-udp-client-interrupted-377s-old-bandwidth-column.txt"))
+	o, err = Parse(fx.Read(t, "text-udp-client-interrupted-377s-old-bandwidth-column.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,27 +116,11 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestGolden(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		t.Run(name, func(t *testing.T) {
-			o, err := Parse(read(t, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			golden.JSON(t, filepath.Join("testdata", "golden", name+".json"), o)
-		})
-	}
-}
+// TestGolden checks every output, each detected as well as parsed.
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
+// Every fixture is detected (TestGolden); other tools' outputs are not.
 func TestDetect(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		if !Detect(read(t, name)) {
-			t.Errorf("%s not detected", name)
-		}
-	}
 	for _, s := range []string{"", "hello", `{"nvbandwidth": {}}`, "#  Rank  0 Group  0"} {
 		if Detect([]byte(s)) {
 			t.Errorf("%q detected", s)
@@ -155,7 +130,7 @@ func TestDetect(t *testing.T) {
 
 func FuzzParseJSON(f *testing.F) {
 	for _, p := range []string{"json-v3.0.11-tcp-1stream-13s.json", "json-v3.6-tcp-n200M-interrupted-error-ctrlC-prefix-crlf.json", "json-v3.9-reverse-TRUNCATED-at-8192-bytes-crlf.json"} {
-		f.Add(read(f, p))
+		f.Add(fx.Read(f, p))
 	}
 	f.Add([]byte(`{"end":{"sum_sent":{"bytes":-1},"sum_received":{}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -174,7 +149,7 @@ func FuzzParseJSON(f *testing.F) {
 // text outputs.
 func FuzzParse(f *testing.F) {
 	for _, p := range []string{"moler-text-tcp-client-P3-sum.txt", "moler-text-udp-client-b5000k-fk.txt", "json-v3.9-reverse-TRUNCATED-at-8192-bytes-crlf.json"} {
-		f.Add(read(f, p))
+		f.Add(fx.Read(f, p))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		o, err := Parse(b)
@@ -189,5 +164,3 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
-
-var _ = obs.Latency

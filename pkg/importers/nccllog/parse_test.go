@@ -1,49 +1,22 @@
 package nccllog
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
-	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 )
 
-func parseFile(t testing.TB, name string) *obs.Output {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Detect(b) {
-		t.Fatalf("%s: not detected", name)
-	}
-	o, err := Parse(b)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+// fx is the format's fixtures: the three shared nccl-tests outputs that
+// carry NCCL's INFO log (the only real NCCL logs among the shared fixtures),
+// and logs written by hand (testdata/handwritten).
+var fx = importtest.Format{Tool: "nccl-tests", Only: []string{
+	"moc-all_reduce_perf-2node-1gpu-h100-roce-step-bytes-with-NCCL_DEBUG-INFO.txt",
+	"moc-sendrecv_perf-2node-1gpu-h100-roce-with-NCCL_DEBUG-INFO.txt",
+	"moc-sendrecv_perf-2node-4gpu-each-h100-roce-with-NCCL_DEBUG-INFO.txt",
+}, Local: "handwritten", Detect: Detect, Parse: Parse}
 
-func fixtures(t testing.TB) []string {
-	out := golden.Files(t, "testdata")
-	for _, f := range golden.Files(t, filepath.Join("testdata", "handwritten")) {
-		out = append(out, filepath.Join("handwritten", f))
-	}
-	return out
-}
-
-func TestGolden(t *testing.T) {
-	for _, name := range fixtures(t) {
-		t.Run(name, func(t *testing.T) {
-			golden.JSON(t, filepath.Join("testdata", "golden", filepath.Base(name)+".json"), parseFile(t, name))
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 // The verdicts of the logs: GPUDirect RDMA on, off, and sockets, each on a
 // real log where one exists and on a hand-written one.
@@ -74,7 +47,7 @@ func TestVerdicts(t *testing.T) {
 			[]string{"TCP sockets", "NET/Socket/0", "network Socket, line 9", "NICs: eth0."}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			o := parseFile(t, tc.file)
+			o := fx.Output(t, tc.file)
 			p := o.Path
 			if p.Path != tc.path || p.Intra != tc.intra || p.Line != tc.line || p.PXN != tc.pxn {
 				t.Errorf("path %q intra %q line %d pxn %v\n%s", p.Path, p.Intra, p.Line, p.PXN, p.Verdict)

@@ -2,61 +2,21 @@ package nccltests
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
 
-func parseFile(t testing.TB, name string) *obs.Output {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := Parse(filepath.Base(name), b)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if err := o.Validate(); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return o
-}
+// fx is the format's fixtures: the shared nccl-tests outputs and the ones
+// written by hand (testdata/handwritten).
+var fx = importtest.Format{Tool: "nccl-tests", Local: "handwritten", Detect: Detect, ParseNamed: Parse}
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
-// fixtures lists every output in testdata, the real ones and the
-// hand-written ones.
-func fixtures(t testing.TB) []string {
-	var out []string
-	out = append(out, golden.Files(t, "testdata")...)
-	for _, f := range golden.Files(t, filepath.Join("testdata", "handwritten")) {
-		out = append(out, filepath.Join("handwritten", f))
-	}
-	return out
-}
-
-func TestGolden(t *testing.T) {
-	for _, name := range fixtures(t) {
-		t.Run(name, func(t *testing.T) {
-			o := parseFile(t, name)
-			golden.JSON(t, filepath.Join("testdata", "golden", filepath.Base(name)+".json"), o)
-		})
-	}
-}
-
-func TestDetect(t *testing.T) {
-	for _, name := range fixtures(t) {
-		b, _ := os.ReadFile(filepath.Join("testdata", name))
-		if !Detect(b) {
-			t.Errorf("%s not detected", name)
-		}
-	}
-}
+// TestGolden checks every output, each detected (fx.Detect) as well as parsed.
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 // Values read off the fixtures by hand; time in µs → s, GB/s → 1e9 B/s.
 func TestHandRead(t *testing.T) {
@@ -102,7 +62,7 @@ func TestHandRead(t *testing.T) {
 		{file: "handwritten/J-all_reduce_perf-I1-2node-1xH200.json", test: "all_reduce_perf", op: "allreduce", records: 26, ranks: 2, nodes: 2, version: "2.28.9", gpu: "NVIDIA H200"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			o := parseFile(t, tc.file)
+			o := fx.Output(t, tc.file)
 			if o.Test != tc.test || (tc.records > 0 || tc.failures > 0) && len(o.Records) != tc.records || o.Hardware.Ranks != tc.ranks ||
 				o.Hardware.Nodes != tc.nodes || len(o.Failures) != tc.failures || len(o.Problems) != tc.problems {
 				t.Fatalf("test %q, %d records, ranks %d nodes %d, failures %v, problems %v, notes %v", o.Test, len(o.Records),
@@ -133,11 +93,11 @@ func TestHandRead(t *testing.T) {
 			}
 		})
 	}
-	o := parseFile(t, "handwritten/J-all_reduce_perf-I1-2node-1xH200.json")
+	o := fx.Output(t, "handwritten/J-all_reduce_perf-I1-2node-1xH200.json")
 	if r := o.Records[0]; len(r.Samples) != 5 || r.Line != 1 || r.P50 == 0 || r.Time <= 0 {
 		t.Errorf("JSON per-iteration samples: %+v", r)
 	}
-	o = parseFile(t, "handwritten/J-sendrecv_perf-C1-socket-2node-1xA100.json")
+	o = fx.Output(t, "handwritten/J-sendrecv_perf-C1-socket-2node-1xA100.json")
 	if r := o.Records[0]; r.Central != "mean (CPU time, -C)" || !near(r.Time, 512.4e-6) || r.Wrong != "N/A" || len(o.Failures) != 0 {
 		t.Errorf("JSON cputime: %+v %v", r, o.Failures)
 	}
@@ -187,14 +147,5 @@ func TestDamagedRow(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := Parse("fuzz.txt", b)
-		if err != nil {
-			return
-		}
-		if err := o.Validate(); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+// FuzzParse checks that Parse never panics and that what it reads passes validation.
+func FuzzParse(f *testing.F) { fx.Fuzz(f) }

@@ -2,42 +2,18 @@ package netperf
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
 
-func parseFile(t testing.TB, name string) *obs.Output {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Detect(b) {
-		t.Fatalf("%s not detected", name)
-	}
-	o, err := Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+// fx is the format's fixtures: the shared netperf outputs.
+var fx = importtest.Format{Tool: "netperf", Detect: Detect, Parse: Parse}
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
-func TestGolden(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		t.Run(name, func(t *testing.T) {
-			golden.JSON(t, filepath.Join("testdata", "golden", name+".json"), parseFile(t, name))
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 // Read off the fixtures by hand: 10^6bits/sec × 1e6/8 = B/s; the one-way
 // latency of a request/response test is half the round trip.
@@ -59,7 +35,7 @@ func TestHandRead(t *testing.T) {
 		{"manual-tcp_rr-v2-burst-r32K-throughput.txt", "TCP_RR", 32768, 2015.402e-6 / 2, 0, 7, 0, obs.Latency},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			o := parseFile(t, tc.file)
+			o := fx.Output(t, tc.file)
 			if len(o.Records) != 1 {
 				t.Fatalf("%d records, problems %v", len(o.Records), o.Problems)
 			}
@@ -70,24 +46,15 @@ func TestHandRead(t *testing.T) {
 			}
 		})
 	}
-	o := parseFile(t, "manual-udp_rr-cpu-util-classic.txt")
+	o := fx.Output(t, "manual-udp_rr-cpu-util-classic.txt")
 	if e := o.Records[0].Extra; e["cpu_local_percent"] != 13.90 || e["service_demand_remote_us"] != 21.116 || o.Records[0].Path != "" {
 		t.Errorf("%v", e)
 	}
-	o = parseFile(t, "manual-tcp_rr-v2-burst-r32K-throughput.txt")
+	o = fx.Output(t, "manual-tcp_rr-v2-burst-r32K-throughput.txt")
 	if e := o.Records[0].Extra; e["transactions_per_s"] != 3473.252 || !near(e["throughput_Bps"], 1821.30e6/8) {
 		t.Errorf("%v", e)
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := Parse(b)
-		if err != nil {
-			return
-		}
-		if err := o.Validate(); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+// FuzzParse checks that Parse never panics and that what it reads passes validation.
+func FuzzParse(f *testing.F) { fx.Fuzz(f) }

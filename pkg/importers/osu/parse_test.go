@@ -2,42 +2,17 @@ package osu
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
-	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 )
 
-func parseFile(t testing.TB, name string) *obs.Output {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Detect(b) {
-		t.Fatalf("%s not detected", name)
-	}
-	o, err := Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+// fx is the format's fixtures: the shared OSU outputs.
+var fx = importtest.Format{Tool: "osu", Detect: Detect, Parse: Parse}
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
-func TestGolden(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		t.Run(name, func(t *testing.T) {
-			golden.JSON(t, filepath.Join("testdata", "golden", name+".json"), parseFile(t, name))
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 // Values read off the fixtures by hand: µs → s, MB/s → 1e6 B/s.
 func TestHandRead(t *testing.T) {
@@ -59,7 +34,7 @@ func TestHandRead(t *testing.T) {
 		{"reframe-osu_latency-v7.2-single-size-8KiB-internode-aion.txt", "osu_latency", "", 1, 8192, 4.43e-6, 0, false, "", "v7.2"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			o := parseFile(t, tc.file)
+			o := fx.Output(t, tc.file)
 			last := o.Records[len(o.Records)-1]
 			if o.Test != tc.test || len(o.Records) != tc.rows || last.Variant != tc.variant || last.Bytes != tc.bytes ||
 				!near(last.Time, tc.time) || !near(last.Rate, tc.rate) || o.Hardware.MemoryGPU != tc.gpu || last.Path != tc.path ||
@@ -68,11 +43,11 @@ func TestHandRead(t *testing.T) {
 			}
 		})
 	}
-	o := parseFile(t, "pkb-osu_latency-v5.7.1-intelmpi-debug-trimmed.txt")
+	o := fx.Output(t, "pkb-osu_latency-v5.7.1-intelmpi-debug-trimmed.txt")
 	if len(o.Hardware.Hosts) != 2 || o.Hardware.Hosts[1] != "pkb-6da5644b-1" {
 		t.Errorf("hosts %v", o.Hardware.Hosts)
 	}
-	if o := parseFile(t, "cray-pr859-osu_latency-v5.0-2node-aries-full-sweep.txt"); o.Records[0].Bytes != 0 || o.Records[0].Time != 1.84e-6 {
+	if o := fx.Output(t, "cray-pr859-osu_latency-v5.0-2node-aries-full-sweep.txt"); o.Records[0].Bytes != 0 || o.Records[0].Time != 1.84e-6 {
 		t.Errorf("size 0 row %+v", o.Records[0])
 	}
 }
@@ -93,14 +68,5 @@ func TestFullColumns(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := Parse(b)
-		if err != nil {
-			return
-		}
-		if err := o.Validate(); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+// FuzzParse checks that Parse never panics and that what it reads passes validation.
+func FuzzParse(f *testing.F) { fx.Fuzz(f) }

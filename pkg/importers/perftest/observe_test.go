@@ -1,34 +1,8 @@
 package perftest
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
+import "testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
-)
-
-func TestObservationsGolden(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !Detect(b) {
-				t.Error("not detected")
-			}
-			o, err := ParseObservations(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			golden.JSON(t, filepath.Join("testdata", "golden", name+".json"), o)
-		})
-	}
-}
+func TestObservationsGolden(t *testing.T) { fx.CheckGolden(t) }
 
 // Hand-read: the 16-QP --use_cuda run measures GPU memory (gdr); its last
 // row is 8388608 B at 385.01 Gb/s average.

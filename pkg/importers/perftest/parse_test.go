@@ -3,19 +3,19 @@ package perftest
 import (
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 )
+
+// fx is the format's fixtures: the shared perftest outputs, each read as
+// observations by the golden test; parseFile reads one as a Report.
+var fx = importtest.Format{Tool: "perftest", Detect: Detect, Parse: ParseObservations}
 
 func parseFile(t *testing.T, name string) *Report {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := ParseBytes(b)
+	r, err := ParseBytes(fx.Read(t, name))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

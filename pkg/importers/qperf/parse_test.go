@@ -2,42 +2,20 @@ package qperf
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
-	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 )
 
-func parseFile(t testing.TB, name string) *obs.Output {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+// fx is the format's fixtures: the shared qperf outputs.
+var fx = importtest.Format{Tool: "qperf", Detect: Detect, Parse: Parse}
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
-func TestGolden(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		t.Run(name, func(t *testing.T) {
-			golden.JSON(t, filepath.Join("testdata", "golden", name+".json"), parseFile(t, name))
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 func TestHandRead(t *testing.T) {
-	o := parseFile(t, "jm-vvs-tcp_bw-tcp_lat-azure-cni-same-node.txt")
+	o := fx.Output(t, "jm-vvs-tcp_bw-tcp_lat-azure-cni-same-node.txt")
 	bw, lat := o.Records[0], o.Records[1]
 	if len(o.Records) != 2 || bw.Test != "tcp_bw" || !near(bw.Rate, 2.82e9) || !near(bw.MsgRate, 43.1e3) || bw.Path != "host-tcp" ||
 		bw.Extra["send_msgs"] != 430972 || !near(bw.Extra["send_bytes_bytes"], 28.2e9) || bw.Line != 2 {
@@ -46,40 +24,26 @@ func TestHandRead(t *testing.T) {
 	if lat.Test != "tcp_lat" || !near(lat.Time, 16.9e-6) || lat.Line != 9 {
 		t.Errorf("lat %+v", lat)
 	}
-	o = parseFile(t, "begin-again-v-tcp_bw-udp_bw-tcp_lat-udp_lat-rpi3b.txt")
+	o = fx.Output(t, "begin-again-v-tcp_bw-udp_bw-tcp_lat-udp_lat-rpi3b.txt")
 	if len(o.Records) != 4 || !near(o.Records[0].Extra["send_cost_s_per_B"], 244e-9) || o.Records[1].Variant != "receiver" ||
 		!near(o.Records[1].Rate, 2.23e6) || !near(o.Records[2].Time, 7.39e-3) || o.Records[1].Path != "" {
 		t.Errorf("%+v", o.Records)
 	}
-	o = parseFile(t, "ntrdma-rc_lat-rc_rdma_write_lat-rc_rdma_read_lat.txt")
+	o = fx.Output(t, "ntrdma-rc_lat-rc_rdma_write_lat-rc_rdma_read_lat.txt")
 	if len(o.Records) != 3 || o.Records[2].Path != "host-rdma" || !near(o.Records[2].Time, 21.4e-6) {
 		t.Errorf("%+v", o.Records)
 	}
-	o = parseFile(t, "learningRDMA-rc_bi_bw-rc_lat-rxe-error-client.txt")
+	o = fx.Output(t, "learningRDMA-rc_bi_bw-rc_lat-rxe-error-client.txt")
 	if len(o.Records) != 0 || len(o.Failures) != 2 || o.Failures[1].Text != "server: failed to modify QP to RTR: Invalid argument" {
 		t.Errorf("%+v", o.Failures)
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := Parse(b)
-		if err != nil {
-			return
-		}
-		if err := o.Validate(); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+// FuzzParse checks that Parse never panics and that what it reads passes validation.
+func FuzzParse(f *testing.F) { fx.Fuzz(f) }
 
+// Every fixture is detected (fx.Output checks it); other text is not.
 func TestDetect(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		b, _ := os.ReadFile(filepath.Join("testdata", name))
-		if !Detect(b) {
-			t.Errorf("%s not detected", name)
-		}
-	}
 	if Detect([]byte("server: x\ny\n")) {
 		t.Error("detected")
 	}

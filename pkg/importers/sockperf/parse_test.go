@@ -2,21 +2,14 @@ package sockperf
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/gpupath/gpupath/pkg/importers/internal/golden"
+	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 )
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// fx is the format's fixtures: the shared sockperf outputs and one captured
+// for this repository (testdata/captured).
+var fx = importtest.Format{Tool: "sockperf", Local: "captured", Detect: Detect, Parse: Parse}
 
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
@@ -29,11 +22,11 @@ func TestParseLatency(t *testing.T) {
 	}{
 		{"jm-v3.8-ping-pong-tcp-azure-cni-same-node-full.txt", "3.8-0.git31ee322aa82a", 16.791, 16.493, 24.549, 10.847, 283507, 283507},
 		{"manual-v3.5-ping-pong-tcp-m64.txt", "3.5-no.git", 9.017, 6.222, 16.193, 4.629, 528579, 528579},
-		{"local-v3.7-ping-pong-tcp-loopback-m64-ansi.txt", "3.7-no.git", 9.573, 8.656, 29.866, 8.105, 80886, 80886},
+		{"captured/local-v3.7-ping-pong-tcp-loopback-m64-ansi.txt", "3.7-no.git", 9.573, 8.656, 29.866, 8.105, 80886, 80886},
 		{"manual-v3.5-ping-pong-udp-vma-m64-with-vma-banner.txt", "", -1, -1, -1, -1, -1, -1},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			s, err := ParseLatency(read(t, tc.file))
+			s, err := ParseLatency(fx.Read(t, tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,18 +49,18 @@ func TestParseLatency(t *testing.T) {
 		})
 	}
 	// The stats block alone (no version banner) parses too.
-	s, err := ParseLatency(read(t, "aks-v3.10-excerpt-ping-pong-tcp-eth0-stats-block.txt"))
+	s, err := ParseLatency(fx.Read(t, "aks-v3.10-excerpt-ping-pong-tcp-eth0-stats-block.txt"))
 	if err != nil || !near(s.AvgLatency, 83.147e-6, 1e-12) || s.Version != "" || !near(s.StdDev, 8.246e-6, 1e-12) {
 		t.Errorf("stats block: %+v %v", s, err)
 	}
 	// A throughput run has no latency summary.
-	if _, err := ParseLatency(read(t, "aks-v3.10-excerpt-throughput-tcp-ipoib-summary.txt")); err == nil {
+	if _, err := ParseLatency(fx.Read(t, "aks-v3.10-excerpt-throughput-tcp-ipoib-summary.txt")); err == nil {
 		t.Error("throughput summary accepted as latency")
 	}
 }
 
 func TestParse(t *testing.T) {
-	o, err := Parse(read(t, "manual-v3.5-ping-pong-udp-vma-m64-with-vma-banner.txt"))
+	o, err := Parse(fx.Read(t, "manual-v3.5-ping-pong-udp-vma-m64-with-vma-banner.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,39 +71,22 @@ func TestParse(t *testing.T) {
 		!near(r.P50, 0.943e-6, 1e-12) || r.Line != 46 || o.Command != "sockperf ping-pong -i 22.0.0.3 -p 5001 -m 64 -t 10 --mps=max" {
 		t.Errorf("%+v %q", r, o.Command)
 	}
-	o, err = Parse(read(t, "jm-v3.8-ping-pong-tcp-azure-cni-same-node-full.txt"))
+	o, err = Parse(fx.Read(t, "jm-v3.8-ping-pong-tcp-azure-cni-same-node-full.txt"))
 	if err != nil || o.Records[0].Path != "host-tcp" || o.Records[0].Bytes != 0 || o.Records[0].BytesNote == "" {
 		t.Errorf("%+v %v", o, err)
 	}
 	// Throughput: 833.016 MBps = 833.016e6 B/s; 593397 msg/s.
-	o, err = Parse(read(t, "aks-v3.10-excerpt-throughput-tcp-ipoib-summary.txt"))
+	o, err = Parse(fx.Read(t, "aks-v3.10-excerpt-throughput-tcp-ipoib-summary.txt"))
 	if err != nil || len(o.Records) != 1 || o.Records[0].Rate != 833.016e6 || o.Records[0].MsgRate != 593397 || o.Records[0].Iterations != 593671 {
 		t.Errorf("throughput %+v %v", o, err)
 	}
 }
 
-func TestGolden(t *testing.T) {
-	for _, name := range golden.Files(t, "testdata") {
-		t.Run(name, func(t *testing.T) {
-			b := read(t, name)
-			if !Detect(b) {
-				t.Error("not detected")
-			}
-			o, err := Parse(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			golden.JSON(t, filepath.Join("testdata", "golden", name+".json"), o)
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 func FuzzParse(f *testing.F) {
-	for _, p := range []string{"jm-v3.8-ping-pong-tcp-azure-cni-same-node-full.txt", "local-v3.7-ping-pong-tcp-loopback-m64-ansi.txt", "aks-v3.10-excerpt-throughput-tcp-ipoib-summary.txt"} {
-		f.Add(read(f, p))
+	for _, p := range []string{"jm-v3.8-ping-pong-tcp-azure-cni-same-node-full.txt", "captured/local-v3.7-ping-pong-tcp-loopback-m64-ansi.txt", "aks-v3.10-excerpt-throughput-tcp-ipoib-summary.txt"} {
+		f.Add(fx.Read(f, p))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if s, err := ParseLatency(b); err == nil {
