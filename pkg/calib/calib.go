@@ -252,16 +252,8 @@ func loopbackOf(s *model.Scenario) *model.Scenario {
 	return l
 }
 
-func route(s *model.Scenario, path string) *model.Route {
-	p, err := model.LookupPath(path)
-	if err != nil {
-		panic(err) // path names are constants of this package
-	}
-	return p.Route(s)
-}
-
 func peerRate(s *model.Scenario) units.Rate {
-	r := route(s, "gpu-peer").Evaluate(1 << 30)
+	r := s.MustRoute("gpu-peer").Evaluate(1 << 30)
 	return r.Bandwidth
 }
 
@@ -524,7 +516,7 @@ func sortedKeys(m map[string]*Series) []string {
 // pipelined) latency, or one stage's latency when stage is set. It returns
 // the per-stage terms too, for Blame.
 func predict(s *model.Scenario, path, stage string, pipelined bool, sizes []float64) ([]float64, []fit.Stage) {
-	r := route(s, path)
+	r := s.MustRoute(path)
 	out := make([]float64, len(sizes))
 	var stages []fit.Stage
 	if r.Feasible {
@@ -574,7 +566,7 @@ func predict(s *model.Scenario, path, stage string, pipelined bool, sizes []floa
 // scenario: which were measured (and how), which came from the preset, and
 // the modeled against the measured latency at StageSizes.
 func (c *Calibration) stageTable(series map[string]*Series) {
-	r := route(c.Loopback, "tcp")
+	r := c.Loopback.MustRoute("tcp")
 	if !r.Feasible {
 		return
 	}

@@ -265,7 +265,7 @@ func (f *fitting) loopbackTCP() {
 	c := f.c
 	lb := loopbackOf(f.base)
 	fd := Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp, Fit: r,
-		PresetAlpha: float64(route(lb, "host-tcp").Evaluate(1).Latency), PresetBeta: float64(route(lb, "host-tcp").Evaluate(1 << 30).Bandwidth)}
+		PresetAlpha: float64(lb.MustRoute("host-tcp").Evaluate(1).Latency), PresetBeta: float64(lb.MustRoute("host-tcp").Evaluate(1 << 30).Bandwidth)}
 	f.withKnee(&fd)
 	c.Fits = append(c.Fits, fd)
 	c.set(f.s, "loopback.latency", units.Seconds(fd.Fit.Alpha.Value).String(), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", secI(fd.Fit.Alpha)))

@@ -31,7 +31,7 @@ func SizeChart(title, subtitle string, height vg.Length, panels ...SizePanel) (*
 // SensitivityChart draws, for each metric, one horizontal bar per path and
 // parameter: the largest absolute relative change (in percent) that one
 // step of the parameter, down or up, makes (plots.Sensitivity). Paths keep
-// their colours from plots.PathStyles. rows come from Sensitivities.
+// their colours from plots.PathStyle. rows come from Sensitivities.
 func SensitivityChart(rows []Sensitivity, small, large units.Bytes) (*Chart, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("nb: no sensitivities to draw")

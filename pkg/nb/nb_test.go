@@ -86,12 +86,12 @@ func TestTablesEscape(t *testing.T) {
 
 func TestPathTable(t *testing.T) {
 	s := model.Default()
-	h, err := PathTable(s, GPUPaths, Small, Large)
+	h, err := PathTable(s, GPUPaths(), Small, Large)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := cells(h)
-	if len(rows) != 1+len(GPUPaths) {
+	if len(rows) != 1+len(GPUPaths()) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	plain := rows[len(rows)-1]
@@ -107,7 +107,7 @@ func TestPathTable(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	s := model.Default()
-	md, err := Compare(s, GPUPaths, Small, Large)
+	md, err := Compare(s, GPUPaths(), Small, Large)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestSensitivityChartGolden(t *testing.T) {
 }
 
 func TestSVG(t *testing.T) {
-	svg, err := SVG(plots.Latency(plots.Input{Scenario: model.Default(), Paths: SeedPaths}))
+	svg, err := SVG(plots.Latency(plots.Input{Scenario: model.Default(), Paths: ComparedPaths()}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,13 +12,26 @@ import (
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
-// The paths the seed tells, in its order: the three it compares, then
-// the two endings (devmem TCP, and the plain-NIC idea that cannot work).
-var (
-	SeedPaths = []string{"tcp", "rdma", "gdr"}
-	Endings   = []string{"devmem", "p2p-plain-nic"}
-	GPUPaths  = []string{"tcp", "rdma", "gdr", "devmem", "p2p-plain-nic"}
-)
+// ComparedPaths are the three paths the account compares (tcp, rdma,
+// gdr), EndingPaths where it ends (devmem TCP and the plain-NIC idea), and
+// GPUPaths both: the GPU-to-GPU paths between nodes. Each is a list of
+// names in presentation order, from the model's path registry, so a path
+// registered there appears here by its role.
+func ComparedPaths() []string { return namesWith(model.RoleCompared) }
+
+// EndingPaths: see ComparedPaths.
+func EndingPaths() []string { return namesWith(model.RoleEnding) }
+
+// GPUPaths: see ComparedPaths.
+func GPUPaths() []string { return namesWith(model.RoleCompared, model.RoleEnding) }
+
+func namesWith(roles ...model.Role) []string {
+	var out []string
+	for _, p := range model.PathsWith(func(p model.Path) bool { return slices.Contains(roles, p.Role) }) {
+		out = append(out, p.Name)
+	}
+	return out
+}
 
 // Small and Large are the two sizes the notebooks quote: a message whose
 // latency is all fixed costs, and one whose time is all bandwidth.
@@ -25,17 +39,6 @@ const (
 	Small units.Bytes = 8
 	Large units.Bytes = 64 << 20
 )
-
-func route(s *model.Scenario, path string) (*model.Route, error) {
-	if s == nil {
-		return nil, fmt.Errorf("nb: no scenario")
-	}
-	p, err := model.LookupPath(path)
-	if err != nil {
-		return nil, err
-	}
-	return p.Route(s), nil
-}
 
 func rate(r units.Rate) string {
 	if math.IsInf(float64(r), 1) {
@@ -50,7 +53,7 @@ func rate(r units.Rate) string {
 // and what happens there; the last row is the total. An infeasible path
 // gives a paragraph with the model's reason instead.
 func StageTable(s *model.Scenario, path string, n units.Bytes) (string, error) {
-	r, err := route(s, path)
+	r, err := s.Route(path)
 	if err != nil {
 		return "", err
 	}
@@ -105,7 +108,7 @@ func PathTable(s *model.Scenario, paths []string, small, large units.Bytes) (str
 		Right: []bool{false, true, true, true, true, true, true, true, false},
 	}
 	for _, p := range paths {
-		r, err := route(s, p)
+		r, err := s.Route(p)
 		if err != nil {
 			return "", err
 		}
@@ -128,7 +131,7 @@ func PathTable(s *model.Scenario, paths []string, small, large units.Bytes) (str
 func Compare(s *model.Scenario, paths []string, small, large units.Bytes) (string, error) {
 	var rs []*model.Route
 	for _, p := range paths {
-		r, err := route(s, p)
+		r, err := s.Route(p)
 		if err != nil {
 			return "", err
 		}
@@ -203,11 +206,11 @@ func ratio(x float64) string {
 // its numbers against tcp when the NIC can do it, and in any case what the
 // model says of the same NIC without header split.
 func DevmemEnding(s *model.Scenario, small, large units.Bytes) (string, error) {
-	dev, err := route(s, "devmem")
+	dev, err := s.Route("devmem")
 	if err != nil {
 		return "", err
 	}
-	tcp, err := route(s, "tcp")
+	tcp, err := s.Route("tcp")
 	if err != nil {
 		return "", err
 	}
@@ -224,7 +227,7 @@ func DevmemEnding(s *model.Scenario, small, large units.Bytes) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	nr, _ := route(no, "devmem")
+	nr, _ := no.Route("devmem")
 	fmt.Fprintf(&b, "\n\nThe same NIC without header split (`nic.header_split: false`): *%s*", nr.Reason)
 	return b.String(), nil
 }
@@ -232,7 +235,7 @@ func DevmemEnding(s *model.Scenario, small, large units.Bytes) (string, error) {
 // PlainNICEnding is, in Markdown, the model's reason why the seed's first
 // idea (a plain NIC reading raw GPU data by peer-to-peer DMA) cannot work.
 func PlainNICEnding(s *model.Scenario) (string, error) {
-	plain, err := route(s, "p2p-plain-nic")
+	plain, err := s.Route("p2p-plain-nic")
 	if err != nil {
 		return "", err
 	}

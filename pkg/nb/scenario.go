@@ -64,7 +64,7 @@ func Host() string {
 // PipelineGain says in Markdown how much pipelining in the scenario's
 // chunks gains over store-and-forward for path at each size.
 func PipelineGain(s *model.Scenario, path string, sizes ...units.Bytes) (string, error) {
-	r, err := route(s, path)
+	r, err := s.Route(path)
 	if err != nil {
 		return "", err
 	}

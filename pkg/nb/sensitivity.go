@@ -143,7 +143,7 @@ func Sensitivities(base *model.Scenario, params []Param, paths []string, small, 
 	}
 	var out []Sensitivity
 	for _, p := range paths {
-		r0, err := route(base, p)
+		r0, err := base.Route(p)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +158,7 @@ func Sensitivities(base *model.Scenario, params []Param, paths []string, small, 
 				ok := par.step(s, up)
 				var r *model.Route
 				if ok {
-					r, _ = route(s, p)
+					r, _ = s.Route(p)
 					ok = r.Feasible
 				}
 				for m := range row.Change {

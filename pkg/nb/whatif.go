@@ -155,7 +155,7 @@ func CoresTable(base *model.Scenario, v Variation, paths []string, sizes ...unit
 		for _, n := range sizes {
 			cells := []string{val, n.Human()}
 			for _, p := range paths {
-				r, err := route(s, p)
+				r, err := s.Route(p)
 				if err != nil {
 					return "", err
 				}

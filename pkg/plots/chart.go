@@ -97,7 +97,7 @@ func (c *Chart) drawHead(dc draw.Canvas) {
 // that one step of the parameter (down or up) makes.
 type SensitivityBars struct {
 	// Metrics name the panels ("latency at 8 B"); Paths and Params the
-	// bars of each panel: the paths in their colours (PathStyles) within
+	// bars of each panel: the paths in their colours (PathStyle) within
 	// each parameter, the first parameter at the top.
 	Metrics, Paths, Params []string
 	// Percent[m][i][k] is the change of metric m of path i for one step

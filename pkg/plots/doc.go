@@ -43,7 +43,7 @@
 //
 // One ticker per kind of axis (ticks.go: message sizes, decades, linear,
 // time, percent), one error panel (errorAxes and addErrorCurve, shared by
-// Residuals and ModelComparison), one style per path (PathStyles, from the
+// Residuals and ModelComparison), one style per path (PathStyle, from the
 // colour-blind-safe Okabe–Ito palette) and one glossary of the seed's
 // letters. Figures draw in Liberation Sans (regular and bold) with strokes,
 // fills and text only; Drawings and Charts use the same font at their own

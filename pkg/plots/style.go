@@ -1,8 +1,10 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
 
+	"github.com/gpupath/gpupath/pkg/model"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -41,30 +43,58 @@ var (
 	Dotted  = []vg.Length{vg.Points(1.2), vg.Points(1.8)}
 )
 
-// PathStyles gives every path of pkg/model its fixed style. GPU paths are
-// solid; the host-to-host references are dashed; the intra-node GPU copy
-// is dash-dotted. Change an entry before drawing to restyle every figure.
-var PathStyles = map[string]Style{
-	"tcp":           {Color: Vermillion, Dashes: Solid, Glyph: Mark{Shape: Circle, Filled: true}},
-	"rdma":          {Color: Blue, Dashes: Solid, Glyph: Mark{Shape: Square, Filled: true}},
-	"gdr":           {Color: BluishGreen, Dashes: Solid, Glyph: Mark{Shape: Triangle, Filled: true}},
-	"devmem":        {Color: ReddishPurple, Dashes: Solid, Glyph: Mark{Shape: Diamond, Filled: true}},
-	"p2p-plain-nic": {Color: Grey, Dashes: Dotted, Glyph: Mark{Shape: Plus}},
-	"host-tcp":      {Color: Orange, Dashes: Dashed, Glyph: Mark{Shape: Circle}},
-	"host-rdma":     {Color: SkyBlue, Dashes: Dashed, Glyph: Mark{Shape: Square}},
-	"gpu-peer":      {Color: Black, Dashes: DashDot, Glyph: Mark{Shape: Cross}},
-}
-
 // otherGlyphs are used, in turn, for measured series that name no known path.
 var otherGlyphs = []draw.GlyphDrawer{Mark{Shape: Triangle}, Mark{Shape: Diamond}, Mark{Shape: Plus}, Mark{Shape: Cross}}
 
-// PathStyle returns the style of the named path; an unknown name gets grey,
-// solid, with a ring glyph.
+// PathStyle returns the style of the named path, as its entry in the
+// model's path registry names it (model.Path.Style: colour, dashes, glyph):
+// one style per path in every figure, and a path registered later is drawn
+// in its own. An unknown name gets grey, solid, with a ring glyph.
 func PathStyle(name string) Style {
-	if s, ok := PathStyles[name]; ok {
-		return s
+	p, err := model.LookupPath(name)
+	if err != nil {
+		return Style{Color: Grey, Glyph: draw.RingGlyph{}}
 	}
-	return Style{Color: Grey, Glyph: draw.RingGlyph{}}
+	return styleOf(p.Style)
+}
+
+// knownPath reports whether name is a path of the registry.
+func knownPath(name string) bool {
+	_, err := model.LookupPath(name)
+	return err == nil
+}
+
+// styleOf turns the model's named style into drawing values.
+func styleOf(ms model.Style) Style {
+	st := Style{Color: hexColor(ms.Color)}
+	switch ms.Dash {
+	case model.DashDashed:
+		st.Dashes = Dashed
+	case model.DashDotted:
+		st.Dashes = Dotted
+	case model.DashDashDot:
+		st.Dashes = DashDot
+	}
+	shape, ok := map[model.Glyph]Shape{model.GlyphCircle: Circle, model.GlyphSquare: Square, model.GlyphTriangle: Triangle,
+		model.GlyphDiamond: Diamond, model.GlyphPlus: Plus, model.GlyphCross: Cross}[ms.Glyph]
+	if ok {
+		st.Glyph = Mark{Shape: shape, Filled: ms.Filled}
+	} else {
+		st.Glyph = draw.RingGlyph{}
+	}
+	return st
+}
+
+// hexColor reads "#rrggbb"; anything else is Grey.
+func hexColor(h string) color.Color {
+	var r, g, b uint8
+	if len(h) != 7 || h[0] != '#' {
+		return Grey
+	}
+	if _, err := fmt.Sscanf(h[1:], "%02x%02x%02x", &r, &g, &b); err != nil {
+		return Grey
+	}
+	return color.RGBA{r, g, b, 0xff}
 }
 
 // LetterColors colour the seed's stage letters A–G in the breakdown, from

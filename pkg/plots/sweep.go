@@ -199,7 +199,7 @@ func (pn *panel) setRanges(q quantity, sizes, msizes span) {
 func measuredGlyph(m Measured, other *int) draw.GlyphStyle {
 	st := PathStyle(m.Path)
 	shape := st.Glyph
-	if _, known := PathStyles[m.Path]; !known {
+	if !knownPath(m.Path) {
 		shape = otherGlyphs[*other%len(otherGlyphs)]
 		*other++
 	}
@@ -237,7 +237,7 @@ func drawOrder(rs []*model.Route) []*model.Route {
 	return append(gpu, ref...)
 }
 
-func isReference(p model.Path) bool { return !p.GPU || !p.Internode }
+func isReference(p model.Path) bool { return p.Role == model.RoleReference || p.Role == model.RoleIntraNode }
 
 func lineWidth(p model.Path) vg.Length {
 	if isReference(p) {
@@ -247,10 +247,10 @@ func lineWidth(p model.Path) vg.Length {
 }
 
 func pathLabel(p model.Path) string {
-	switch {
-	case !p.Internode:
+	switch p.Role {
+	case model.RoleIntraNode:
 		return p.Name + " (inside one node)"
-	case !p.GPU:
+	case model.RoleReference:
 		return p.Name + " (host reference)"
 	}
 	return p.Name

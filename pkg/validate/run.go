@@ -99,7 +99,7 @@ func modelRow(r Row) Result {
 	case strings.HasPrefix(r.Path, "cudamemcpy") || strings.HasPrefix(r.Path, "gdrcopy"):
 		v, res.Model = copyFigure(s, r, units.Bytes(n))
 	case r.Path == "registration":
-		rt := route(s, "gdr")
+		rt := s.MustRoute("gdr")
 		v, res.Model = float64(rt.Evaluate(units.Bytes(n)).Registration), "gdr registration of a GPU buffer of "+units.Bytes(n).Human()
 	default:
 		p, ok := paths[r.Path]
@@ -107,7 +107,7 @@ func modelRow(r Row) Result {
 			res.Excluded = fmt.Sprintf("path %q is not one the model describes", r.Path)
 			return res
 		}
-		rt := route(s, p)
+		rt := s.MustRoute(p)
 		if !rt.Feasible {
 			res.Excluded = "the derived scenario makes " + p + " infeasible: " + rt.Reason
 			return res
@@ -130,10 +130,10 @@ func modelRow(r Row) Result {
 			// the data and sends it back with no CPU of its own, so the
 			// second leg has no post and the first no poll.
 			// The responder's NIC reads the data from memory: never inline.
-			req := route(s, "host-rdma").Evaluate(1)
+			req := s.MustRoute("host-rdma").Evaluate(1)
 			ds := s.Clone()
 			ds.NIC.InlineSize = 0
-			data := route(ds, p).Evaluate(units.Bytes(n))
+			data := ds.MustRoute(p).Evaluate(units.Bytes(n))
 			v = float64(req.Latency + data.Latency - s.NIC.PostCost - s.NIC.PollCost)
 			res.Model = p + " RDMA read: an inline 1 B request one way, the data back (no post, no poll in between)"
 		case q == "latency_oneway":
@@ -163,14 +163,6 @@ func modelRow(r Row) Result {
 		res.Excluded = "the model gives no finite value"
 	}
 	return res
-}
-
-func route(s *model.Scenario, path string) *model.Route {
-	p, err := model.LookupPath(path)
-	if err != nil {
-		panic(err) // the paths table names model paths only
-	}
-	return p.Route(s)
 }
 
 // copyFigure is a local copy row (a cudaMemcpy from pinned or pageable

@@ -46,7 +46,7 @@ func copyModel(base *model.Scenario, rd *record.RunData) (*model.Scenario, model
 	if err != nil {
 		return nil, model.Stage{}, err
 	}
-	r, err := route(s, "tcp")
+	r, err := s.Route("tcp")
 	if err != nil {
 		return nil, model.Stage{}, err
 	}

@@ -5,21 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/units"
 )
-
-// route resolves a path for a scenario.
-func route(s *model.Scenario, path string) (*model.Route, error) {
-	if s == nil {
-		return nil, fmt.Errorf("measured: no scenario")
-	}
-	p, err := model.LookupPath(path)
-	if err != nil {
-		return nil, err
-	}
-	return p.Route(s), nil
-}
 
 // rate formats a rate; an unbounded one is "—".
 func rate(r units.Rate) string {

@@ -83,7 +83,7 @@ func LoopbackBandwidth(s *model.Scenario, runs *Runs) (*plots.Figure, error) {
 // size, so that a negative error means the model is too fast in both).
 // A comparison is nil where the run measured nothing.
 func loopbackErrors(rd *record.RunData, s *model.Scenario) (lat, bw *fit.Comparison, err error) {
-	r, err := route(s, "host-tcp")
+	r, err := s.Route("host-tcp")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -244,7 +244,7 @@ func TestLoopback(t *testing.T) {
 
 	// The table's numbers are fit.Compare's of the model against the records.
 	rd := rs.Example()
-	r, _ := route(s, "host-tcp")
+	r, _ := s.Route("host-tcp")
 	var bytes, pred, meas []float64
 	for _, x := range rd.Results {
 		if x.Probe == "tcp" && x.Variant == "pingpong" && x.Target == "loopback" {
