@@ -237,7 +237,9 @@ func drawOrder(rs []*model.Route) []*model.Route {
 	return append(gpu, ref...)
 }
 
-func isReference(p model.Path) bool { return p.Role == model.RoleReference || p.Role == model.RoleIntraNode }
+func isReference(p model.Path) bool {
+	return p.Role == model.RoleReference || p.Role == model.RoleIntraNode
+}
 
 func lineWidth(p model.Path) vg.Length {
 	if isReference(p) {
