@@ -31,6 +31,22 @@ const (
 	Encoding64b66b = "64b66b"
 )
 
+// CPU families, as NCCL tells them apart (src/graph/topo.cc: the vendor,
+// and for Intel the model number: Skylake from 0x55, Sapphire Rapids from
+// 0x8F, Emerald Rapids from 0xCF).
+const (
+	FamilyIntelBDW = "intel-bdw"
+	FamilyIntelSKL = "intel-skl"
+	FamilyIntelSRP = "intel-srp"
+	FamilyIntelERP = "intel-erp"
+	FamilyAMD      = "amd"
+	FamilyARM      = "arm"
+	FamilyPower9   = "power9"
+)
+
+// CPUFamilies lists the values of cpu.family.
+var CPUFamilies = []string{FamilyIntelBDW, FamilyIntelSKL, FamilyIntelSRP, FamilyIntelERP, FamilyAMD, FamilyARM, FamilyPower9}
+
 // Classes lists the topology classes, nearest first.
 var Classes = []Class{PIX, PXB, PHB, NODE, SYS}
 
@@ -95,6 +111,10 @@ type Scenario struct {
 		PinLatency, PinPerPage units.Seconds
 	}
 	CPU struct {
+		Model string
+		// Family is the CPU family as NCCL classes it (topo.cc): it sets
+		// the inter-socket bandwidth NCCL assumes and its network overhead.
+		Family     string
 		Clock      units.Hertz
 		Cores      int
 		MemcpyRate units.Rate // one core, large copies
@@ -187,6 +207,7 @@ type Scenario struct {
 		CPUGPU Class
 	}
 	Network struct {
+		Switch     string // the switch model, free text or a catalog name
 		Hops       int
 		HopLatency units.Seconds
 		Cable      units.Meters
@@ -504,6 +525,8 @@ var keys = []Key{
 	durationKey("gpu.pin_latency", "registering GPU memory for RDMA: fixed cost (pin through nvidia-peermem or dma-buf, NIC registration)", func(s *Scenario) *units.Seconds { return &s.GPU.PinLatency }, 0, 1e-2),
 	durationKey("gpu.pin_per_page", "registering GPU memory for RDMA: cost per 64 KiB GPU page", func(s *Scenario) *units.Seconds { return &s.GPU.PinPerPage }, 0, 1e-4),
 
+	stringKey("cpu.model", "free text, or a CPU the catalog knows (gpupath catalog list)", func(s *Scenario) *string { return &s.CPU.Model }),
+	enumKey("cpu.family", "the CPU family as NCCL classes it (src/graph/topo.cc): intel-bdw (Broadwell and earlier), intel-skl (Skylake to Ice Lake), intel-srp (Sapphire and Granite Rapids), intel-erp (Emerald Rapids), amd, arm, power9", func(s *Scenario) *string { return &s.CPU.Family }, CPUFamilies...),
 	durationKeyFreq(),
 	intKey("cpu.cores", "cores per node", func(s *Scenario) *int { return &s.CPU.Cores }, 1, 4096),
 	rateKey("cpu.memcpy_rate", "memcpy bandwidth of one core for large copies", func(s *Scenario) *units.Rate { return &s.CPU.MemcpyRate }, false, false),
@@ -561,6 +584,7 @@ var keys = []Key{
 	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *units.Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
 	classKey("topology.cpu_gpu", "where the core that loads and stores GPU memory through BAR1 (gdrcopy) sits: PHB on the GPU's socket, SYS across the inter-socket link", func(s *Scenario) *Class { return &s.Topology.CPUGPU }),
 
+	stringKey("network.switch", "free text, or a switch the catalog knows (gpupath catalog list)", func(s *Scenario) *string { return &s.Network.Switch }),
 	intKey("network.hops", "switches between the two NICs", func(s *Scenario) *int { return &s.Network.Hops }, 0, 16),
 	durationKey("network.hop_latency", "one switch, port to port", func(s *Scenario) *units.Seconds { return &s.Network.HopLatency }, 0, 1e-4),
 	lengthKey(),
