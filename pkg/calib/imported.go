@@ -149,6 +149,7 @@ func JudgeImported(s *model.Scenario, series []ImportedSeries, nccl *NCCLPath, m
 		q    record.Quantity
 	}
 	var groups []ImportedGroup
+	var on [][]*model.Scenario // the scenario each verdict was judged on
 	idx := map[key]int{}
 	for _, se := range series {
 		se.Points = usablePoints(se.Points)
@@ -171,11 +172,13 @@ func JudgeImported(s *model.Scenario, series []ImportedSeries, nccl *NCCLPath, m
 			i = len(groups)
 			idx[k] = i
 			groups = append(groups, ImportedGroup{Test: se.Test, Quantity: se.Quantity})
+			on = append(on, nil)
 		}
 		groups[i].Verdicts = append(groups[i].Verdicts, v)
+		on[i] = append(on[i], ss)
 	}
 	for i := range groups {
-		ceilingLines(s, &groups[i])
+		ceilingLines(&groups[i], on[i])
 	}
 	return groups
 }
@@ -329,8 +332,10 @@ func judgePoint(s *model.Scenario, se *ImportedSeries, path string, factor float
 // ceilingLines gives each verdict of a group the model's lines it adds to
 // the group's figure: its path's and the fastest path's, each once, from
 // half the smallest to twice the largest size of the group, in powers of
-// two, on s (the file's scenario).
-func ceilingLines(s *model.Scenario, g *ImportedGroup) {
+// two, on the scenario the verdict was judged on (on[i] for the i-th: the
+// file's, or with the run's parallel TCP streams), so that the lines are
+// the ceilings the verdicts quote.
+func ceilingLines(g *ImportedGroup, on []*model.Scenario) {
 	lo, hi := units.Bytes(math.MaxInt64), units.Bytes(0)
 	for _, v := range g.Verdicts {
 		for _, p := range v.Points {
@@ -340,11 +345,16 @@ func ceilingLines(s *model.Scenario, g *ImportedGroup) {
 	if hi == 0 {
 		return
 	}
-	done := map[string]bool{}
+	type line struct {
+		path   string
+		factor float64
+		flows  int
+	}
+	done := map[line]bool{}
 	for i := range g.Verdicts {
-		v := &g.Verdicts[i]
+		v, s := &g.Verdicts[i], on[i]
 		for _, path := range []string{v.Path, v.Best} {
-			k := fmt.Sprintf("%s×%g", path, v.Factor)
+			k := line{path, v.Factor, s.Stack.Flows}
 			if path == "" || done[k] || v.None != "" {
 				continue
 			}

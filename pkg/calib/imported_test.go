@@ -62,3 +62,30 @@ func TestJudgeImported(t *testing.T) {
 		t.Errorf("the line spans %v–%v, want 128 KiB–2 MiB", l.Bytes[0], l.Bytes[len(l.Bytes)-1])
 	}
 }
+
+// The figure's lines are the ceilings the verdicts quote: a series of
+// parallel TCP streams is judged with that many flows, and its line is
+// drawn with them too.
+func TestLinesAreTheVerdictsCeilings(t *testing.T) {
+	s := model.Default()
+	se := ImportedSeries{Test: "tcp stream", Streams: 32, Series: record.Series{SeriesKey: record.SeriesKey{Variant: "sender", Path: "host-tcp"},
+		Label: "tcp stream sender", Quantity: record.Bandwidth, Points: []record.Point{{Bytes: 128 << 10, Rate: 28e9}}}}
+	gs := JudgeImported(s, []ImportedSeries{se}, nil, false)
+	if len(gs) != 1 || len(gs[0].Verdicts) != 1 {
+		t.Fatalf("%+v", gs)
+	}
+	v := gs[0].Verdicts[0]
+	if !strings.Contains(v.PathWhy, "stack.flows=32") || len(v.Lines) != 1 {
+		t.Fatalf("%s, %d lines", v.PathWhy, len(v.Lines))
+	}
+	one := evalPath(s, "host-tcp", 128<<10).Rate
+	p, l := v.Points[0], v.Lines[0]
+	for i, n := range l.Bytes {
+		if n == p.At && l.Values[i] != p.Ceiling {
+			t.Errorf("the line is at %v where the verdict's ceiling is %v", l.Values[i], p.Ceiling)
+		}
+	}
+	if !(p.Ceiling > 2*one) {
+		t.Errorf("32 flows' ceiling %v is not above one flow's %v", p.Ceiling, one)
+	}
+}
