@@ -105,13 +105,24 @@ func PointOf(r Result) Point {
 
 // Label is the legend text of a record's series: the probe, the variant
 // and the target in brackets ("tcp pingpong (loopback)").
-func Label(r Result) string {
+func Label(r Result) string { return label(r, false) }
+
+// label is Label, with the timer in the brackets when withTimer is set
+// ("cuda d2h-pinned (gpu0, cuda-event)").
+func label(r Result, withTimer bool) string {
 	l := r.Probe
 	if r.Variant != "" {
 		l += " " + r.Variant
 	}
+	var in []string
 	if r.Target != "" {
-		l += " (" + r.Target + ")"
+		in = append(in, r.Target)
+	}
+	if withTimer && r.Timer != "" {
+		in = append(in, r.Timer)
+	}
+	if len(in) > 0 {
+		l += " (" + strings.Join(in, ", ") + ")"
 	}
 	return l
 }
@@ -168,25 +179,48 @@ func group(rs []Result, by Field) []grouped {
 }
 
 // seriesOf starts the series of a group: its key, and the label and
-// quantity of its first record.
-func seriesOf(g grouped) Series {
+// quantity of its first record; the label names a timer other than the
+// wall clock when ambiguous says the series shares its label with another.
+func seriesOf(g grouped, ambiguous bool) Series {
 	r := g.results[0]
-	return Series{SeriesKey: g.key, Label: Label(r), Quantity: QuantityOf(r.Probe, r.Variant)}
+	return Series{SeriesKey: g.key, Label: label(r, ambiguous && r.Timer != "wall"), Quantity: QuantityOf(r.Probe, r.Variant)}
+}
+
+// ambiguous tells, per group, whether another group differs from it only
+// in the timer (the same copies timed by the wall clock and by CUDA
+// events): their labels must name the timer.
+func ambiguous(gs []grouped) []bool {
+	n := map[SeriesKey]int{}
+	for _, g := range gs {
+		k := g.key
+		k.Timer = ""
+		n[k]++
+	}
+	out := make([]bool, len(gs))
+	for i, g := range gs {
+		k := g.key
+		k.Timer = ""
+		out[i] = n[k] > 1
+	}
+	return out
 }
 
 // Group gathers records into series by the fields in by, in the order in
 // which each series' first record appears; within a series the points
 // (PointOf) are sorted by size, stably. The label and quantity are those
-// of the series' first record (Label, QuantityOf): grouped without
-// ByProbe and ByVariant, a series may hold records of several. It is the
+// of the series' first record (Label, QuantityOf; where two series differ
+// only in the timer, the label names one other than the wall clock):
+// grouped without ByProbe and ByVariant, a series may hold records of
+// several. It is the
 // one mapping from records to the curves that fitting (pkg/calib), the
 // reports (Curves) and the notebooks draw; each filters the records it
 // wants first.
 func Group(rs []Result, by Field) []Series {
 	gs := group(rs, by)
+	amb := ambiguous(gs)
 	out := make([]Series, 0, len(gs))
-	for _, g := range gs {
-		s := seriesOf(g)
+	for i, g := range gs {
+		s := seriesOf(g, amb[i])
 		s.Points = make([]Point, len(g.results))
 		for i, r := range g.results {
 			s.Points[i] = PointOf(r)
@@ -197,18 +231,21 @@ func Group(rs []Result, by Field) []Series {
 }
 
 // CurveFields are the fields that tell apart the curves a report draws of
-// a run (Curves).
-const CurveFields = ByProbe | ByVariant | ByPath | ByStage | ByTarget
+// a run (Curves): a copy timed by the wall clock and by CUDA events is two
+// curves.
+const CurveFields = ByProbe | ByVariant | ByPath | ByStage | ByTarget | ByTimer
 
 // Curves groups a run's records into the series a report and a notebook
-// draw: one per probe × variant × path × stage × target (CurveFields),
-// each saying what it measures (QuantityOf). A record without the value
+// draw: one per probe × variant × path × stage × target × timer
+// (CurveFields), each saying what it measures (QuantityOf). A record without the value
 // its series draws (no size; a time, or for a bandwidth a rate, not above
 // 0) or with a value that is not finite is left out and counted in
 // unusable; a series left without points is dropped.
 func Curves(rs []Result) (curves []Series, unusable int) {
-	for _, g := range group(rs, CurveFields) {
-		s := seriesOf(g)
+	gs := group(rs, CurveFields)
+	amb := ambiguous(gs)
+	for i, g := range gs {
+		s := seriesOf(g, amb[i])
 		for _, r := range g.results {
 			if r.Bytes < 1 || !finite(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) {
 				unusable++

@@ -87,6 +87,16 @@ func TestCurves(t *testing.T) {
 	if cs[1].Quantity != Cost {
 		t.Errorf("%+v", cs[1])
 	}
+	// A copy timed by the wall clock and by CUDA events is two curves; the
+	// label names the timer other than the wall clock.
+	cs, _ = Curves([]Result{
+		{Probe: "cuda", Variant: "d2h-pinned", Target: "gpu0", Timer: "cuda-event", Bytes: 4, MedianS: 7.9e-6},
+		{Probe: "cuda", Variant: "d2h-pinned", Target: "gpu0", Timer: "wall", Bytes: 4, MedianS: 6.6e-6},
+		{Probe: "tcp", Variant: "pingpong", Target: "loopback", Timer: "wall", Bytes: 4, MedianS: 9e-6},
+	})
+	if len(cs) != 3 || cs[0].Label != "cuda d2h-pinned (gpu0, cuda-event)" || cs[1].Label != "cuda d2h-pinned (gpu0)" || cs[2].Label != "tcp pingpong (loopback)" {
+		t.Errorf("curves by timer: %+v", cs)
+	}
 }
 
 func TestHostLine(t *testing.T) {

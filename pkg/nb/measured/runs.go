@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 )
 
 // ExampleRun is the committed measurement run, relative to the repository
@@ -112,17 +113,15 @@ func source(rd *record.RunData) string {
 }
 
 // copySeries is a run's CUDA copies of a variant on the wall clock (the
-// synchronous cuMemcpy the copy figure draws), on the first GPU the run
-// copied on: the first of the run's series of them (record.Group).
+// synchronous cuMemcpy the copy figure draws) on the first GPU the run
+// copied on: the first such curve of the report's input of the run
+// (report.FromRun).
 func copySeries(rd *record.RunData, variant string) (record.Series, bool) {
-	var rs []record.Result
-	for _, r := range rd.Results {
-		if r.Probe == "cuda" && r.Variant == variant && r.Timer == "wall" && r.MedianS > 0 {
-			rs = append(rs, r)
+	m, _ := report.FromRun(rd)
+	for _, s := range m.Series {
+		if s.Probe == "cuda" && s.Variant == variant && s.Timer == "wall" {
+			return s, true
 		}
-	}
-	if g := record.Group(rs, record.ByProbe|record.ByVariant|record.ByTarget|record.ByTimer); len(g) > 0 {
-		return g[0], true
 	}
 	return record.Series{}, false
 }
