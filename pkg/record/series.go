@@ -211,10 +211,9 @@ func ambiguous(gs []grouped) []bool {
 // of the series' first record (Label, QuantityOf; where two series differ
 // only in the timer, the label names one other than the wall clock):
 // grouped without ByProbe and ByVariant, a series may hold records of
-// several. It is the
-// one mapping from records to the curves that fitting (pkg/calib), the
-// reports (Curves) and the notebooks draw; each filters the records it
-// wants first.
+// several. It is the one mapping from records to the curves that fitting
+// (pkg/calib), the reports (Curves) and the notebooks draw; each filters
+// the records it wants first.
 func Group(rs []Result, by Field) []Series {
 	gs := group(rs, by)
 	amb := ambiguous(gs)
