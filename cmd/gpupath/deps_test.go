@@ -64,3 +64,29 @@ func TestCommandBuildsWithoutNVML(t *testing.T) {
 		t.Error("gpupath -tags nvml does not depend on go-nvml: the nvml probe is not built in")
 	}
 }
+
+// TestCommandIsThin: the command maps no run to report input and no
+// imported output to records itself: it imports pkg/importers (to import)
+// and pkg/report (report.FromRuns), no package of one format under
+// pkg/importers, whose records only the library reads.
+func TestCommandIsThin(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	out, err := exec.Command(goTool, "list", "-f", `{{join .Imports "\n"}}`, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const importers = "github.com/gpupath/gpupath/pkg/importers"
+	found := false
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, importers+"/") {
+			t.Errorf("the command imports %s: the mapping of a format's output belongs in the library (pkg/report, pkg/importers)", p)
+		}
+		found = found || p == importers
+	}
+	if !found {
+		t.Errorf("the command does not import %s: the test checks the wrong package", importers)
+	}
+}

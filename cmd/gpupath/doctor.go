@@ -10,10 +10,8 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/internal/fstree"
-	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/doctor/nvmlsrc"
-	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() {
@@ -180,19 +178,4 @@ func saveTree(name string, recs []*fstree.Recorder, gpu *savingSource, rep *doct
 		return err
 	}
 	return f.Close()
-}
-
-// readDoctorRecord reads a run's doctor record (doctor.RecordFile in the
-// run directory: gpupath doctor --format json), or returns nil when there
-// is none or it cannot be read (the report then has no Diagnosis section).
-func readDoctorRecord(dir string) *doctor.Report {
-	b, err := safeio.ReadFile(context.Background(), filepath.Join(dir, doctor.RecordFile), record.MaxManifestBytes)
-	if err != nil {
-		return nil
-	}
-	r, err := doctor.ReadJSON(b)
-	if err != nil {
-		return nil
-	}
-	return r
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -374,7 +375,7 @@ func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr er
 		return err
 	}
 	if f.diagnose {
-		summary := diagnoseSummary(rd, ovs)
+		summary := report.DiagnosticText(rd, ovs)
 		if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
 			return err
 		}

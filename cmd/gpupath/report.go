@@ -53,11 +53,10 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("--data %s: not a directory (give a run directory made by gpupath measure)", d)
 		}
 	}
-	var measured []report.Measured
 	var runs []*record.RunData
 	total := 0
 	for _, d := range data {
-		m, rd, err := readRun(ctx, d)
+		rd, err := readRun(ctx, d)
 		if ctx.Err() != nil {
 			return ctx.Err() // interrupted while reading: write nothing
 		}
@@ -67,10 +66,15 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if total += len(rd.Results); total > record.MaxRecords {
 			return usagef("--data: more than %d records in all (the limit of one report)", record.MaxRecords)
 		}
-		measured = append(measured, m)
 		runs = append(runs, rd)
 	}
-	measured, imported, comparison := importedInput(runs, measured) // report_import.go
+	// The runs as the report's input: measured series, imported runs judged
+	// against the model, and two runs compared.
+	fromRuns, err := report.FromRuns(runs, s)
+	if err != nil {
+		return usagef("--data %v", err)
+	}
+	measured := fromRuns.Measured
 
 	now := time.Now().UTC()
 	host, err := os.Hostname()
@@ -108,7 +112,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			runs = append(runs, rd)
 		}
 	}
-	cal, calNote := calibrate(runs, s)
+	cal, calNote := report.Calibrate(runs, s)
 
 	in := report.Input{
 		Scenario:  s,
@@ -124,8 +128,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Calibration:     cal,
 		CalibrationNote: calNote,
 
-		Imported: imported,
-		Compare:  comparison,
+		Imported: fromRuns.Imported,
+		Compare:  fromRuns.Compare,
 	}
 	rep, err := report.RenderContext(ctx, in)
 	if err != nil {
@@ -185,7 +189,11 @@ func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) 
 		}
 		return report.Measured{}, nil, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
 	}
-	m, rd, err := readRun(ctx, dir)
+	rd, err := readRun(ctx, dir)
+	if err != nil {
+		return report.Measured{}, nil, fmt.Errorf("quick probes: %s: %w", dir, err)
+	}
+	m, err := report.FromRun(rd)
 	if err != nil {
 		return report.Measured{}, nil, fmt.Errorf("quick probes: %s: %w", dir, err)
 	}

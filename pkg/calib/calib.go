@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,23 +21,48 @@ import (
 // counts as a disagreement that the report explains.
 const Large = 15.0
 
-// Series is one measured curve: a probe's records of one variant, timer and
-// target, merged over runs, as fit observations.
-type Series struct {
-	Probe, Variant, Timer, Target string
-	Obs                           []fit.Observation
-	// Medians per size (ascending), as recorded.
-	Bytes, Medians []float64
-	Runs           []string // run directories it came from
-	// Chunk is the chunk size the records name (staged pipelined), or 0.
-	Chunk int64
+// curve is a measured series merged over runs (collect), with the chunk
+// size its records name (the staged transfer's pipelined variant), or 0.
+type curve struct {
+	record.Series
+	chunk int64
+}
+
+// observations are a series' points as fit observations: the size and the
+// pooled repetitions of every run.
+func observations(se record.Series) []fit.Observation {
+	out := make([]fit.Observation, len(se.Points))
+	for i, p := range se.Points {
+		out[i] = fit.Observation{Bytes: float64(p.Bytes), Seconds: p.Samples}
+	}
+	return out
+}
+
+// sizes and medianTimes are a series' sizes and median times, as plain numbers
+// for pkg/fit.
+func sizes(se record.Series) []float64 {
+	out := make([]float64, len(se.Points))
+	for i, p := range se.Points {
+		out[i] = float64(p.Bytes)
+	}
+	return out
+}
+
+func medianTimes(se record.Series) []float64 {
+	out := make([]float64, len(se.Points))
+	for i, p := range se.Points {
+		out[i] = float64(p.Median)
+	}
+	return out
 }
 
 // Fitted is a fit of one measured stage, with the scenario keys it sets.
 type Fitted struct {
-	Stage  string // "A", "G", "loopback TCP", "gpu-peer"
-	Name   string // "cudaMemcpy D2H (pinned, synchronous)"
-	Series Series
+	Stage string // "A", "G", "loopback TCP", "gpu-peer"
+	Name  string // "cudaMemcpy D2H (pinned, synchronous)"
+	// Series is the measured curve fitted, merged over the runs: at each
+	// size the median of the runs' medians, and every run's repetitions.
+	Series record.Series
 	Fit    fit.Result
 	// Preset is the base scenario's α and β for the same stage, for the
 	// table "fitted next to preset".
@@ -55,8 +81,8 @@ const handoffMax = 4096
 // transfer over the component model at sizes up to handoffMax (the tcp path
 // switches between a GPU copy and socket calls twice). The rest of the
 // transfer's curve, and the pipelined variant, remain predictions.
-func (c *Calibration) fitHandoff(series map[string]*Series) {
-	var sf *Series
+func (c *Calibration) fitHandoff(series map[string]*curve) {
+	var sf *curve
 	for _, k := range sortedKeys(series) {
 		if se := series[k]; se.Probe == "staged" && se.Variant == "store-and-forward" {
 			sf = se
@@ -67,11 +93,12 @@ func (c *Calibration) fitHandoff(series map[string]*Series) {
 		return
 	}
 	c.Components = c.Loopback.Clone()
-	pred, _ := predict(c.Components, "tcp", "", false, sf.Bytes)
+	bytes, meds := sizes(sf.Series), medianTimes(sf.Series)
+	pred, _ := predict(c.Components, "tcp", "", false, bytes)
 	var diffs []float64
-	for i, n := range sf.Bytes {
+	for i, n := range bytes {
 		if n <= handoffMax {
-			diffs = append(diffs, sf.Medians[i]-pred[i])
+			diffs = append(diffs, meds[i]-pred[i])
 		}
 	}
 	if len(diffs) < 2 {
@@ -92,8 +119,8 @@ const kneeImprovement = 0.6
 
 // kneeFit tries two regimes; it keeps them when they remove most of one
 // line's error and the upper regime is a real bandwidth.
-func kneeFit(se Series, single fit.Result, opt fit.Options) (fit.Regimes, bool) {
-	g, err := fit.TwoRegimes(se.Obs, opt)
+func kneeFit(se record.Series, single fit.Result, opt fit.Options) (fit.Regimes, bool) {
+	g, err := fit.TwoRegimes(observations(se), opt)
 	if err != nil || g.Improvement < kneeImprovement {
 		return fit.Regimes{}, false
 	}
@@ -284,11 +311,11 @@ func streamPoints(runs []*record.RunData, target string) ([]float64, []float64) 
 // probe, variant, timer and target), merged over the runs: at each size the
 // repetitions of every run are pooled for the fit, and the medians of the
 // runs' records give the curve.
-func collect(runs []*record.RunData) map[string]*Series {
-	out := map[string]*Series{}
+func collect(runs []*record.RunData) map[string]*curve {
+	out := map[string]*curve{}
 	type acc struct {
-		samples map[float64][]float64
-		medians map[float64][]float64
+		samples map[units.Bytes][]float64
+		medians map[units.Bytes][]float64
 	}
 	accs := map[string]*acc{}
 	for _, run := range runs {
@@ -301,44 +328,45 @@ func collect(runs []*record.RunData) map[string]*Series {
 				continue // throughput records, not one-way times
 			}
 			timing = append(timing, r)
+			if ch := r.Extra["chunk_bytes"]; ch > 0 && r.Variant == "pipelined" {
+				k := seriesKey(r.Probe, r.Variant, r.Timer, r.Target)
+				if out[k] == nil {
+					out[k] = &curve{}
+				}
+				out[k].chunk = int64(ch)
+			}
 		}
 		for _, g := range record.Group(timing, record.ByProbe|record.ByVariant|record.ByTimer|record.ByTarget) {
 			k := seriesKey(g.Probe, g.Variant, g.Timer, g.Target)
 			se := out[k]
 			if se == nil {
-				se = &Series{Probe: g.Probe, Variant: g.Variant, Timer: g.Timer, Target: g.Target}
+				se = &curve{}
 				out[k] = se
-				accs[k] = &acc{samples: map[float64][]float64{}, medians: map[float64][]float64{}}
 			}
-			if !contains(se.Runs, run.Dir) {
-				se.Runs = append(se.Runs, run.Dir)
+			if accs[k] == nil {
+				se.SeriesKey, se.Label, se.Quantity = g.SeriesKey, g.Label, g.Quantity
+				accs[k] = &acc{samples: map[units.Bytes][]float64{}, medians: map[units.Bytes][]float64{}}
 			}
 			a := accs[k]
-			for _, r := range g.Results {
-				if ch := r.Extra["chunk_bytes"]; ch > 0 && r.Variant == "pipelined" {
-					se.Chunk = int64(ch)
-				}
-				n := float64(r.Bytes)
-				if len(r.Samples) > 0 {
-					a.samples[n] = append(a.samples[n], r.Samples...)
+			for _, p := range g.Points {
+				if len(p.Samples) > 0 {
+					a.samples[p.Bytes] = append(a.samples[p.Bytes], p.Samples...)
 				} else {
-					a.samples[n] = append(a.samples[n], r.MedianS)
+					a.samples[p.Bytes] = append(a.samples[p.Bytes], float64(p.Median))
 				}
-				a.medians[n] = append(a.medians[n], r.MedianS)
+				a.medians[p.Bytes] = append(a.medians[p.Bytes], float64(p.Median))
 			}
 		}
 	}
 	for k, se := range out {
 		a := accs[k]
-		var sizes []float64
+		var ns []units.Bytes
 		for n := range a.samples {
-			sizes = append(sizes, n)
+			ns = append(ns, n)
 		}
-		sort.Float64s(sizes)
-		for _, n := range sizes {
-			se.Obs = append(se.Obs, fit.Observation{Bytes: n, Seconds: a.samples[n]})
-			se.Bytes = append(se.Bytes, n)
-			se.Medians = append(se.Medians, stats.Median(a.medians[n]))
+		slices.Sort(ns)
+		for _, n := range ns {
+			se.Points = append(se.Points, record.Point{Bytes: n, Median: units.Seconds(stats.Median(a.medians[n])), Samples: a.samples[n]})
 		}
 	}
 	return out
@@ -348,16 +376,16 @@ func seriesKey(probe, variant, timer, target string) string {
 	return probe + "|" + variant + "|" + timer + "|" + target
 }
 
-func pick(all map[string]*Series, probe, variant, timer, target string) (Series, bool) {
+func pick(all map[string]*curve, probe, variant, timer, target string) (curve, bool) {
 	se, ok := all[seriesKey(probe, variant, timer, target)]
-	if !ok || len(se.Obs) == 0 {
-		return Series{}, false
+	if !ok || len(se.Points) == 0 {
+		return curve{}, false
 	}
 	return *se, true
 }
 
 // pickPeer finds the synchronous peer copies gpuX->gpuY (wall clock).
-func pickPeer(all map[string]*Series) (Series, bool) {
+func pickPeer(all map[string]*curve) (curve, bool) {
 	var keys []string
 	for k, se := range all {
 		if se.Probe == "cuda" && se.Variant == "peer" && se.Timer == "wall" {
@@ -365,28 +393,19 @@ func pickPeer(all map[string]*Series) (Series, bool) {
 		}
 	}
 	if len(keys) == 0 {
-		return Series{}, false
+		return curve{}, false
 	}
 	sort.Strings(keys)
 	return *all[keys[0]], true
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // compare puts the model before and after calibration against the
 // end-to-end measurements: the staged transfer (both variants), the
 // loopback TCP transfer, the copies and the GPU peer copy.
-func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
+func (c *Calibration) compare(series map[string]*curve, opt fit.Options) {
 	type target struct {
 		label, path, variant string
-		se                   Series
+		se                   curve
 		ok                   bool
 		pipelined            bool
 		loopback             bool
@@ -420,9 +439,10 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 		ts = append(ts, target{label: "gpu-peer: peer copy (" + se.Target + ")", path: "gpu-peer", variant: "peer", se: se, ok: true})
 	}
 	for _, t := range ts {
-		if len(t.se.Bytes) == 0 {
+		if len(t.se.Points) == 0 {
 			continue
 		}
+		bytes, meds := sizes(t.se.Series), medianTimes(t.se.Series)
 		before, after := c.Base, c.Scenario
 		if t.loopback {
 			before, after = loopbackOf(c.Base), c.Loopback
@@ -437,52 +457,52 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 			before, after = withRDMA(before), withRDMA(after)
 		}
 		if t.pipelined {
-			if ch := t.se.Chunk; ch > 0 {
+			if ch := t.se.chunk; ch > 0 {
 				c.Chunk = ch
 				before, after = before.Clone(), after.Clone()
 				_ = before.Set("pipeline.chunk", units.Bytes(ch).String())
 				_ = after.Set("pipeline.chunk", units.Bytes(ch).String())
 			}
 		}
-		cmp := Comparison{Label: t.label, Path: t.path, Variant: t.variant, Bytes: t.se.Bytes, Measured: t.se.Medians}
+		cmp := Comparison{Label: t.label, Path: t.path, Variant: t.variant, Bytes: bytes, Measured: meds}
 		var stagesPre, stagesCal []fit.Stage
-		cmp.Preset, stagesPre = predict(before, t.path, t.stage, t.pipelined, t.se.Bytes)
-		cmp.Calibrated, stagesCal = predict(after, t.path, t.stage, t.pipelined, t.se.Bytes)
+		cmp.Preset, stagesPre = predict(before, t.path, t.stage, t.pipelined, bytes)
+		cmp.Calibrated, stagesCal = predict(after, t.path, t.stage, t.pipelined, bytes)
 		if t.se.Probe == "staged" && c.Components != nil {
 			comp := c.Components
-			if t.pipelined && t.se.Chunk > 0 {
+			if t.pipelined && t.se.chunk > 0 {
 				comp = comp.Clone()
-				_ = comp.Set("pipeline.chunk", units.Bytes(t.se.Chunk).String())
+				_ = comp.Set("pipeline.chunk", units.Bytes(t.se.chunk).String())
 			}
-			cmp.ComponentsOnly, _ = predict(comp, t.path, "", t.pipelined, t.se.Bytes)
-			if ce, err := fit.Compare(t.se.Bytes, cmp.ComponentsOnly, t.se.Medians); err == nil {
+			cmp.ComponentsOnly, _ = predict(comp, t.path, "", t.pipelined, bytes)
+			if ce, err := fit.Compare(bytes, cmp.ComponentsOnly, meds); err == nil {
 				cmp.ComponentsOnlyErr = &ce
 			}
 		}
 		var err error
-		if cmp.PresetErr, err = fit.Compare(t.se.Bytes, cmp.Preset, t.se.Medians); err != nil {
+		if cmp.PresetErr, err = fit.Compare(bytes, cmp.Preset, meds); err != nil {
 			c.Warnings = append(c.Warnings, t.label+": "+err.Error())
 			continue
 		}
-		if cmp.CalibratedErr, err = fit.Compare(t.se.Bytes, cmp.Calibrated, t.se.Medians); err != nil {
+		if cmp.CalibratedErr, err = fit.Compare(bytes, cmp.Calibrated, meds); err != nil {
 			c.Warnings = append(c.Warnings, t.label+": "+err.Error())
 			continue
 		}
 		if cmp.PresetErr.MedianAPE > Large && !t.pipelined {
-			if v, err := fit.Blame(t.se.Bytes, t.se.Medians, stagesPre); err == nil {
+			if v, err := fit.Blame(bytes, meds, stagesPre); err == nil {
 				cmp.PresetVerdict = v.String()
 			}
 		}
 		if cmp.CalibratedErr.MedianAPE > Large && !t.pipelined {
-			if v, err := fit.Blame(t.se.Bytes, t.se.Medians, stagesCal); err == nil {
+			if v, err := fit.Blame(bytes, meds, stagesCal); err == nil {
 				cmp.CalibratedVerdict = v.String()
 			}
 		}
 		if t.pipelined && c.Chunk > 0 {
 			var bs, ps, ms []float64
-			for i, n := range t.se.Bytes {
+			for i, n := range bytes {
 				if n > float64(c.Chunk) {
-					bs, ps, ms = append(bs, n), append(ps, cmp.Calibrated[i]), append(ms, t.se.Medians[i])
+					bs, ps, ms = append(bs, n), append(ps, cmp.Calibrated[i]), append(ms, meds[i])
 				}
 			}
 			if len(bs) > 0 {
@@ -503,7 +523,7 @@ func (c *Calibration) compare(series map[string]*Series, opt fit.Options) {
 	}
 }
 
-func sortedKeys(m map[string]*Series) []string {
+func sortedKeys(m map[string]*curve) []string {
 	var ks []string
 	for k := range m {
 		ks = append(ks, k)
@@ -565,7 +585,7 @@ func predict(s *model.Scenario, path, stage string, pipelined bool, sizes []floa
 // stageTable lists the staged transfer's stages on the calibrated loopback
 // scenario: which were measured (and how), which came from the preset, and
 // the modeled against the measured latency at StageSizes.
-func (c *Calibration) stageTable(series map[string]*Series) {
+func (c *Calibration) stageTable(series map[string]*curve) {
 	r := c.Loopback.MustRoute("tcp")
 	if !r.Feasible {
 		return
@@ -626,7 +646,7 @@ func (c *Calibration) stageTable(series map[string]*Series) {
 			row.Modeled = append(row.Modeled, m)
 			meas := math.NaN()
 			if ok {
-				meas = interpolate(f.Series.Bytes, f.Series.Medians, n)
+				meas = interpolate(sizes(f.Series), medianTimes(f.Series), n)
 			}
 			row.MeasuredAt = append(row.MeasuredAt, meas)
 		}

@@ -15,9 +15,15 @@
 //     what was measured end to end, naming the stage the model gets wrong
 //     where they disagree; Speedup pairs the staged transfer's two variants.
 //     YAML, WriteText and WriteJSON write the result with its provenance.
+//   - The other verdicts of the model against measurements: JudgeImported
+//     sets every series of another tool's output (gpupath import) beside
+//     the model of the path it took and says in words how much of that
+//     ceiling it reaches and why (imported.go); CompareRuns judges one run
+//     against another, size by size, with bootstrap intervals
+//     (compare_runs.go). The report renders these verdicts; it makes none.
 //
-// It reads runs through pkg/record (records are grouped into curves by
-// record.Group) and scenarios through pkg/model; medians come from
+// It reads runs through pkg/record (records are grouped into curves,
+// record.Series, by record.Group) and scenarios through pkg/model; medians come from
 // internal/stats. It does not measure (pkg/measure does), links no cgo or
 // GPU library, writes nothing to disk and prints nothing: the command and
 // the report do.

@@ -120,19 +120,19 @@ type fitting struct {
 	base   *model.Scenario // the scenario before calibration
 	s      *model.Scenario // the calibrated scenario, being built
 	runs   []*record.RunData
-	series map[string]*Series
+	series map[string]*curve
 	opt    fit.Options
 }
 
 // seriesName names a series in a key's source.
-func seriesName(se Series) string {
+func seriesName(se record.Series) string {
 	return fmt.Sprintf("%s %s %s, %s", se.Probe, se.Variant, se.Timer, se.Target)
 }
 
 // alphaBeta fits α + n/β to a series; a fit that cannot be made is a
 // warning that names the stage.
-func (f *fitting) alphaBeta(stage string, se Series) (fit.Result, bool) {
-	r, err := fit.AlphaBeta(se.Obs, f.opt)
+func (f *fitting) alphaBeta(stage string, se record.Series) (fit.Result, bool) {
+	r, err := fit.AlphaBeta(observations(se), f.opt)
 	if err != nil {
 		f.c.Warnings = append(f.c.Warnings, stage+": "+err.Error())
 		return fit.Result{}, false
@@ -174,14 +174,14 @@ func (f *fitting) copies() {
 	h2d, okG := pick(f.series, "cuda", "h2d-pinned", "wall", "gpu0")
 	var fa, fg fit.Result
 	if okA {
-		if fa, okA = f.alphaBeta("stage A", d2h); okA {
-			c.Fits = append(c.Fits, Fitted{Stage: "A", Name: "cudaMemcpy D2H (pinned, synchronous)", Series: d2h, Fit: fa,
+		if fa, okA = f.alphaBeta("stage A", d2h.Series); okA {
+			c.Fits = append(c.Fits, Fitted{Stage: "A", Name: "cudaMemcpy D2H (pinned, synchronous)", Series: d2h.Series, Fit: fa,
 				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
 		}
 	}
 	if okG {
-		if fg, okG = f.alphaBeta("stage G", h2d); okG {
-			c.Fits = append(c.Fits, Fitted{Stage: "G", Name: "cudaMemcpy H2D (pinned, synchronous)", Series: h2d, Fit: fg,
+		if fg, okG = f.alphaBeta("stage G", h2d.Series); okG {
+			c.Fits = append(c.Fits, Fitted{Stage: "G", Name: "cudaMemcpy H2D (pinned, synchronous)", Series: h2d.Series, Fit: fg,
 				PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())})
 		}
 	}
@@ -190,7 +190,7 @@ func (f *fitting) copies() {
 	// (gpu.h2d_efficiency, gpu.d2h_efficiency); gpu.copy_rate, which would
 	// override both, is cleared.
 	link := float64(base.GPULinkRate())
-	setEff := func(key string, se Series, r fit.Result) {
+	setEff := func(key string, se curve, r fit.Result) {
 		b := r.Beta.Value
 		if !finiteRate(b) || !(link > 0) {
 			return
@@ -198,21 +198,21 @@ func (f *fitting) copies() {
 		eff := b / link
 		if eff > 1 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: β %s above the PCIe payload rate %s; %s set to 1",
-				seriesName(se), units.Rate(b).Compact(), units.Rate(link).Compact(), key))
+				seriesName(se.Series), units.Rate(b).Compact(), units.Rate(link).Compact(), key))
 			eff = 1
 		}
-		c.set(f.s, key, strconv.FormatFloat(eff, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over the PCIe payload rate %s", seriesName(se), rateI(r.Beta), units.Rate(link).Compact()))
+		c.set(f.s, key, strconv.FormatFloat(eff, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over the PCIe payload rate %s", seriesName(se.Series), rateI(r.Beta), units.Rate(link).Compact()))
 	}
 	switch {
 	case okA && okG:
 		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
-		c.set(f.s, "gpu.copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h), secI(fa.Alpha), seriesName(h2d), secI(fg.Alpha)))
+		c.set(f.s, "gpu.copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h.Series), secI(fa.Alpha), seriesName(h2d.Series), secI(fg.Alpha)))
 	case okA || okG:
 		r, se := fa, d2h
 		if okG {
 			r, se = fg, h2d
 		}
-		c.set(f.s, "gpu.copy_latency", units.Seconds(r.Alpha.Value).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(se), secI(r.Alpha)))
+		c.set(f.s, "gpu.copy_latency", units.Seconds(r.Alpha.Value).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(se.Series), secI(r.Alpha)))
 	}
 	if okA || okG {
 		c.set(f.s, "gpu.copy_rate", "0B/s", "fit: the rate per direction below (gpu.d2h_efficiency, gpu.h2d_efficiency)")
@@ -237,12 +237,12 @@ func (f *fitting) asyncCopies() {
 		if !ok {
 			continue
 		}
-		r, ok := f.alphaBeta("async "+v, se)
+		r, ok := f.alphaBeta("async "+v, se.Series)
 		if !ok || !(r.Alpha.Value > 0) {
 			continue
 		}
 		alphas = append(alphas, r.Alpha.Value)
-		parts = append(parts, fmt.Sprintf("%s (%s)", seriesName(se), secI(r.Alpha)))
+		parts = append(parts, fmt.Sprintf("%s (%s)", seriesName(se.Series), secI(r.Alpha)))
 	}
 	if len(alphas) > 0 {
 		f.c.set(f.s, "gpu.async_latency", units.Seconds(mean(alphas)).String(), "fit: mean α of "+strings.Join(parts, " and "))
@@ -258,13 +258,13 @@ func (f *fitting) loopbackTCP() {
 	if !ok {
 		return
 	}
-	r, ok := f.alphaBeta("loopback TCP", tcp)
+	r, ok := f.alphaBeta("loopback TCP", tcp.Series)
 	if !ok {
 		return
 	}
 	c := f.c
 	lb := loopbackOf(f.base)
-	fd := Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp, Fit: r,
+	fd := Fitted{Stage: "B–F", Name: "TCP over loopback, one way (ping-pong)", Series: tcp.Series, Fit: r,
 		PresetAlpha: float64(lb.MustRoute("host-tcp").Evaluate(1).Latency), PresetBeta: float64(lb.MustRoute("host-tcp").Evaluate(1 << 30).Bandwidth)}
 	f.withKnee(&fd)
 	c.Fits = append(c.Fits, fd)
@@ -288,8 +288,8 @@ func (f *fitting) loopbackStream() {
 	}
 	chunk := float64(f.s.Pipeline.Chunk)
 	for _, se := range f.series {
-		if se.Probe == "staged" && se.Chunk > 0 {
-			chunk = float64(se.Chunk)
+		if se.Probe == "staged" && se.chunk > 0 {
+			chunk = float64(se.chunk)
 		}
 	}
 	if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
@@ -312,11 +312,11 @@ func (f *fitting) cachedCopies() {
 		if !ok {
 			continue
 		}
-		r, ok := f.alphaBeta(x.stage, se)
+		r, ok := f.alphaBeta(x.stage, se.Series)
 		if !ok {
 			continue
 		}
-		fd := Fitted{Stage: x.stage, Name: x.name, Series: se, Fit: r, PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())}
+		fd := Fitted{Stage: x.stage, Name: x.name, Series: se.Series, Fit: r, PresetAlpha: float64(base.GPU.CopyLatency), PresetBeta: float64(base.CopyRate())}
 		f.withKnee(&fd)
 		c.Fits = append(c.Fits, fd)
 		cached = append(cached, fd)
@@ -352,14 +352,14 @@ func (f *fitting) peerCopies() {
 	if !ok {
 		return
 	}
-	r, ok := f.alphaBeta("gpu-peer", peer)
+	r, ok := f.alphaBeta("gpu-peer", peer.Series)
 	if !ok {
 		return
 	}
-	f.c.Fits = append(f.c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer, Fit: r,
+	f.c.Fits = append(f.c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer.Series, Fit: r,
 		PresetAlpha: float64(f.base.GPU.CopyLatency), PresetBeta: float64(peerRate(f.base))})
 	if a := r.Alpha.Value; a > 0 && !math.IsInf(a, 0) {
-		f.c.set(f.s, "gpu.peer_copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(peer), secI(r.Alpha)))
+		f.c.set(f.s, "gpu.peer_copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(peer.Series), secI(r.Alpha)))
 	}
 	b := r.Beta.Value
 	if !finiteRate(b) {
@@ -370,12 +370,12 @@ func (f *fitting) peerCopies() {
 	// nominal one raises the rate and sets the efficiency to 1).
 	if nv := float64(f.base.GPU.NVLinkRate); nv > 0 {
 		if b <= nv {
-			f.c.set(f.s, "gpu.nvlink_efficiency", strconv.FormatFloat(b/nv, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over gpu.nvlink_rate %s", seriesName(peer), rateI(r.Beta), units.Rate(nv).Compact()))
+			f.c.set(f.s, "gpu.nvlink_efficiency", strconv.FormatFloat(b/nv, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over gpu.nvlink_rate %s", seriesName(peer.Series), rateI(r.Beta), units.Rate(nv).Compact()))
 			return
 		}
-		f.c.set(f.s, "gpu.nvlink_efficiency", "1", fmt.Sprintf("fit: β of %s is above gpu.nvlink_rate", seriesName(peer)))
+		f.c.set(f.s, "gpu.nvlink_efficiency", "1", fmt.Sprintf("fit: β of %s is above gpu.nvlink_rate", seriesName(peer.Series)))
 	}
-	f.c.set(f.s, "gpu.nvlink_rate", units.Rate(b).String(), fmt.Sprintf("fit: β of %s (%s)", seriesName(peer), rateI(r.Beta)))
+	f.c.set(f.s, "gpu.nvlink_rate", units.Rate(b).String(), fmt.Sprintf("fit: β of %s (%s)", seriesName(peer.Series), rateI(r.Beta)))
 }
 
 // secI and rateI spell a fitted interval with the unit formatters:

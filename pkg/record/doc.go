@@ -20,10 +20,13 @@
 //   - writing: Create opens a new run directory, Writer.Append writes one
 //     record with a single write(2), WriteManifest replaces manifest.json
 //     atomically; AppendResult is the same record write on any io.Writer;
-//   - grouping: Group gathers records into the measured curves (Series)
-//     that fitting, reports and notebooks draw.
+//   - series: Series and Point are the one type of a measured curve, in
+//     base units (pkg/units), for every reader (fitting, reports, verdicts,
+//     notebooks); Group gathers records into them, Curves into the curves
+//     a report draws (with QuantityOf: latency, bandwidth or cost);
+//     Host.Line describes the measuring host in one line.
 //
 // What it does not do: it measures nothing, links no cgo or GPU library,
-// fits nothing and prints nothing. It imports the standard library and
-// pkg/topo (whose PCI types the topology inventory holds).
+// fits nothing and prints nothing. It imports the standard library,
+// pkg/units and pkg/topo (whose PCI types the topology inventory holds).
 package record

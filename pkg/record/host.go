@@ -1,5 +1,10 @@
 package record
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Host describes the machine a run was measured on, as far as it can be read
 // cheaply from /proc and /sys (pkg/measure's ReadHost). Fields that cannot be
 // read stay empty; Notes says why.
@@ -39,4 +44,27 @@ type NIC struct {
 	SpeedMbps int `json:"speed_mbps,omitempty"`
 	// Virtual is true for interfaces without a device (lo, veth, bridges).
 	Virtual bool `json:"virtual"`
+}
+
+// Name is the host's name, "unknown host" when it was not read.
+func (h Host) Name() string {
+	if h.Hostname == "" {
+		return "unknown host"
+	}
+	return h.Hostname
+}
+
+// Line describes the host in one line: its name, CPU and kernel ("vm,
+// Intel(R) Xeon(R) … × 16, Linux 6.18").
+func (h Host) Line() string {
+	parts := []string{h.Name()}
+	if h.CPUModel != "" {
+		parts = append(parts, fmt.Sprintf("%s × %d", h.CPUModel, h.CPUs))
+	} else if h.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("%d CPUs", h.CPUs))
+	}
+	if h.Kernel != "" {
+		parts = append(parts, "Linux "+h.Kernel)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -189,7 +190,7 @@ func fitTable(cal *calib.Calibration) *docTable {
 		bt, bs := betaText(f.Fit.Beta)
 		se := f.Series
 		src := fmt.Sprintf("%s %s (%s timer, %s), %d sizes from %s to %s, %d repetitions", se.Probe, se.Variant, se.Timer, se.Target, f.Fit.Sizes,
-			units.Bytes(first(se.Bytes)).Human(), units.Bytes(last(se.Bytes)).Human(), f.Fit.Repetitions)
+			firstSize(se.Points).Human(), lastSize(se.Points).Human(), f.Fit.Repetitions)
 		var notes []string
 		if f.Regimes != nil {
 			notes = append(notes, "two regimes")
@@ -205,6 +206,22 @@ func fitTable(cal *calib.Calibration) *docTable {
 			c(secs(f.PresetAlpha)), c(pb), {Text: "median error " + pct(f.Fit.MedianAPE), Sub: strings.Join(notes, "; ")}})
 	}
 	return t
+}
+
+// firstSize and lastSize are the smallest and the largest size of a
+// series' points (in ascending size), 0 without points.
+func firstSize(ps []record.Point) units.Bytes {
+	if len(ps) == 0 {
+		return 0
+	}
+	return ps[0].Bytes
+}
+
+func lastSize(ps []record.Point) units.Bytes {
+	if len(ps) == 0 {
+		return 0
+	}
+	return ps[len(ps)-1].Bytes
 }
 
 func first(v []float64) float64 {

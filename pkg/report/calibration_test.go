@@ -65,9 +65,9 @@ func measuredRun(rd *record.RunData) Measured {
 		if !ok {
 			i = len(m.Series)
 			idx[k] = i
-			m.Series = append(m.Series, Series{Label: k, Probe: r.Probe, Variant: r.Variant, Path: r.Path, Target: r.Target, Quantity: Latency})
+			m.Series = append(m.Series, record.Series{SeriesKey: record.SeriesKey{Probe: r.Probe, Variant: r.Variant, Path: r.Path, Target: r.Target}, Label: k, Quantity: record.Latency})
 		}
-		m.Series[i].Points = append(m.Series[i].Points, Point{Bytes: units.Bytes(r.Bytes), Median: units.Seconds(r.MedianS), Min: units.Seconds(r.MinS),
+		m.Series[i].Points = append(m.Series[i].Points, record.Point{Bytes: units.Bytes(r.Bytes), Median: units.Seconds(r.MedianS), Min: units.Seconds(r.MinS),
 			P99: units.Seconds(r.P99S), CPU: units.Seconds(r.CPUUserS + r.CPUSysS), Iterations: r.Iterations, Stable: r.Stable})
 	}
 	for _, s := range m.Series {

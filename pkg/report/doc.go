@@ -31,9 +31,21 @@
 // such). No external program is run. Report.WriteDir writes the directory
 // atomically: into a temporary directory beside the target, then a rename.
 //
-// The package does not measure, read run directories or print: measured
+// Before Render, the package turns runs into its input — the one mapping
+// that gpupath report and the notebooks (pkg/nb/measured) call: FromRun
+// describes a run read by record.ReadRun (its curves are record.Curves, in
+// the one measured-series type, record.Series; the run's doctor record is
+// the one file it reads), FromImported a run of gpupath import (its files,
+// the hardware they name, and their series judged by pkg/calib on that
+// hardware), FromRuns all the runs of a report (with two of them compared
+// by calib.CompareRuns), Calibrate the calibration (calib.Calibrate), and
+// DiagnosticText is the text summary of a diagnostic run. Judging, fitting
+// and re-modeling happen there; Render only renders the verdicts it is
+// given.
+//
+// The package does not measure or print, and Render reads nothing: measured
 // data arrives as Measured values (series of points with the host and time
 // they were measured at, and the probes that could not run, with the
-// reason) that the caller builds from its run directories, and the
-// calibration as pkg/calib computed it; the report fits nothing itself.
+// reason), the imported runs with their verdicts, and the calibration as
+// pkg/calib computed it; the report fits nothing itself.
 package report

@@ -2,21 +2,23 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Imported is a run directory written by gpupath import: other tools'
 // outputs, for the section "Imported measurements", which puts every series
 // beside the model of the path it took — on the hardware the output names —
-// and says how much of that ceiling it reaches.
+// and says how much of that ceiling it reaches. FromImported makes it, with
+// the verdicts; the report renders them.
 type Imported struct {
 	// Source is the run directory.
 	Source string
@@ -33,12 +35,31 @@ type ImportedFile struct {
 	Command             string
 	Hardware            Hardware
 	// NCCL is what an NCCL log in the file says about the path, or nil.
-	NCCL   *NCCLPath
-	Series []ImportedSeries
+	NCCL   *calib.NCCLPath
+	Series []calib.ImportedSeries
 	// Failures are errors the tool itself printed; Problems lines that
 	// could not be read (file:line: reason); Notes what else the import
 	// noted.
 	Failures, Problems, Notes []string
+	// Model is the file against the model (FromImported judges it); a file
+	// with series needs one to be rendered.
+	Model *ImportedModel
+}
+
+// ImportedModel is an imported file against the model: the scenario with
+// the hardware the file and its run's inventory files name, and the file's
+// series judged on it (calib.JudgeImported).
+type ImportedModel struct {
+	// Hardware is the file's, with the run's inventory where the file says
+	// nothing.
+	Hardware Hardware
+	// Scenario is the report's scenario with the keys the hardware names
+	// set: Sets says which, with their sources; Agrees the keys the
+	// hardware confirms; Refused those the scenario does not take.
+	Scenario              *model.Scenario
+	Sets, Agrees, Refused []string
+	// Groups are the verdicts, one group per test and quantity.
+	Groups []calib.ImportedGroup
 }
 
 // Hardware is what an output says about the machines. Sources say where
@@ -59,85 +80,6 @@ type NIC struct {
 	RateBps                float64 // bits per second; 0 when not said
 	Source                 string
 }
-
-// NCCLPath is the path an NCCL log says the traffic took.
-type NCCLPath struct {
-	// Path is between nodes (gdr, rdma, tcp, mixed, ""), Intra inside a
-	// node; Line the log line to look at; NICs the devices NCCL used on a
-	// node; Verdict the log's own account.
-	Path, Intra string
-	Line        int
-	NICs        []string
-	Verdict     string
-}
-
-// ImportedSeries is one measured curve of a file: a test and variant.
-type ImportedSeries struct {
-	Label             string
-	Test, Op, Variant string
-	// Quantity is Latency or Bandwidth.
-	Quantity
-	// Path is the model path the output says it measured ("" when it does
-	// not say); Stage the copy stage ("A" device to host, "G" host to
-	// device) of a copy benchmark.
-	Path, Stage string
-	// RoundTrip marks latencies of a whole round trip (ib_read_lat);
-	// Bidirectional rates that add both directions (osu_bibw, -b).
-	RoundTrip, Bidirectional bool
-	// Streams is the number of parallel TCP streams (iperf3 -P), 0 when
-	// not said.
-	Streams int
-	// Collective is set for nccl-tests.
-	Collective *Collective
-	Points     []ImportedPoint
-}
-
-// Collective describes an nccl-tests series: the collective, how many ranks
-// on how many nodes, and busbw's factor.
-type Collective struct {
-	Op                        string
-	Ranks, Nodes, GPUsPerNode int
-	Factor                    float64
-	Formula                   string
-}
-
-// ImportedPoint is one record: a size, the time per message, the rate
-// (algbw for nccl-tests) and busbw, the line it came from.
-type ImportedPoint struct {
-	Bytes               units.Bytes
-	Time, Rate, BusRate float64
-	Target              string
-	Line                int
-	BytesNote           string
-}
-
-// judgedPoint is a point against its model.
-type judgedPoint struct {
-	ImportedPoint
-	measured, ceiling, share float64
-	bound                    string
-	at                       units.Bytes // the size the model was evaluated at
-}
-
-// judged is a series against the model of its path.
-type judged struct {
-	s         ImportedSeries
-	path      string // the model path it is compared with
-	pathWhy   string
-	best      string // the fastest path between nodes the scenario allows, when not path
-	factor    float64
-	factorWhy string
-	points    []judgedPoint
-	none      string // why there is no model to compare with
-	verdict   string
-}
-
-// gpuPaths and hostPaths are the paths between nodes an unknown series is
-// compared with, in order of preference for "the fastest".
-var (
-	gpuPaths  = []string{"gdr", "rdma", "devmem", "tcp"}
-	hostPaths = []string{"host-rdma", "host-tcp"}
-)
 
 // importedSections adds the sections of imported runs and of a two-run
 // comparison, before "Model against measurement".
@@ -187,31 +129,31 @@ func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int
 		title += ": " + f.Test
 	}
 	sec.h3(title)
-	hw := mergeHardware(f.Hardware, run.Hardware)
+	m := f.Model
+	hw := m.Hardware
 	if says := hardwareLine(hw); says != "" {
 		sec.text("The output names: " + says + ".")
 	}
 	if f.Command != "" {
 		sec.text("Command line: " + f.Command)
 	}
-	s, sets, agrees, refused := hardwareScenario(b.in.Scenario, hw)
 	if len(f.Series) > 0 {
-		line := "Modeled on scenario " + scenarioName(b.in.Scenario)
-		if len(sets) > 0 {
-			line += " with the hardware the output names: " + strings.Join(sets, "; ")
+		line := "Modeled on scenario " + b.in.Scenario.Name
+		if len(m.Sets) > 0 {
+			line += " with the hardware the output names: " + strings.Join(m.Sets, "; ")
 		} else {
 			line += " as given"
 		}
-		if len(agrees) > 0 {
-			line += "; the output agrees with it on " + strings.Join(agrees, ", ")
+		if len(m.Agrees) > 0 {
+			line += "; the output agrees with it on " + strings.Join(m.Agrees, ", ")
 		}
 		sec.text(line + ".")
 		if !hasRate(hw.NICs) && usesNetwork(f.Series) {
-			sec.note("The NIC's rate is the scenario's " + nicRateText(s) + ": the output does not say the port rate. Import ibstat or ibv_devinfo output of the same hosts with it, or give --set nic.rate=…, for the model of this NIC.")
+			sec.note("The NIC's rate is the scenario's " + m.Scenario.NIC.Rate.Gbits() + ": the output does not say the port rate. Import ibstat or ibv_devinfo output of the same hosts with it, or give --set nic.rate=…, for the model of this NIC.")
 		}
 	}
-	if len(refused) > 0 {
-		sec.note("Hardware the scenario does not take: " + strings.Join(refused, "; ") + ".")
+	if len(m.Refused) > 0 {
+		sec.note("Hardware the scenario does not take: " + strings.Join(m.Refused, "; ") + ".")
 	}
 	if f.NCCL != nil && f.NCCL.Verdict != "" {
 		sec.text("NCCL's log: " + f.NCCL.Verdict)
@@ -233,53 +175,21 @@ func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int
 		}
 		return
 	}
-	var js []judged
-	for _, se := range f.Series {
-		se.Points = usablePoints(se.Points)
-		if len(se.Points) == 0 {
-			continue
-		}
-		ss := s
-		if se.Streams > 1 && (se.Path == "host-tcp" || se.Path == "tcp") {
-			if fs, ok := withFlows(s, se.Streams); ok {
-				ss = fs
-			}
-		}
-		j := judge(ss, se, f, hw)
-		if ss != s {
-			j.pathWhy += fmt.Sprintf("; with stack.flows=%d, the run's parallel streams", se.Streams)
-		}
-		js = append(js, j)
-	}
 	// One figure and table per test and quantity.
-	type key struct {
-		test string
-		q    Quantity
-	}
-	var order []key
-	groups := map[key][]judged{}
-	for _, j := range js {
-		k := key{j.s.Test, j.s.Quantity}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], j)
-	}
-	origin := fmt.Sprintf("measured by %s (%s, imported into %s); model: scenario %s", f.Tool, f.File, run.Source, scenarioName(b.in.Scenario))
-	if len(sets) > 0 {
+	origin := fmt.Sprintf("measured by %s (%s, imported into %s); model: scenario %s", f.Tool, f.File, run.Source, b.in.Scenario.Name)
+	if len(m.Sets) > 0 {
 		origin += " with the output's hardware"
 	}
-	for gi, k := range order {
-		g := groups[k]
-		b.importedFigure(sec, s, f, g, fmt.Sprintf("imported-%d-%d", n, gi+1), origin)
+	for gi, g := range m.Groups {
+		b.importedFigure(sec, g, fmt.Sprintf("imported-%d-%d", n, gi+1), origin)
 		sec.table(importedTable(g))
 		var items []string
-		for _, j := range g {
-			items = append(items, j.s.Label+": "+j.verdict)
+		for _, v := range g.Verdicts {
+			items = append(items, v.Series.Label+": "+v.Verdict)
 		}
 		sec.list(items)
-		if c := g[0].s.Collective; c != nil {
-			sec.text(collectiveText(g[0]))
+		if c := g.Verdicts[0].Series.Collective; c != nil {
+			sec.text(collectiveText(g.Verdicts[0]))
 		}
 	}
 	if len(f.Notes) > 0 {
@@ -292,43 +202,9 @@ func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int
 	}
 }
 
-// mergeHardware adds the run's inventory to a file's hardware where the
-// file says nothing.
-func mergeHardware(f, run Hardware) Hardware {
-	if len(f.NICs) == 0 || !hasRate(f.NICs) {
-		f.NICs = append(f.NICs, run.NICs...)
-	}
-	if f.GPUNIC == "" {
-		f.GPUNIC, f.GPUNICSource = run.GPUNIC, run.GPUNICSource
-	}
-	if len(f.GPUs) == 0 {
-		f.GPUs, f.GPUSource = run.GPUs, run.GPUSource
-	}
-	return f
-}
-
-// usablePoints drops points whose values are not finite and non-negative
-// (Render's input is not checked elsewhere for imported runs: the importer
-// never produces them, a caller might).
-func usablePoints(ps []ImportedPoint) []ImportedPoint {
-	var out []ImportedPoint
-	for _, p := range ps {
-		ok := p.Bytes >= 0
-		for _, v := range []float64{p.Time, p.Rate, p.BusRate} {
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				ok = false
-			}
-		}
-		if ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // usesNetwork tells whether a series goes between nodes (so the NIC's
 // rate matters): not a copy, not inside a node.
-func usesNetwork(ss []ImportedSeries) bool {
+func usesNetwork(ss []calib.ImportedSeries) bool {
 	for _, s := range ss {
 		if s.Stage == "" && s.Path != "gpu-peer" && (s.Collective == nil || s.Collective.Nodes != 1) {
 			return true
@@ -396,250 +272,9 @@ func hardwareLine(hw Hardware) string {
 	return strings.Join(parts, "; ")
 }
 
-// judge compares a series with the model of its path.
-func judge(s *model.Scenario, se ImportedSeries, f ImportedFile, hw Hardware) judged {
-	j := judged{s: se, factor: 1}
-	switch {
-	case se.Stage != "":
-		j.path, j.pathWhy = "copy "+se.Stage, "a copy between host and GPU memory: the model's copy stage"
-	case se.Path != "":
-		j.path, j.pathWhy = se.Path, "as the output says"
-		if se.Path == "gdr" {
-			j.pathWhy = "the run used GPU memory"
-		}
-		// nccl-tests: the log says which path the traffic took.
-		if f.NCCL != nil && se.Collective != nil && f.NCCL.Path != "" && f.NCCL.Path != "mixed" {
-			j.path, j.pathWhy = f.NCCL.Path, fmt.Sprintf("NCCL's log, line %d", f.NCCL.Line)
-		}
-	case se.Collective != nil && f.NCCL != nil && f.NCCL.Path != "" && f.NCCL.Path != "mixed" && f.NCCL.Path != "collnet":
-		j.path, j.pathWhy = f.NCCL.Path, fmt.Sprintf("NCCL's log, line %d", f.NCCL.Line)
-	case se.Collective != nil && se.Collective.Nodes == 1:
-		j.path, j.pathWhy = "gpu-peer", "all ranks on one node"
-	case strings.Contains(strings.ToLower(se.Variant), "udp") || strings.Contains(strings.ToLower(se.Test), "udp"):
-		j.none = "the model has no UDP path"
-	default:
-		cands, what := hostPaths, "host"
-		if hw.MemoryGPU || se.Collective != nil {
-			cands, what = gpuPaths, "GPU"
-		}
-		j.path = bestPath(s, cands)
-		j.pathWhy = fmt.Sprintf("the output does not say which path; compared with the fastest %s path the scenario allows", what)
-		if j.path == "" {
-			j.none = "no " + what + " path between nodes is feasible in the scenario"
-		}
-	}
-	// The fastest GPU path, to say what a host-staged path costs.
-	if se.Collective != nil && j.path != "gpu-peer" {
-		if b := bestPath(s, gpuPaths); b != "" && b != j.path {
-			j.best = b
-		}
-	}
-	if c := se.Collective; c != nil && se.Quantity == Bandwidth {
-		j.factor, j.factorWhy = busCeilingFactor(c, hw, f, j.path)
-	}
-	if se.Bidirectional {
-		j.factor, j.factorWhy = 2*j.factor, "both directions at once"
-	}
-	if j.none != "" {
-		j.verdict = "not compared: " + j.none + "."
-		return j
-	}
-	for _, pt := range se.Points {
-		j.points = append(j.points, judgePoint(s, j, pt))
-	}
-	j.verdict = verdictOf(s, &j, f)
-	return j
-}
-
-// busCeilingFactor is how many times one path's bandwidth busbw can reach:
-// a ring collective between nodes carries each rank's share over the NICs
-// of a node in parallel, so busbw is bounded by the NICs per node times one
-// NIC's path (one NIC per GPU when the output does not list them);
-// sendrecv crosses between nodes on one pair of NICs.
-func busCeilingFactor(c *Collective, hw Hardware, f ImportedFile, path string) (float64, string) {
-	if path == "gpu-peer" || c.Nodes == 1 {
-		return 1, "one GPU's peer links"
-	}
-	switch c.Op {
-	case "sendrecv", "hypercube":
-		return 1, "one pair of NICs between the nodes"
-	case "alltoall", "alltoallv":
-		return 1, "one NIC's path (all-to-all: the share between nodes is not modeled)"
-	}
-	nics := 0
-	if f.NCCL != nil {
-		nics = len(f.NCCL.NICs)
-	}
-	per := c.GPUsPerNode
-	switch {
-	case nics > 0 && per > 0:
-		k := min(nics, per)
-		return float64(k), fmt.Sprintf("%d NIC(s) per node in parallel (NCCL's log lists %d)", k, nics)
-	case per > 1:
-		return float64(per), fmt.Sprintf("%d NICs per node in parallel (one NIC per GPU assumed: the output does not list them)", per)
-	}
-	return 1, "one NIC per node"
-}
-
-func judgePoint(s *model.Scenario, j judged, pt ImportedPoint) judgedPoint {
-	jp := judgedPoint{ImportedPoint: pt, at: pt.Bytes}
-	if jp.at < 1 {
-		jp.at = smallRef
-		if j.s.Quantity == Bandwidth {
-			jp.at = bigRef
-		}
-	}
-	var m modeled
-	if strings.HasPrefix(j.path, "copy ") {
-		m = evalCopy(s, strings.TrimPrefix(j.path, "copy "), int64(jp.at))
-	} else {
-		m = evalPath(s, j.path, int64(jp.at))
-	}
-	if !m.Feasible {
-		jp.bound = "infeasible: " + m.Reason
-		return jp
-	}
-	if j.s.Quantity == Bandwidth {
-		jp.measured = pt.Rate
-		if j.s.Collective != nil && pt.BusRate > 0 {
-			jp.measured = pt.BusRate
-		}
-		jp.ceiling = m.Rate * j.factor
-		jp.bound = m.RateBound
-		if jp.ceiling > 0 {
-			jp.share = jp.measured / jp.ceiling
-		}
-		return jp
-	}
-	jp.measured = pt.Time
-	jp.ceiling = m.Latency
-	if j.s.RoundTrip {
-		jp.ceiling *= 2
-	}
-	jp.bound = m.LatencyBound
-	if jp.measured > 0 {
-		jp.share = jp.ceiling / jp.measured
-	}
-	return jp
-}
-
-// representative is the point a verdict quotes: the largest message for a
-// bandwidth (the streaming regime), the smallest for a latency.
-func representative(ps []judgedPoint, q Quantity) (judgedPoint, bool) {
-	var best judgedPoint
-	found := false
-	for _, p := range ps {
-		if p.ceiling <= 0 || p.measured <= 0 {
-			continue
-		}
-		if !found || q == Bandwidth && p.at > best.at || q != Bandwidth && p.at < best.at {
-			best, found = p, true
-		}
-	}
-	return best, found
-}
-
-func sharePct(x float64) string {
-	switch {
-	case x >= 0.1:
-		return strconv.FormatFloat(math.Round(x*100), 'f', 0, 64) + "%"
-	case x >= 0.001:
-		return strconv.FormatFloat(x*100, 'f', 1, 64) + "%"
-	}
-	return "<0.1%"
-}
-
-// hostStaged are the paths that copy through host memory.
-var hostStaged = map[string]bool{"rdma": true, "tcp": true, "host-tcp": true, "host-rdma": true}
-
-func verdictOf(s *model.Scenario, j *judged, f ImportedFile) string {
-	p, ok := representative(j.points, j.s.Quantity)
-	if !ok {
-		for _, jp := range j.points {
-			if strings.HasPrefix(jp.bound, "infeasible") {
-				return "not compared: the " + j.path + " path is " + jp.bound + "."
-			}
-		}
-		return "not compared: no point with a value and a model."
-	}
-	what := "what this link and this path allow"
-	if strings.HasPrefix(j.path, "copy ") {
-		what = "what this GPU's PCIe link allows for the copy"
-	}
-	at := bytesText(int64(p.at))
-	if p.Bytes < 1 {
-		at += " (the output does not give the size)"
-	}
-	quoted := fmt.Sprintf("%s at %s; model of %s: %s", measuredText(j, p.measured), at, pathLabel(j), measuredText(j, p.ceiling))
-	bound := ""
-	if p.bound != "" {
-		bound = ", bound by " + p.bound
-	}
-	// The traffic took a host-staged path where GPUDirect RDMA was
-	// possible: blame the path only where the model says it costs (its
-	// ceiling is lower than the fastest path's), with the log's line.
-	logRef := ""
-	if f.NCCL != nil && f.NCCL.Line > 0 && strings.HasPrefix(j.pathWhy, "NCCL") {
-		logRef = fmt.Sprintf(" (the %s path, as NCCL's log line %d says)", j.path, f.NCCL.Line)
-	}
-	bestRaises := false // the fastest path would allow more than the one taken
-	if j.best != "" && hostStaged[j.path] && j.s.Quantity == Bandwidth {
-		bp := judgePoint(s, judged{s: j.s, path: j.best, factor: j.factor}, p.ImportedPoint)
-		bestRaises = bp.ceiling > 0 && p.ceiling < 0.9*bp.ceiling
-		if bestRaises && logRef != "" {
-			return fmt.Sprintf("at %s of what this link allows on the %s path: the traffic took the host-staged %s path, see NCCL's log line %d (it reaches %s of what the %s path allows%s; %s).",
-				sharePct(bp.share), j.best, j.path, f.NCCL.Line, sharePct(p.share), j.path, bound, quoted)
-		}
-		if bp.ceiling > 0 && !bestRaises {
-			bound += fmt.Sprintf("; the %s path would not raise the ceiling at this size", j.best)
-		}
-	}
-	what += logRef
-	switch {
-	case p.share > 1.1 && j.s.Quantity != Bandwidth:
-		return fmt.Sprintf("at %s of %s: faster than the model — the scenario's network is longer or slower than what ran (check network.hops, network.cable, nic.latency, the preset) (%s).", sharePct(p.share), what, quoted)
-	case p.share > 1.1:
-		return fmt.Sprintf("at %s of %s: faster than the model — the scenario's hardware is slower than what ran (check nic.rate, gpu.pcie, the preset), or the traffic did not take the %s path (%s).", sharePct(p.share), what, pathLabel(j), quoted)
-	case p.share >= 0.8:
-		return fmt.Sprintf("at %s of %s (%s%s).", sharePct(p.share), what, quoted, bound)
-	case p.share >= 0.5:
-		why := "at this size per-message costs dominate (posting, completions, synchronisation), beyond the ones the model counts"
-		switch {
-		case strings.HasPrefix(j.path, "copy "):
-			why = "a copy's gap is the copy engine's and the PCIe link's efficiency beyond what the model counts, pageable host memory, or a GPU behind a switch or on the far socket"
-		case p.at >= 64<<10:
-			why = fmt.Sprintf("at this size the gap is streaming efficiency the model does not count — a NIC slower than the scenario's %s, contention, or the tool's own overheads", nicRateText(s))
-		}
-		return fmt.Sprintf("at %s of %s: short of the ceiling%s (%s); %s.", sharePct(p.share), what, bound, quoted, why)
-	}
-	hint := "the gap is larger than the path explains: look at the link's rate and width, the GPU–NIC placement, and whether the traffic took this path at all"
-	switch {
-	case hostStaged[j.path] && bestRaises:
-		hint = "the traffic took the host-staged " + j.path + " path; GPUDirect RDMA (" + j.best + ") would avoid the copies"
-	case j.s.Quantity == Bandwidth && !strings.HasPrefix(j.path, "copy "):
-		hint = fmt.Sprintf("the gap is larger than the path explains: look at the NIC's real rate (the scenario's is %s), the GPU–NIC placement, and whether the traffic took this path at all", nicRateText(s))
-	}
-	return fmt.Sprintf("at %s of %s%s: %s (%s).", sharePct(p.share), what, bound, hint, quoted)
-}
-
-func pathLabel(j *judged) string {
-	l := j.path
-	if j.factor != 1 {
-		l = fmt.Sprintf("%s × %g", l, j.factor)
-	}
-	return l
-}
-
-func measuredText(j *judged, v float64) string {
-	if j.s.Quantity == Bandwidth {
-		return rateText(v)
-	}
-	return secondsText(v)
-}
-
 // collectiveText explains algbw and busbw for an nccl-tests series.
-func collectiveText(j judged) string {
-	c := j.s.Collective
+func collectiveText(j calib.ImportedVerdict) string {
+	c := j.Series.Collective
 	var b strings.Builder
 	fmt.Fprintf(&b, "algbw is the message size over the time (what the application sees); busbw = algbw × a factor that makes collectives comparable with the hardware's bandwidth (nccl-tests' PERFORMANCE.md): ")
 	switch {
@@ -652,38 +287,38 @@ func collectiveText(j judged) string {
 	default:
 		b.WriteString("the output does not say which collective ran.")
 	}
-	if j.factorWhy != "" && j.s.Quantity == Bandwidth {
-		fmt.Fprintf(&b, " The share compares busbw with %s × %g: %s.", j.path, j.factor, j.factorWhy)
+	if j.FactorWhy != "" && j.Series.Quantity == record.Bandwidth {
+		fmt.Fprintf(&b, " The share compares busbw with %s × %g: %s.", j.Path, j.Factor, j.FactorWhy)
 	}
 	return b.String()
 }
 
 // importedTable lists the points of a group against the model, at most
 // six sizes per series (the smallest, the largest and evenly between).
-func importedTable(g []judged) *docTable {
-	q := g[0].s.Quantity
-	coll := g[0].s.Collective != nil
+func importedTable(g calib.ImportedGroup) *docTable {
+	q := g.Quantity
+	coll := g.Verdicts[0].Series.Collective != nil
 	t := &docTable{Caption: "Measured against the model of the path each series took (" + pathList(g) + ").",
 		Head:   []string{"series", "size", "measured", "model", "share", "bound by", "line"},
 		Widths: []float64{2, 0.8, 1, 1, 0.6, 2.2, 0.5},
 		Right:  []bool{false, true, true, true, true, false, true}}
-	if coll && q == Bandwidth {
+	if coll && q == record.Bandwidth {
 		t.Head = []string{"series", "size", "time", "algbw", "busbw", "busbw ceiling", "share", "bound by", "line"}
 		t.Widths = []float64{1.4, 0.8, 0.8, 0.8, 0.8, 0.9, 0.6, 1.9, 0.5}
 		t.Right = []bool{false, true, true, true, true, true, true, false, true}
 	}
-	for _, j := range g {
-		if j.none != "" {
-			t.Rows = append(t.Rows, []cell{c(j.s.Label), c("—"), c("—"), c("—"), c("—"), c(j.none), c("")})
-			if coll && q == Bandwidth {
+	for _, j := range g.Verdicts {
+		if j.None != "" {
+			t.Rows = append(t.Rows, []cell{c(j.Series.Label), c("—"), c("—"), c("—"), c("—"), c(j.None), c("")})
+			if coll && q == record.Bandwidth {
 				t.Rows[len(t.Rows)-1] = append(t.Rows[len(t.Rows)-1], c(""), c(""))
 			}
 			continue
 		}
-		for _, p := range pick(j.points, 6) {
-			label := j.s.Variant // the caption and the figure name the test
+		for _, p := range pick(j.Points, 6) {
+			label := j.Series.Variant // the caption and the figure name the test
 			if label == "" {
-				label = j.s.Test
+				label = j.Series.Test
 			}
 			if p.Target != "" && !strings.Contains(label, p.Target) {
 				label += " " + p.Target
@@ -693,30 +328,30 @@ func importedTable(g []judged) *docTable {
 				size = p.Bytes.Human()
 			}
 			share, model := "—", "—"
-			if p.ceiling > 0 {
-				model, share = measuredText(&j, p.ceiling), sharePct(p.share)
+			if p.Ceiling > 0 {
+				model, share = j.ValueText(p.Ceiling), calib.ShareText(p.Share)
 			}
 			line := strconv.Itoa(p.Line)
-			if coll && q == Bandwidth {
-				t.Rows = append(t.Rows, []cell{c(label), c(size), c(secondsText(p.Time)), c(rateText(p.Rate)), c(rateText(p.BusRate)), c(model), c(share), c(p.bound), c(line)})
+			if coll && q == record.Bandwidth {
+				t.Rows = append(t.Rows, []cell{c(label), c(size), c(p.Median.Human()), c(p.Rate.Human()), c(p.BusRate.Human()), c(model), c(share), c(p.Bound), c(line)})
 				continue
 			}
-			t.Rows = append(t.Rows, []cell{c(label), c(size), c(measuredText(&j, p.measured)), c(model), c(share), c(p.bound), c(line)})
+			t.Rows = append(t.Rows, []cell{c(label), c(size), c(j.ValueText(p.Measured)), c(model), c(share), c(p.Bound), c(line)})
 		}
 	}
 	return t
 }
 
-func pathList(g []judged) string {
+func pathList(g calib.ImportedGroup) string {
 	var ps []string
 	seen := map[string]bool{}
-	for _, j := range g {
-		p := j.path
+	for _, j := range g.Verdicts {
+		p := j.Path
 		if p == "" {
 			continue
 		}
-		if j.pathWhy != "" {
-			p += ": " + j.pathWhy
+		if j.PathWhy != "" {
+			p += ": " + j.PathWhy
 		}
 		if !seen[p] {
 			seen[p] = true
@@ -730,11 +365,11 @@ func pathList(g []judged) string {
 }
 
 // pick keeps at most n points, spread over the sizes, the first and last included.
-func pick(ps []judgedPoint, n int) []judgedPoint {
+func pick(ps []calib.JudgedPoint, n int) []calib.JudgedPoint {
 	if len(ps) <= n {
 		return ps
 	}
-	out := make([]judgedPoint, 0, n)
+	out := make([]calib.JudgedPoint, 0, n)
 	for i := 0; i < n; i++ {
 		out = append(out, ps[i*(len(ps)-1)/(n-1)])
 	}
@@ -742,81 +377,71 @@ func pick(ps []judgedPoint, n int) []judgedPoint {
 }
 
 // importedFigure draws a group: the measured points and the model's
-// ceiling of each path over the measured sizes.
-func (b *builder) importedFigure(sec *section, s *model.Scenario, f ImportedFile, g []judged, id, origin string) {
-	q := g[0].s.Quantity
-	title := g[0].s.Test + ": bandwidth against the model"
+// ceiling of each path over the measured sizes (the verdicts' Lines).
+func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin string) {
+	q := g.Quantity
+	first := g.Verdicts[0].Series
+	title := first.Test + ": bandwidth against the model"
 	switch {
-	case q != Bandwidth:
-		title = g[0].s.Test + ": latency against the model"
-	case g[0].s.Collective != nil:
-		title = g[0].s.Test + ": busbw against the model"
+	case q != record.Bandwidth:
+		title = first.Test + ": latency against the model"
+	case first.Collective != nil:
+		title = first.Test + ": busbw against the model"
 	}
-	in := plots.CeilingInput{Latency: q != Bandwidth, Title: title}
-	if g[0].s.RoundTrip {
+	in := plots.CeilingInput{Latency: q != record.Bandwidth, Title: title}
+	if first.RoundTrip {
 		in.YLabel = "round-trip latency"
 	}
-	lo, hi := units.Bytes(math.MaxInt64), units.Bytes(0)
-	for _, j := range g {
-		for _, p := range j.points {
-			lo, hi = min(lo, p.at), max(hi, p.at)
+	var hi units.Bytes
+	for _, j := range g.Verdicts {
+		for _, p := range j.Points {
+			hi = max(hi, p.At)
 		}
 	}
 	if hi == 0 {
 		return
 	}
-	modelDone := map[string]bool{}
-	for _, j := range g {
+	for _, j := range g.Verdicts {
 		var ms plots.CeilingSeries
-		ms.Label, ms.Path = "measured: "+j.s.Label, plotPath(j.path)
-		if j.s.Collective != nil && q == Bandwidth {
-			ms.Label = "measured busbw: " + j.s.Variant
+		ms.Label, ms.Path = "measured: "+j.Series.Label, plotPath(j.Path)
+		if j.Series.Collective != nil && q == record.Bandwidth {
+			ms.Label = "measured busbw: " + j.Series.Variant
 		}
-		for _, p := range j.points {
-			if p.measured > 0 {
-				ms.Bytes, ms.Values = append(ms.Bytes, float64(p.at)), append(ms.Values, p.measured)
+		for _, p := range j.Points {
+			if p.Measured > 0 {
+				ms.Bytes, ms.Values = append(ms.Bytes, float64(p.At)), append(ms.Values, p.Measured)
 			}
 		}
 		if len(ms.Bytes) > 0 {
 			in.Series = append(in.Series, ms)
 		}
-		for _, path := range []string{j.path, j.best} {
-			k := fmt.Sprintf("%s×%g", path, j.factor)
-			if path == "" || modelDone[k] || j.none != "" {
-				continue
+		for _, l := range j.Lines {
+			line := plots.CeilingSeries{Model: true, Path: plotPath(l.Path), Dashed: l.Best, Label: "model: " + l.Path}
+			if l.Factor != 1 {
+				line.Label += fmt.Sprintf(" × %g", l.Factor)
 			}
-			modelDone[k] = true
-			line := plots.CeilingSeries{Model: true, Path: plotPath(path), Dashed: path == j.best, Label: "model: " + path}
-			if j.factor != 1 {
-				line.Label += fmt.Sprintf(" × %g", j.factor)
-			}
-			if path == j.best {
+			if l.Best {
 				line.Label += " (the fastest path here)"
 			}
-			for n := max(lo/2, 1); n <= hi*2; n *= 2 {
-				jp := judgePoint(s, judged{s: j.s, path: path, factor: j.factor}, ImportedPoint{Bytes: n})
-				if jp.ceiling > 0 {
-					line.Bytes, line.Values = append(line.Bytes, float64(n)), append(line.Values, jp.ceiling)
-				}
+			for i, n := range l.Bytes {
+				line.Bytes, line.Values = append(line.Bytes, float64(n)), append(line.Values, l.Values[i])
 			}
-			if len(line.Bytes) > 0 {
-				in.Series = append(in.Series, line)
-			}
+			in.Series = append(in.Series, line)
 		}
 	}
 	p, data, err := plots.Ceiling(in)
 	if err != nil {
-		sec.note(fmt.Sprintf("No figure for %s: %v.", g[0].s.Test, strings.TrimPrefix(err.Error(), "plots: ")))
+		sec.note(fmt.Sprintf("No figure for %s: %v.", first.Test, strings.TrimPrefix(err.Error(), "plots: ")))
 		return
 	}
 	what := "Measured bandwidth (points) against the model's streaming bandwidth of the path (lines), by message size."
 	switch {
-	case q != Bandwidth && g[0].s.RoundTrip:
+	case q != record.Bandwidth && first.RoundTrip:
 		what = "Measured round-trip latency (points) against twice the model's one-way latency of the path (lines), by message size."
-	case q != Bandwidth:
+	case q != record.Bandwidth:
 		what = "Measured one-way latency (points) against the model's latency of the path (lines), by message size."
 	}
-	if g[0].s.Collective != nil && q == Bandwidth {
+	if first.Collective != nil && q == record.Bandwidth {
 		what = "Measured busbw (points) against what the path allows for busbw (lines: one NIC's path times the NICs that carry the collective in parallel), by message size."
 	}
 	b.fig(sec, &figure{ID: id, Title: in.Title, Kind: "modeled and measured", Origin: origin, Caption: what, Draw: p, Data: data,

@@ -5,9 +5,48 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
+// modelRate is the model's streaming bandwidth of path on s at n bytes, or
+// for a copy stage ("copy G") the stage's n / time on the rdma path.
+func modelRate(t *testing.T, s *model.Scenario, path string, n units.Bytes) float64 {
+	t.Helper()
+	name, stage, isCopy := strings.Cut(path, " ")
+	if isCopy {
+		name = "rdma"
+	}
+	p, err := model.LookupPath(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Route(s)
+	if !r.Feasible {
+		t.Fatalf("%s is infeasible on %s: %s", name, s.Name, r.Reason)
+	}
+	if !isCopy {
+		return float64(r.Evaluate(n).Bandwidth)
+	}
+	for _, st := range r.Stages {
+		if st.Letter == stage {
+			return float64(n) / float64(st.Time(n))
+		}
+	}
+	t.Fatalf("no stage %s", stage)
+	return 0
+}
+
+func series(label, test, variant string, q record.Quantity, path, stage string, pts ...record.Point) calib.ImportedSeries {
+	return calib.ImportedSeries{Series: record.Series{SeriesKey: record.SeriesKey{Variant: variant, Path: path, Stage: stage}, Label: label, Quantity: q, Points: pts},
+		Test: test}
+}
+
+// importedInput is a report of an imported run, judged as FromImported
+// judges it (judgeFile).
 func importedInput(t *testing.T) Input {
 	t.Helper()
 	s := model.Default()
@@ -15,37 +54,38 @@ func importedInput(t *testing.T) Input {
 	if err := hw.Set("nic.rate", "400Gbit/s"); err != nil {
 		t.Fatal(err)
 	}
-	gdr := evalPath(hw, "gdr", 1<<20)
-	copyG := evalCopy(s, "G", 512<<20)
-	tcp := evalPath(s, "tcp", 1<<30)
-	if !gdr.Feasible || !copyG.Feasible || !tcp.Feasible {
-		t.Fatalf("default scenario: %+v %+v %+v", gdr, copyG, tcp)
+	gdr := modelRate(t, hw, "gdr", 1<<20)
+	copyG := modelRate(t, s, "copy G", 512<<20)
+	coll := &calib.Collective{Op: "allreduce", Ranks: 2, Nodes: 2, GPUsPerNode: 1, Factor: 1, Formula: "2(n−1)/n = 2·1/2"}
+	nccl := series("all_reduce_perf out-of-place", "all_reduce_perf", "out-of-place", record.Bandwidth, "", "",
+		record.Point{Bytes: 1 << 30, Median: 0.4, Rate: 2.6e9, BusRate: 2.6e9, Line: 41})
+	nccl.Op, nccl.Collective = "allreduce", coll
+	im := Imported{
+		Source:   "runs/imported",
+		Hardware: Hardware{NICs: []NIC{{Name: "mlx5_0 port 1", LinkLayer: "RoCE", State: "Active", RateBps: 400e9, Source: "ibstat.txt line 9"}}},
+		Files: []ImportedFile{
+			{File: "sockets.txt", Tool: "nccl-tests", Test: "all_reduce_perf",
+				Hardware: Hardware{Hosts: []string{"a", "b"}, GPUs: []string{"NVIDIA A100-SXM4-80GB"}, GPUSource: "sockets.txt line 4", Ranks: 2, Nodes: 2, GPUsPerNode: 1},
+				NCCL:     &calib.NCCLPath{Path: "tcp", Line: 23, NICs: []string{"eth0"}, Verdict: "Between nodes NCCL took the tcp path."},
+				Series:   []calib.ImportedSeries{nccl}},
+			{File: "ib_write_bw.txt", Tool: "perftest", Test: "ib_write_bw",
+				Series: []calib.ImportedSeries{series("ib_write_bw", "ib_write_bw", "", record.Bandwidth, "gdr", "",
+					record.Point{Bytes: 1 << 20, Rate: units.Rate(0.94 * gdr), Line: 70})}},
+			{File: "nvbandwidth.txt", Tool: "nvbandwidth", Test: "host_to_device_memcpy_ce",
+				Series: []calib.ImportedSeries{series("host_to_device_memcpy_ce", "host_to_device_memcpy_ce", "", record.Bandwidth, "", "G",
+					record.Point{Bytes: 512 << 20, Rate: units.Rate(0.6 * copyG), Line: 13, Target: "CPU0 -> GPU0"})}},
+			{File: "udp.txt", Tool: "iperf3", Test: "udp stream",
+				Series: []calib.ImportedSeries{series("udp stream receiver", "udp stream", "receiver", record.Bandwidth, "", "",
+					record.Point{Rate: 1e6, Line: 3})}},
+			{File: "ibstat.txt", Tool: "ibstat"},
+		},
 	}
-	coll := &Collective{Op: "allreduce", Ranks: 2, Nodes: 2, GPUsPerNode: 1, Factor: 1, Formula: "2(n−1)/n = 2·1/2"}
+	for i := range im.Files {
+		im.Files[i].Model = judgeFile(s, im.Files[i], im.Hardware)
+	}
 	return Input{
 		Scenario: s, Source: "preset default", Version: "test", Host: "h", Time: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), RunID: "r",
-		Imported: []Imported{{
-			Source:   "runs/imported",
-			Hardware: Hardware{NICs: []NIC{{Name: "mlx5_0 port 1", LinkLayer: "RoCE", State: "Active", RateBps: 400e9, Source: "ibstat.txt line 9"}}},
-			Files: []ImportedFile{
-				{File: "sockets.txt", Tool: "nccl-tests", Test: "all_reduce_perf",
-					Hardware: Hardware{Hosts: []string{"a", "b"}, GPUs: []string{"NVIDIA A100-SXM4-80GB"}, GPUSource: "sockets.txt line 4", Ranks: 2, Nodes: 2, GPUsPerNode: 1},
-					NCCL:     &NCCLPath{Path: "tcp", Line: 23, NICs: []string{"eth0"}, Verdict: "Between nodes NCCL took the tcp path."},
-					Series: []ImportedSeries{{Label: "all_reduce_perf out-of-place", Test: "all_reduce_perf", Op: "allreduce", Variant: "out-of-place",
-						Quantity: Bandwidth, Collective: coll,
-						Points: []ImportedPoint{{Bytes: 1 << 30, Time: 0.4, Rate: 2.6e9, BusRate: 2.6e9, Line: 41}}}}},
-				{File: "ib_write_bw.txt", Tool: "perftest", Test: "ib_write_bw",
-					Series: []ImportedSeries{{Label: "ib_write_bw", Test: "ib_write_bw", Quantity: Bandwidth, Path: "gdr",
-						Points: []ImportedPoint{{Bytes: 1 << 20, Rate: 0.94 * gdr.Rate, Line: 70}}}}},
-				{File: "nvbandwidth.txt", Tool: "nvbandwidth", Test: "host_to_device_memcpy_ce",
-					Series: []ImportedSeries{{Label: "host_to_device_memcpy_ce", Test: "host_to_device_memcpy_ce", Quantity: Bandwidth, Stage: "G",
-						Points: []ImportedPoint{{Bytes: 512 << 20, Rate: 0.6 * copyG.Rate, Line: 13, Target: "CPU0 -> GPU0"}}}}},
-				{File: "udp.txt", Tool: "iperf3", Test: "udp stream",
-					Series: []ImportedSeries{{Label: "udp stream receiver", Test: "udp stream", Variant: "receiver", Quantity: Bandwidth,
-						Points: []ImportedPoint{{Rate: 1e6, Line: 3}}}}},
-				{File: "ibstat.txt", Tool: "ibstat"},
-			},
-		}},
+		Imported: []Imported{im},
 	}
 }
 
@@ -98,22 +138,6 @@ func TestImportedSection(t *testing.T) {
 	}
 }
 
-func TestBusCeilingFactor(t *testing.T) {
-	c := &Collective{Op: "allgather", Ranks: 16, Nodes: 2, GPUsPerNode: 8}
-	if k, why := busCeilingFactor(c, Hardware{}, ImportedFile{}, "gdr"); k != 8 || !strings.Contains(why, "one NIC per GPU assumed") {
-		t.Errorf("%v %s", k, why)
-	}
-	if k, _ := busCeilingFactor(c, Hardware{}, ImportedFile{NCCL: &NCCLPath{NICs: []string{"mlx5_0", "mlx5_1"}}}, "gdr"); k != 2 {
-		t.Errorf("%v", k)
-	}
-	if k, _ := busCeilingFactor(&Collective{Op: "sendrecv", Nodes: 2, GPUsPerNode: 4}, Hardware{}, ImportedFile{}, "gdr"); k != 1 {
-		t.Errorf("sendrecv %v", k)
-	}
-	if k, _ := busCeilingFactor(&Collective{Op: "allreduce", Nodes: 1, GPUsPerNode: 8}, Hardware{}, ImportedFile{}, "gpu-peer"); k != 1 {
-		t.Errorf("one node %v", k)
-	}
-}
-
 func TestCompareSection(t *testing.T) {
 	in := importedInput(t)
 	in.Imported = nil
@@ -122,15 +146,16 @@ func TestCompareSection(t *testing.T) {
 	for i, v := range a {
 		b[i] = v / 1.25 // B is 1.25× faster
 	}
-	run := func(src string, samples []float64, scale float64) CompareRun {
-		return CompareRun{Source: src, Series: []CompareSeries{
-			{Key: "tcp|pingpong", Label: "tcp pingpong", Quantity: Latency, Points: []ComparePoint{
-				{Bytes: 8, Value: 10e-6 * scale, Samples: samples}, {Bytes: 4096, Value: 12e-6 * scale}}},
-			{Key: "tcp|stream", Label: "tcp stream", Quantity: Bandwidth, Points: []ComparePoint{{Bytes: 1 << 20, Value: 5e9}}},
-			{Key: "only|" + src, Label: "only " + src, Quantity: Latency, Points: []ComparePoint{{Bytes: 8, Value: 1e-6}}},
-		}}
+	run := func(src string, samples []float64, scale float64) []record.Series {
+		key := func(probe, variant string) record.SeriesKey { return record.SeriesKey{Probe: probe, Variant: variant} }
+		return []record.Series{
+			{SeriesKey: key("tcp", "pingpong"), Label: "tcp pingpong", Quantity: record.Latency, Points: []record.Point{
+				{Bytes: 8, Median: units.Seconds(10e-6 * scale), Samples: samples}, {Bytes: 4096, Median: units.Seconds(12e-6 * scale)}}},
+			{SeriesKey: key("tcp", "stream"), Label: "tcp stream", Quantity: record.Bandwidth, Points: []record.Point{{Bytes: 1 << 20, Rate: 5e9}}},
+			{SeriesKey: key("only", src), Label: "only " + src, Quantity: record.Latency, Points: []record.Point{{Bytes: 8, Median: 1e-6}}},
+		}
 	}
-	in.Compare = &Comparison{A: run("A", a, 1), B: run("B", b, 1/1.25), Seed: 1}
+	in.Compare = &Comparison{A: "A", B: "B", RunComparison: calib.CompareRuns(run("A", a, 1), run("B", b, 1/1.25), fit.Options{Seed: 1})}
 	text := sectionText(sectionOf(t, buildDoc(t, in), "compare"))
 	for _, want := range []string{
 		"tcp pingpong: B is faster: 1.25×",

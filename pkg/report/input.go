@@ -9,7 +9,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/model"
-	"github.com/gpupath/gpupath/pkg/units"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // Input is everything a report is rendered from. Render reads nothing else:
@@ -54,9 +54,10 @@ type Input struct {
 	Calibration     *calib.Calibration
 	CalibrationNote string
 
-	// Imported are runs of gpupath import (section "Imported measurements",
-	// imported.go); Compare asks for a comparison of two runs (section "Two
-	// runs compared", compare.go). Both are optional.
+	// Imported are runs of gpupath import, their series judged against the
+	// model (FromImported; section "Imported measurements", imported.go);
+	// Compare is a comparison of two runs (calib.CompareRuns; section "Two
+	// runs compared", compare.go). Both are optional; FromRuns makes them.
 	Imported []Imported
 	Compare  *Comparison
 }
@@ -74,7 +75,8 @@ type Measured struct {
 	// Status is the state of the run as recorded: "complete", "interrupted".
 	Status string
 
-	Series []Series
+	// Series are the run's measured curves (record.Curves).
+	Series []record.Series
 	// NotMeasured lists the probes that gave no data, with the reason
 	// ("no CUDA driver", "no RDMA device"): shown as "not measured: reason".
 	NotMeasured []NotMeasured
@@ -84,47 +86,6 @@ type Measured struct {
 	// Diagnosis is the run's doctor record (doctor.json in the run), or nil:
 	// it fills the section "Diagnosis" (diagnosis.go).
 	Diagnosis *doctor.Report
-}
-
-// Quantity is what a measured series gives per message size.
-type Quantity string
-
-// The quantities a series can hold.
-const (
-	// Latency series give the one-way time per message (Median, Min, P99).
-	Latency Quantity = "latency"
-	// Bandwidth series give streaming throughput (Rate).
-	Bandwidth Quantity = "bandwidth"
-	// Cost series give a time per message that is a cost, not a latency
-	// (a memcpy, a system call): Median, Min, P99.
-	Cost Quantity = "cost"
-)
-
-// Series is one measured curve: one probe and variant against one target.
-type Series struct {
-	// Label is the legend text: "tcp ping-pong (loopback)".
-	Label   string
-	Probe   string
-	Variant string
-	// Path names the model path this series is compared with ("host-tcp"),
-	// "" when none applies; Stage names the stage letters or name ("B,F").
-	Path   string
-	Stage  string
-	Target string
-	Quantity
-	Points []Point
-}
-
-// Point is one measured size of a series. Times are per message; Rate is
-// payload bytes per second; CPU is CPU seconds per message (user + system),
-// negative when not measured.
-type Point struct {
-	Bytes            units.Bytes
-	Median, Min, P99 units.Seconds
-	Rate             units.Rate
-	CPU              units.Seconds
-	Iterations       int
-	Stable           bool
 }
 
 // NotMeasured is a probe that gave no data, with the reason.
@@ -157,7 +118,7 @@ func (in *Input) validate() error {
 	for i, m := range in.Measured {
 		for j, s := range m.Series {
 			switch s.Quantity {
-			case Latency, Bandwidth, Cost:
+			case record.Latency, record.Bandwidth, record.Cost:
 			default:
 				return fmt.Errorf("report: measured %s: series %d (%s): unknown quantity %q", m.Source, j, s.Label, s.Quantity)
 			}
@@ -170,15 +131,22 @@ func (in *Input) validate() error {
 						return fmt.Errorf("report: measured %s: series %s at %s: value %v is not a finite non-negative number", m.Source, s.Label, p.Bytes, v)
 					}
 				}
-				if s.Quantity == Bandwidth && p.Rate <= 0 {
+				if s.Quantity == record.Bandwidth && p.Rate <= 0 {
 					return fmt.Errorf("report: measured %s: series %s at %s: no throughput", m.Source, s.Label, p.Bytes)
 				}
-				if s.Quantity != Bandwidth && p.Median <= 0 {
+				if s.Quantity != record.Bandwidth && p.Median <= 0 {
 					return fmt.Errorf("report: measured %s: series %s at %s: no time", m.Source, s.Label, p.Bytes)
 				}
 			}
 		}
 		_ = i
+	}
+	for _, im := range in.Imported {
+		for _, f := range im.Files {
+			if f.Model == nil || f.Model.Scenario == nil {
+				return fmt.Errorf("report: imported %s: %s: not judged against the model (FromImported judges it)", im.Source, f.File)
+			}
+		}
 	}
 	if c := in.Calibration; c != nil {
 		if c.Scenario == nil || c.Base == nil {

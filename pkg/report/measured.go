@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -60,8 +61,8 @@ func (b *builder) measurements(sec *section, a *analysis) {
 // costs of single operations, each followed by its table.
 func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, origin string) {
 	s := a.s
-	of := func(q Quantity) []Series {
-		var out []Series
+	of := func(q record.Quantity) []record.Series {
+		var out []record.Series
 		for _, sr := range m.Series {
 			if sr.Quantity == q && len(sr.Points) > 0 {
 				out = append(out, sr)
@@ -70,19 +71,19 @@ func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, 
 		return out
 	}
 	run := fmt.Sprintf("run%d", i+1)
-	lat, bw, cost := of(Latency), of(Bandwidth), of(Cost)
-	pl := plotsMeasured(m, lat, func(_ Series, p Point) plots.Point { return plots.Point{Seconds: float64(p.Median)} })
-	pb := plotsMeasured(m, bw, func(_ Series, p Point) plots.Point { return plots.Point{Rate: float64(p.Rate)} })
-	pc := plotsMeasured(m, append(append([]Series(nil), lat...), bw...), func(_ Series, p Point) plots.Point {
+	lat, bw, cost := of(record.Latency), of(record.Bandwidth), of(record.Cost)
+	pl := plotsMeasured(m, lat, func(_ record.Series, p record.Point) plots.Point { return plots.Point{Seconds: float64(p.Median)} })
+	pb := plotsMeasured(m, bw, func(_ record.Series, p record.Point) plots.Point { return plots.Point{Rate: float64(p.Rate)} })
+	pc := plotsMeasured(m, append(append([]record.Series(nil), lat...), bw...), func(_ record.Series, p record.Point) plots.Point {
 		return plots.Point{CPU: max(float64(p.CPU), 0)}
 	})
 	if len(pl) > 0 {
 		b.plot(sec, run+"-latency", "modeled and measured", origin)(roomForLegend(len(pl) + 2*len(measuredPaths(pl)))(plots.Latency(plots.Input{Scenario: s, Paths: measuredPaths(pl), Measured: pl, Pipelined: true})))
-		sec.table(measuredTable(a, Latency, lat))
+		sec.table(measuredTable(a, record.Latency, lat))
 	}
 	if len(pb) > 0 {
 		b.plot(sec, run+"-bandwidth", "modeled and measured", origin)(roomForLegend(len(pb) + len(measuredPaths(pb)))(plots.Bandwidth(plots.Input{Scenario: s, Paths: measuredPaths(pb), Measured: pb})))
-		sec.table(measuredTable(a, Bandwidth, bw))
+		sec.table(measuredTable(a, record.Bandwidth, bw))
 	}
 	if len(pc) > 0 {
 		b.plot(sec, run+"-cpu", "modeled and measured", origin)(roomForLegend(len(pc) + len(measuredPaths(pc)))(plots.CPUTime(plots.Input{Scenario: s, Paths: measuredPaths(pc), Measured: pc})))
@@ -101,7 +102,7 @@ func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, 
 		title := fmt.Sprintf("Measured costs, run %d", i+1)
 		b.fig(sec, drawingFigure(plots.OperationCosts(title, costSeries(cost)), &figure{ID: run + "-cost", Title: title, Kind: "measured", Origin: origin,
 			Caption: fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)}))
-		sec.table(measuredTable(a, Cost, cost))
+		sec.table(measuredTable(a, record.Cost, cost))
 	}
 }
 
@@ -117,27 +118,28 @@ func roomForLegend(n int) func(*plots.Figure, error) (*plots.Figure, error) {
 	}
 }
 
-func (q Quantity) value(p Point) float64 {
-	if q == Bandwidth {
+// valueOf is the value of p that a series of quantity q draws.
+func valueOf(q record.Quantity, p record.Point) float64 {
+	if q == record.Bandwidth {
 		return float64(p.Rate)
 	}
 	return float64(p.Median)
 }
 
-func (a *analysis) modelValue(q Quantity, path string, n units.Bytes) (float64, bool) {
+func (a *analysis) modelValue(q record.Quantity, path string, n units.Bytes) (float64, bool) {
 	r, ok := a.routes[path]
-	if !ok || !r.Feasible || q == Cost {
+	if !ok || !r.Feasible || q == record.Cost {
 		return 0, false
 	}
 	res := r.Evaluate(n)
-	if q == Bandwidth {
+	if q == record.Bandwidth {
 		return float64(res.Bandwidth), true
 	}
 	return float64(res.Pipelined), true
 }
 
 // costSeries maps cost series onto pkg/plots' form.
-func costSeries(ss []Series) []plots.CostSeries {
+func costSeries(ss []record.Series) []plots.CostSeries {
 	out := make([]plots.CostSeries, len(ss))
 	for i, s := range ss {
 		cs := plots.CostSeries{Label: s.Label, Probe: s.Probe, Variant: s.Variant, Stage: s.Stage, Target: s.Target}
@@ -150,24 +152,24 @@ func costSeries(ss []Series) []plots.CostSeries {
 	return out
 }
 
-func measuredTable(a *analysis, q Quantity, ss []Series) *docTable {
+func measuredTable(a *analysis, q record.Quantity, ss []record.Series) *docTable {
 	t := &docTable{Caption: "Measured against the model of the path each series names (latency: pipelined, as in the summary).",
 		Head:   []string{"series", "size", "median", "min", "p99", "model", "measured / model"},
 		Widths: []float64{2.4, 0.8, 0.9, 0.9, 0.9, 0.9, 0.9},
 		Right:  []bool{false, true, true, true, true, true, true}}
 	switch q {
-	case Bandwidth:
+	case record.Bandwidth:
 		t.Caption = "Measured against the model's streaming bandwidth of the path each series names."
 		t.Head = []string{"series", "size", "throughput", "time per message", "CPU per message", "model", "measured / model"}
-	case Cost:
+	case record.Cost:
 		t.Caption = "Measured costs of single operations; the model takes them as parameters and has no curve for them."
 	}
 	for _, s := range ss {
-		pts := append([]Point(nil), s.Points...)
+		pts := append([]record.Point(nil), s.Points...)
 		sort.SliceStable(pts, func(i, j int) bool { return pts[i].Bytes < pts[j].Bytes })
 		for _, pt := range pts {
 			row := []cell{c(s.Label), c(pt.Bytes.Human())}
-			if q == Bandwidth {
+			if q == record.Bandwidth {
 				cpu := "—"
 				if pt.CPU > 0 {
 					cpu = pt.CPU.Human()
@@ -180,10 +182,10 @@ func measuredTable(a *analysis, q Quantity, ss []Series) *docTable {
 			switch {
 			case !ok:
 				row = append(row, c("—"), c("—"))
-			case q == Bandwidth:
-				row = append(row, c(units.Rate(mv).Human()), c(ratio(q.value(pt), mv)))
+			case q == record.Bandwidth:
+				row = append(row, c(units.Rate(mv).Human()), c(ratio(valueOf(q, pt), mv)))
 			default:
-				row = append(row, c(units.Seconds(mv).Human()), c(ratio(q.value(pt), mv)))
+				row = append(row, c(units.Seconds(mv).Human()), c(ratio(valueOf(q, pt), mv)))
 			}
 			t.Rows = append(t.Rows, row)
 		}

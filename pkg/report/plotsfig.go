@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // fromPlots makes a report figure of a pkg/plots figure: its drawing, title,
@@ -39,7 +40,7 @@ func (a *analysis) gpuPaths() []string {
 
 // plotsMeasured maps measured series onto pkg/plots' form, keeping the
 // points that carry the quantity a figure draws.
-func plotsMeasured(m Measured, ss []Series, keep func(Series, Point) plots.Point) []plots.Measured {
+func plotsMeasured(m Measured, ss []record.Series, keep func(record.Series, record.Point) plots.Point) []plots.Measured {
 	// The host's name and the time: the run's header gives the rest of
 	// the host line, and every series of a figure repeats it.
 	src := shortHost(orNone(m.Host)) + ", " + stamp(m.Start)

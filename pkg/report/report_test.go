@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -45,12 +46,12 @@ func measuredInput() Input {
 	in := goldenInput()
 	in.RunID = "measured-golden"
 	in.ProbeNote = ""
-	pts := func(q Quantity, f func(n units.Bytes) float64) []Point {
-		var out []Point
+	pts := func(q record.Quantity, f func(n units.Bytes) float64) []record.Point {
+		var out []record.Point
 		for _, n := range []units.Bytes{64, 4 << 10, 64 << 10, 1 << 20} {
 			v := f(n)
-			p := Point{Bytes: n, Iterations: 1000, Stable: true, CPU: 5e-6}
-			if q == Bandwidth {
+			p := record.Point{Bytes: n, Iterations: 1000, Stable: true, CPU: 5e-6}
+			if q == record.Bandwidth {
 				p.Rate = units.Rate(v)
 				p.Median = units.Seconds(float64(n) / v)
 			} else {
@@ -64,13 +65,13 @@ func measuredInput() Input {
 	in.Measured = []Measured{{
 		Source: "runs/golden-host-20261129T110000Z", Host: "golden-host (2 cores, Linux 6.1)", Start: fixedTime().Add(-time.Hour),
 		Tool: "0.0.0-golden", Status: "complete",
-		Series: []Series{
-			{Label: "tcp ping-pong (loopback)", Probe: "tcp", Variant: "pingpong", Path: "host-tcp", Target: "loopback", Quantity: Latency,
-				Points: pts(Latency, func(n units.Bytes) float64 { return 6.7e-6 + float64(n)/4e9 })},
-			{Label: "tcp stream (loopback)", Probe: "tcp", Variant: "stream", Path: "host-tcp", Target: "loopback", Quantity: Bandwidth,
-				Points: pts(Bandwidth, func(n units.Bytes) float64 { return 3.2e9 * float64(n) / (float64(n) + 2e4) })},
-			{Label: "memcpy (one core)", Probe: "memcpy", Variant: "memcpy", Stage: "B,F", Path: "host-tcp", Target: "host", Quantity: Cost,
-				Points: pts(Cost, func(n units.Bytes) float64 { return 5e-8 + float64(n)/1.1e10 })},
+		Series: []record.Series{
+			{Label: "tcp ping-pong (loopback)", SeriesKey: record.SeriesKey{Probe: "tcp", Variant: "pingpong", Path: "host-tcp", Target: "loopback"}, Quantity: record.Latency,
+				Points: pts(record.Latency, func(n units.Bytes) float64 { return 6.7e-6 + float64(n)/4e9 })},
+			{Label: "tcp stream (loopback)", SeriesKey: record.SeriesKey{Probe: "tcp", Variant: "stream", Path: "host-tcp", Target: "loopback"}, Quantity: record.Bandwidth,
+				Points: pts(record.Bandwidth, func(n units.Bytes) float64 { return 3.2e9 * float64(n) / (float64(n) + 2e4) })},
+			{Label: "memcpy (one core)", SeriesKey: record.SeriesKey{Probe: "memcpy", Variant: "memcpy", Stage: "B,F", Path: "host-tcp", Target: "host"}, Quantity: record.Cost,
+				Points: pts(record.Cost, func(n units.Bytes) float64 { return 5e-8 + float64(n)/1.1e10 })},
 		},
 		NotMeasured: []NotMeasured{{Probe: "cuda", Reason: "no CUDA driver (libcuda.so.1 not found)"}, {Probe: "rdma", Reason: "no RDMA device in /sys/class/infiniband"}},
 		Skipped:     []string{"results.jsonl:9: cut off (no newline at the end of the file): not a JSON record: unexpected EOF"},

@@ -71,15 +71,16 @@ func CopyChart(base *model.Scenario, rd *record.RunData) (*nb.Chart, error) {
 	var lo, hi float64 = math.Inf(1), 0
 	var gpu string
 	for _, v := range copyVariants {
-		rs := pick(rd, "cuda", v.variant, "wall")
-		if len(rs) == 0 {
+		se, ok := copySeries(rd, v.variant)
+		if !ok {
 			continue
 		}
-		gpu = rs[0].Target
+		gpu = se.Target
 		cv := nb.Curve{Label: "measured: " + v.label, Color: v.color, Mark: &v.mark}
-		for _, r := range rs {
-			cv.X, cv.Y = append(cv.X, float64(r.Bytes)), append(cv.Y, float64(r.Bytes)/r.MedianS)
-			lo, hi = min(lo, float64(r.Bytes)), max(hi, float64(r.Bytes))
+		for _, p := range se.Points {
+			n := float64(p.Bytes)
+			cv.X, cv.Y = append(cv.X, n), append(cv.Y, n/float64(p.Median))
+			lo, hi = min(lo, n), max(hi, n)
 		}
 		sp.Curves = append(sp.Curves, cv)
 	}
@@ -95,7 +96,7 @@ func CopyChart(base *model.Scenario, rd *record.RunData) (*nb.Chart, error) {
 		{Label: "PCIe " + linkWords(s.GPU.PCIe) + " raw: " + s.GPU.PCIe.RawRate().Human(), Y: float64(s.GPU.PCIe.RawRate()), Color: plots.Grey, Dashes: plots.Dotted},
 	}
 	return nb.SizeChart("CUDA copies between host and GPU: measured against the PCIe model",
-		fmt.Sprintf("measured: synchronous cuMemcpy, wall time, %s of %s (%s) · modeled: stage A of scenario %s", gpu, hostName(rd), stamp(rd.Manifest.Start), s.Name),
+		fmt.Sprintf("measured: synchronous cuMemcpy, wall time, %s of %s (%s) · modeled: stage A of scenario %s", gpu, rd.Manifest.Host.Name(), stamp(rd.Manifest.Start), s.Name),
 		plots.DefaultHeight, sp)
 }
 
@@ -118,35 +119,35 @@ func CopyNote(base *model.Scenario, rd *record.RunData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	last := func(variant string) (record.Result, bool) {
-		rs := pick(rd, "cuda", variant, "wall")
-		if len(rs) == 0 {
-			return record.Result{}, false
+	last := func(variant string) (record.Point, bool) {
+		se, ok := copySeries(rd, variant)
+		if !ok {
+			return record.Point{}, false
 		}
-		return rs[len(rs)-1], true
+		return se.Points[len(se.Points)-1], true
 	}
-	first := func(variant string) (record.Result, bool) {
-		rs := pick(rd, "cuda", variant, "wall")
-		if len(rs) == 0 {
-			return record.Result{}, false
+	first := func(variant string) (record.Point, bool) {
+		se, ok := copySeries(rd, variant)
+		if !ok {
+			return record.Point{}, false
 		}
-		return rs[0], true
+		return se.Points[0], true
 	}
 	mrate, raw := float64(st.Rate()), float64(s.GPU.PCIe.RawRate())
 	var b strings.Builder
 	fmt.Fprintf(&b, "The model's copy rate for PCIe %s is %s (%s raw, less encoding and packet overhead).", linkWords(s.GPU.PCIe),
 		st.Rate().Human(), s.GPU.PCIe.RawRate().Human())
 	for _, v := range []struct{ variant, words string }{{"d2h-pinned", "device to host"}, {"h2d-pinned", "host to device"}} {
-		if r, ok := last(v.variant); ok {
-			bw := float64(r.Bytes) / r.MedianS
-			fmt.Fprintf(&b, " Pinned %s at %s: %s, %s of the model's rate and %s of the raw link.", v.words, units.Bytes(r.Bytes).Human(),
+		if p, ok := last(v.variant); ok {
+			bw := float64(p.Bytes) / float64(p.Median)
+			fmt.Fprintf(&b, " Pinned %s at %s: %s, %s of the model's rate and %s of the raw link.", v.words, p.Bytes.Human(),
 				units.Rate(bw).Human(), share(bw/mrate), share(bw/raw))
 		}
 	}
 	var pg []string
 	for _, v := range []struct{ variant, words string }{{"d2h-pageable", "device to host"}, {"h2d-pageable", "host to device"}} {
-		if r, ok := last(v.variant); ok {
-			pg = append(pg, fmt.Sprintf("%s %s", v.words, units.Rate(float64(r.Bytes)/r.MedianS).Human()))
+		if p, ok := last(v.variant); ok {
+			pg = append(pg, fmt.Sprintf("%s %s", v.words, units.Rate(float64(p.Bytes)/float64(p.Median)).Human()))
 		}
 	}
 	if len(pg) > 0 {
@@ -154,8 +155,8 @@ func CopyNote(base *model.Scenario, rd *record.RunData) (string, error) {
 	}
 	var small []string
 	for _, v := range []struct{ variant, words string }{{"d2h-pinned", "D2H"}, {"h2d-pinned", "H2D"}} {
-		if r, ok := first(v.variant); ok {
-			small = append(small, fmt.Sprintf("%s %s", v.words, units.Seconds(r.MedianS).Human()))
+		if p, ok := first(v.variant); ok {
+			small = append(small, fmt.Sprintf("%s %s", v.words, p.Median.Human()))
 		}
 	}
 	if len(small) > 0 {

@@ -12,11 +12,13 @@
 // pipelining.
 //
 // It is a package of its own because it imports the runner (pkg/measure,
-// for the live cell) and pkg/calib: the notebooks that only model import
+// for the live cell), pkg/calib and pkg/report: the notebooks that only model import
 // pkg/nb alone and link less. It links no GPU library (the live cell runs
 // the host probes only). Like pkg/nb it returns strings, figures and data
 // with an error, never prints, and does not import the GoNB kernel's
 // packages. It reads run directories through pkg/record (LoadRuns,
-// Calibrate, Residuals; records become curves by record.Group) and writes
-// only in QuickRun, which makes a run under the repository's reports/runs/.
+// Calibrate, Residuals) and draws a run's curves as the report's input
+// holds them (report.FromRun: the command and the notebooks map a run the
+// same way); it writes only in QuickRun, which makes a run under the
+// repository's reports/runs/.
 package measured

@@ -26,8 +26,8 @@ func RunHost(rd *record.RunData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t := &nb.Table{Caption: fmt.Sprintf("The machine of run %s: %s", dirName(rd.Dir), hostName(rd)), Head: []string{"what", "found"}}
-	t.Add("host", strings.Join(nonEmpty(hostName(rd), h.OS, "Linux "+h.Kernel, h.Arch), ", "))
+	t := &nb.Table{Caption: fmt.Sprintf("The machine of run %s: %s", dirName(rd.Dir), rd.Manifest.Host.Name()), Head: []string{"what", "found"}}
+	t.Add("host", strings.Join(nonEmpty(rd.Manifest.Host.Name(), h.OS, "Linux "+h.Kernel, h.Arch), ", "))
 	cpu := fmt.Sprintf("%d CPUs", h.CPUs)
 	if h.CPUModel != "" {
 		cpu = fmt.Sprintf("%s × %d", h.CPUModel, h.CPUs)
@@ -160,7 +160,7 @@ func ThisHost(base *model.Scenario, rd *record.RunData, sets ...string) (*model.
 	if err != nil {
 		return nil, err
 	}
-	s.Name = "this host " + hostName(rd)
+	s.Name = "this host " + rd.Manifest.Host.Name()
 	if s.NIC.Kind == model.KindLoopback {
 		s.Name += " on loopback"
 	}
@@ -175,7 +175,7 @@ func ThisHostTable(base *model.Scenario, rd *record.RunData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t := &nb.Table{Caption: fmt.Sprintf("This host's scenario values, measured on %s (the rest stays as in %s)", hostName(rd), base.Name),
+	t := &nb.Table{Caption: fmt.Sprintf("This host's scenario values, measured on %s (the rest stays as in %s)", rd.Manifest.Host.Name(), base.Name),
 		Head: []string{"key", base.Name, "this host", "where it comes from"}, Right: []bool{false, true, true, false}}
 	for _, o := range ovs {
 		before, err := base.Get(o.Key)

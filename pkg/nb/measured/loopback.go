@@ -8,25 +8,32 @@ import (
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // loopbackSeries are a run's TCP measurements over loopback as plots
 // series: ping-pong half round trips (with their CPU time) and streaming
-// goodput (for writes of each size), on the given path.
+// goodput (for writes of each size), on the given path. They are the
+// run's curves as the report draws them (report.FromRun); a run whose
+// results hold no record has none.
 func loopbackSeries(rd *record.RunData, path string) (pingpong, stream plots.Measured) {
 	src := stamp(rd.Manifest.Start) + ", over loopback"
-	on := " on " + hostName(rd) + ", " + dirName(rd.Dir) // two runs of one host stay apart
+	on := " on " + rd.Manifest.Host.Name() + ", " + dirName(rd.Dir) // two runs of one host stay apart
 	pingpong = plots.Measured{Label: "ping-pong" + on, Path: path, Source: src}
-	for _, r := range pick(rd, "tcp", "pingpong", "") {
-		if r.Target == "loopback" {
-			pingpong.Points = append(pingpong.Points, plots.Point{Bytes: float64(r.Bytes), Seconds: r.MedianS, CPU: max(r.CPUUserS+r.CPUSysS, 0)})
-		}
-	}
 	stream = plots.Measured{Label: "stream" + on, Path: path, Source: src}
-	for _, r := range pick(rd, "tcp", "stream", "") {
-		if r.Target == "loopback" && r.ThroughputBps > 0 {
-			stream.Points = append(stream.Points, plots.Point{Bytes: float64(r.Bytes), Rate: r.ThroughputBps})
+	m, _ := report.FromRun(rd)
+	for _, s := range m.Series {
+		if s.Probe != "tcp" || s.Target != "loopback" {
+			continue
+		}
+		for _, p := range s.Points {
+			switch s.Variant {
+			case "pingpong":
+				pingpong.Points = append(pingpong.Points, plots.Point{Bytes: float64(p.Bytes), Seconds: float64(p.Median), CPU: float64(p.CPU)})
+			case "stream":
+				stream.Points = append(stream.Points, plots.Point{Bytes: float64(p.Bytes), Rate: float64(p.Rate)})
+			}
 		}
 	}
 	return pingpong, stream
@@ -129,7 +136,7 @@ func LoopbackErrors(runs *Runs, scenarios ...*model.Scenario) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			row := []string{hostName(rd) + " (" + dirName(rd.Dir) + ")", s.Name}
+			row := []string{rd.Manifest.Host.Name() + " (" + dirName(rd.Dir) + ")", s.Name}
 			for _, c := range []*fit.Comparison{lat, bw} {
 				if c == nil {
 					row = append(row, "not measured", "")
@@ -156,7 +163,7 @@ func LoopbackNote(rd *record.RunData, a, b *model.Scenario) (string, error) {
 		return "", err
 	}
 	if la == nil || lb == nil {
-		return fmt.Sprintf("The run on `%s` has no TCP ping-pong over loopback to compare with.", hostName(rd)), nil
+		return fmt.Sprintf("The run on `%s` has no TCP ping-pong over loopback to compare with.", rd.Manifest.Host.Name()), nil
 	}
 	miss := func(c *fit.Comparison) string {
 		dir := "too slow"
@@ -172,5 +179,5 @@ func LoopbackNote(rd *record.RunData, a, b *model.Scenario) (string, error) {
 	return fmt.Sprintf("One-way latency over loopback on `%s`: the `%s` model is %s; the `%s` model is %s. Closer: `%s`. "+
 		"This host's values are costs of single operations, each measured on its own (their sources are in the table of this host's values below); "+
 		"the calibration notebook fits the loopback transfer as a whole instead.",
-		hostName(rd), a.Name, miss(la), b.Name, miss(lb), best.Name), nil
+		rd.Manifest.Host.Name(), a.Name, miss(la), b.Name, miss(lb), best.Name), nil
 }

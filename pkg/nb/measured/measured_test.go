@@ -16,6 +16,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -286,6 +287,46 @@ func TestLoopback(t *testing.T) {
 	// host-tcp is feasible on the default too (over its NIC): a row, no error.
 	if _, err := LoopbackErrors(rs, model.Default()); err != nil {
 		t.Errorf("default scenario: %v", err)
+	}
+}
+
+// The notebooks draw a run's loopback TCP from the report's own input of
+// it (report.FromRun), not from a mapping of their own: the same records
+// are kept and left out. The run has records that a filter of its own
+// would likely treat otherwise: a ping-pong without a size, a stream
+// record with a rate but no time, a ping-pong on another target first.
+func TestLoopbackIsTheReportsInput(t *testing.T) {
+	rec := func(variant, target string, bytes int64, median, rate float64) record.Result {
+		return record.Result{Probe: "tcp", Variant: variant, Path: "host-tcp", Target: target, Bytes: bytes, Iterations: 10, MedianS: median, ThroughputBps: rate, CPUUserS: 1e-6}
+	}
+	rd := &record.RunData{Dir: filepath.Join(t.TempDir(), "run"), Manifest: record.Manifest{Host: record.Host{Hostname: "h"}}, Results: []record.Result{
+		rec("pingpong", "veth", 64, 9e-6, 0),
+		rec("pingpong", "loopback", 0, 5e-6, 0), // no size: left out
+		rec("pingpong", "loopback", 64, 7e-6, 9e6),
+		rec("pingpong", "loopback", 1<<20, 0, 0),  // no time: left out
+		rec("stream", "loopback", 1<<16, 0, 3e9),  // a rate without a time: drawn
+		rec("stream", "loopback", 1<<17, 4e-5, 0), // a time without a rate: left out
+	}}
+	m, err := report.FromRun(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]record.Point{}
+	for _, s := range m.Series {
+		if s.Probe == "tcp" && s.Target == "loopback" {
+			want[s.Variant] = append(want[s.Variant], s.Points...)
+		}
+	}
+	pp, st := loopbackSeries(rd, "host-tcp")
+	for variant, got := range map[string]plots.Measured{"pingpong": pp, "stream": st} {
+		w := want[variant]
+		if len(got.Points) != len(w) || len(w) != 1 {
+			t.Fatalf("%s: %d points, the report has %d (want 1): %+v", variant, len(got.Points), len(w), got.Points)
+		}
+		g := got.Points[0]
+		if g.Bytes != float64(w[0].Bytes) || g.Seconds != 0 && g.Seconds != float64(w[0].Median) || g.Rate != 0 && g.Rate != float64(w[0].Rate) {
+			t.Errorf("%s: %+v, the report's %+v", variant, g, w[0])
+		}
 	}
 }
 

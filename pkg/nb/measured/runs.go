@@ -1,7 +1,6 @@
 package measured
 
 import (
-	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 )
 
 // ExampleRun is the committed measurement run, relative to the repository
@@ -79,7 +79,7 @@ func (r *Runs) Note() string {
 			what = "a run made here"
 		}
 		fmt.Fprintf(&b, "- `%s` (%s): measured on `%s` (%s) at %s, %d records, status %s.\n", r.rel(rd.Dir), what,
-			hostName(rd), machine(rd), stamp(rd.Manifest.Start), len(rd.Results), rd.Manifest.Status)
+			rd.Manifest.Host.Name(), machine(rd), stamp(rd.Manifest.Start), len(rd.Results), rd.Manifest.Status)
 	}
 	if len(r.All) == 1 {
 		fmt.Fprintf(&b, "- No run under `%s/`: the optional live cell below makes one on this machine.\n", LocalRuns)
@@ -105,31 +105,23 @@ func machine(rd *record.RunData) string {
 	return strings.Join(nonEmpty(g, "Linux "+h.Kernel), ", ")
 }
 
-func hostName(rd *record.RunData) string {
-	return cmp.Or(rd.Manifest.Host.Hostname, "unknown host")
-}
-
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
 // source names a run for a figure's provenance: host and start time.
-func source(rd *record.RunData) string { return hostName(rd) + ", " + stamp(rd.Manifest.Start) }
+func source(rd *record.RunData) string {
+	return rd.Manifest.Host.Name() + ", " + stamp(rd.Manifest.Start)
+}
 
-// pick returns a run's records of probe and variant (with timer, when not
-// empty) on its first target, in ascending size: the first of the run's
-// series of them (record.Group).
-func pick(rd *record.RunData, probe, variant, timer string) []record.Result {
-	var rs []record.Result
-	for _, r := range rd.Results {
-		if r.Probe == probe && r.Variant == variant && (timer == "" || r.Timer == timer) && r.MedianS > 0 {
-			rs = append(rs, r)
+// copySeries is a run's CUDA copies of a variant on the wall clock (the
+// synchronous cuMemcpy the copy figure draws) on the first GPU the run
+// copied on: the first such curve of the report's input of the run
+// (report.FromRun).
+func copySeries(rd *record.RunData, variant string) (record.Series, bool) {
+	m, _ := report.FromRun(rd)
+	for _, s := range m.Series {
+		if s.Probe == "cuda" && s.Variant == variant && s.Timer == "wall" {
+			return s, true
 		}
 	}
-	by := record.ByProbe | record.ByVariant | record.ByTarget
-	if timer != "" {
-		by |= record.ByTimer
-	}
-	if g := record.Group(rs, by); len(g) > 0 {
-		return g[0].Results
-	}
-	return nil
+	return record.Series{}, false
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -11,11 +11,12 @@ import (
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
-// diagnoseSummary is the human summary of a diagnostic run (measure
-// --diagnose, gpucheck), printed at the end and kept as summary.txt: each
-// probe's outcome, the CUDA copies at every size, the NVML cross-check and
-// this host's scenario values.
-func diagnoseSummary(rd *record.RunData, overrides []calib.Override) string {
+// DiagnosticText is the human summary of a diagnostic run (gpupath measure
+// --diagnose, gpucheck), which the command prints at the end and keeps as
+// summary.txt: each probe's outcome, the CUDA copies at every size, the NVML
+// cross-check of the sustained copies and this host's scenario values
+// (overrides, calib.ThisHost of the run).
+func DiagnosticText(rd *record.RunData, overrides []calib.Override) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, "probes:")
 	for _, p := range rd.Manifest.Probes {
@@ -70,30 +71,32 @@ func writeCopyTable(b *strings.Builder, results []record.Result) {
 		}
 		return a.Timer < c.Timer
 	})
-	var sizes []int64
-	seen := map[int64]bool{}
-	for _, r := range copies {
-		if !seen[r.Bytes] {
-			seen[r.Bytes] = true
-			sizes = append(sizes, r.Bytes)
+	var sizes []units.Bytes
+	seen := map[units.Bytes]bool{}
+	for _, s := range series {
+		for _, p := range s.Points {
+			if !seen[p.Bytes] {
+				seen[p.Bytes] = true
+				sizes = append(sizes, p.Bytes)
+			}
 		}
 	}
 	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
 	fmt.Fprintln(b, "\ncuda copies: median time | rate (GB/s, decimal)")
 	fmt.Fprintf(b, "  %-20s %-11s %-10s", "variant", "target", "timer")
 	for _, n := range sizes {
-		fmt.Fprintf(b, " %16s", units.Bytes(n).String())
+		fmt.Fprintf(b, " %16s", n.String())
 	}
 	fmt.Fprintln(b)
 	for _, s := range series {
-		at := map[int64]record.Result{}
-		for _, r := range s.Results {
-			at[r.Bytes] = r
+		at := map[units.Bytes]record.Point{}
+		for _, p := range s.Points {
+			at[p.Bytes] = p
 		}
 		fmt.Fprintf(b, "  %-20s %-11s %-10s", s.Variant, s.Target, s.Timer)
 		for _, n := range sizes {
-			if r, ok := at[n]; ok {
-				fmt.Fprintf(b, " %16s", units.Seconds(r.MedianS).Compact()+"|"+strconv.FormatFloat(r.ThroughputBps/1e9, 'f', 2, 64))
+			if p, ok := at[n]; ok {
+				fmt.Fprintf(b, " %16s", p.Median.Compact()+"|"+strconv.FormatFloat(float64(p.Rate)/1e9, 'f', 2, 64))
 			} else {
 				fmt.Fprintf(b, " %16s", "-")
 			}

@@ -1,0 +1,241 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/importers"
+	"github.com/gpupath/gpupath/pkg/importers/nccltests"
+	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
+)
+
+// This file turns a run of gpupath import (importers.Run) into the report's
+// input: the files with what they say about the hardware, their series, and
+// the verdicts of pkg/calib on the model of that hardware.
+
+// FromImported makes the report's input of an imported run on scenario s:
+// every file with its hardware (and the run's inventory files' hardware,
+// which applies to every file), the path NCCL's log says, the tool's
+// failures, the lines that could not be read and the import's notes, and its
+// series (one per test, operation, variant, type, reduction, path, stage and
+// metric) judged against the model on s with the hardware the file names
+// (calib.JudgeImported).
+func FromImported(run *importers.Run, s *model.Scenario) Imported {
+	im := importedOf(run)
+	for i := range im.Files {
+		im.Files[i].Model = judgeFile(s, im.Files[i], im.Hardware)
+	}
+	return im
+}
+
+// judgeFile models a file on s with its hardware and the run's, and judges
+// its series there.
+func judgeFile(s *model.Scenario, f ImportedFile, run Hardware) *ImportedModel {
+	m := &ImportedModel{Hardware: mergeHardware(f.Hardware, run)}
+	m.Scenario, m.Sets, m.Agrees, m.Refused = hardwareScenario(s, m.Hardware)
+	m.Groups = calib.JudgeImported(m.Scenario, f.Series, f.NCCL, m.Hardware.MemoryGPU)
+	return m
+}
+
+// mergeHardware adds the run's inventory to a file's hardware where the
+// file says nothing.
+func mergeHardware(f, run Hardware) Hardware {
+	if len(f.NICs) == 0 || !hasRate(f.NICs) {
+		f.NICs = append(f.NICs, run.NICs...)
+	}
+	if f.GPUNIC == "" {
+		f.GPUNIC, f.GPUNICSource = run.GPUNIC, run.GPUNICSource
+	}
+	if len(f.GPUs) == 0 {
+		f.GPUs, f.GPUSource = run.GPUs, run.GPUSource
+	}
+	return f
+}
+
+// describeTools names the tools whose outputs a run holds.
+func describeTools(run *importers.Run) string {
+	var tools []string
+	seen := map[string]bool{}
+	for _, f := range run.Files {
+		if t := f.Output.Tool; !seen[t] {
+			seen[t] = true
+			tools = append(tools, t)
+		}
+	}
+	return strings.Join(tools, ", ")
+}
+
+// importedOf converts an imported run for the report, without the model.
+func importedOf(run *importers.Run) Imported {
+	im := Imported{Source: run.Dir}
+	for _, fi := range run.Files {
+		o := fi.Output
+		f := ImportedFile{File: fi.File, Tool: o.Tool, Version: o.Version, Test: o.Test, Command: o.Command, Hardware: hardwareOf(fi.File, o.Hardware)}
+		np := o.Path
+		if fi.NCCL != nil {
+			np = fi.NCCL.Path
+			f.Hardware = mergeNCCL(f.Hardware, hardwareOf(fi.File, fi.NCCL.Hardware))
+		}
+		if np != nil {
+			f.NCCL = &calib.NCCLPath{Path: np.Path, Intra: np.Intra, Line: np.Line, NICs: np.NICs, Verdict: np.Verdict}
+		}
+		for _, out := range []*obs.Output{o, fi.NCCL} {
+			if out == nil {
+				continue
+			}
+			for _, p := range out.Failures {
+				s := fmt.Sprintf("%s:%d: %s", fi.File, p.Line, p.Reason)
+				if p.Text != "" {
+					s += ": " + p.Text
+				}
+				f.Failures = append(f.Failures, s)
+			}
+			for _, p := range out.Problems {
+				f.Problems = append(f.Problems, fmt.Sprintf("%s:%d: %s", fi.File, p.Line, p.Reason))
+			}
+			f.Notes = append(f.Notes, out.Notes...)
+		}
+		f.Series = importedSeries(o)
+		if len(o.Records) == 0 {
+			// Hardware listings (ibstat, ibv_devinfo, nvidia-smi topo -m)
+			// describe the run's machines: every file is modeled on them.
+			im.Hardware.NICs = append(im.Hardware.NICs, f.Hardware.NICs...)
+			if f.Hardware.GPUNIC != "" && im.Hardware.GPUNIC == "" {
+				im.Hardware.GPUNIC, im.Hardware.GPUNICSource = f.Hardware.GPUNIC, f.Hardware.GPUNICSource
+			}
+		}
+		im.Files = append(im.Files, f)
+	}
+	return im
+}
+
+func hardwareOf(file string, h obs.Hardware) Hardware {
+	at := func(key string) string {
+		if l := h.Lines[key]; l > 0 {
+			return fmt.Sprintf("%s line %d", file, l)
+		}
+		return file
+	}
+	out := Hardware{Hosts: h.Hosts, GPUs: h.GPUs, GPUSource: at("gpus"), GPUNIC: h.GPUNIC, Ranks: h.Ranks, Nodes: h.Nodes,
+		GPUsPerNode: h.GPUsPerNode, MemoryGPU: h.MemoryGPU}
+	if h.GPUNIC != "" {
+		out.GPUNICSource = file
+	}
+	for _, n := range h.NICs {
+		src := file
+		if n.Line > 0 {
+			src = fmt.Sprintf("%s line %d", file, n.Line)
+		}
+		name := n.Name
+		if n.Port > 0 {
+			name = fmt.Sprintf("%s port %d", n.Name, n.Port)
+		}
+		out.NICs = append(out.NICs, NIC{Name: name, LinkLayer: n.LinkLayer, State: n.State, RateBps: n.RateBps, Source: src})
+	}
+	return out
+}
+
+// mergeNCCL adds what an NCCL log says to the hardware of its file.
+func mergeNCCL(h, l Hardware) Hardware {
+	if h.Ranks == 0 {
+		h.Ranks, h.Nodes, h.GPUsPerNode = l.Ranks, l.Nodes, l.GPUsPerNode
+	}
+	if len(h.NICs) == 0 {
+		h.NICs = l.NICs
+	}
+	if len(h.Hosts) == 0 {
+		h.Hosts = l.Hosts
+	}
+	return h
+}
+
+// importedPoint is a record of another tool as a point: the tool's time
+// per message as the median, its rate and busbw, the target, the line.
+func importedPoint(r obs.Record) record.Point {
+	return record.Point{Bytes: units.Bytes(r.Bytes), Median: units.Seconds(r.Time), Rate: units.Rate(r.Rate), BusRate: units.Rate(r.BusRate),
+		Target: r.Target, Line: r.Line, BytesNote: r.BytesNote, Samples: r.Samples}
+}
+
+func quantityOf(m obs.Metric) record.Quantity {
+	if m == obs.Bandwidth {
+		return record.Bandwidth
+	}
+	return record.Latency
+}
+
+// importedSeries groups a file's records into series: one per test,
+// operation, variant, type, reduction, path, stage and metric.
+func importedSeries(o *obs.Output) []calib.ImportedSeries {
+	type key struct {
+		test, op, variant, typ, redop, path, stage string
+		metric                                     obs.Metric
+	}
+	idx := map[key]int{}
+	var out []calib.ImportedSeries
+	hw := o.Hardware
+	for _, r := range o.Records {
+		if r.Op != "" && nccltests.OpOf(r.Test) != "" && r.Bytes == 0 {
+			continue // nccl-tests' size-0 rows time an empty collective
+		}
+		k := key{r.Test, r.Op, r.Variant, r.Type, r.Redop, r.Path, importers.StageOf(r), r.Metric}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			label := strings.TrimSpace(r.Test + " " + r.Variant)
+			if r.Type != "" && r.Type != "float" {
+				label += " " + r.Type
+			}
+			if r.Redop != "" && r.Redop != "sum" && r.Redop != "none" {
+				label += " " + r.Redop
+			}
+			s := calib.ImportedSeries{
+				Series: record.Series{SeriesKey: record.SeriesKey{Probe: o.Tool, Variant: r.Variant, Path: r.Path, Stage: importers.StageOf(r)},
+					Label: label, Quantity: quantityOf(r.Metric)},
+				Test: r.Test, Op: r.Op, RoundTrip: r.Extra["round_trip"] == 1, Bidirectional: strings.Contains(r.Variant, "bidirectional"),
+				Streams: int(r.Extra["streams"])}
+			if op := nccltests.OpOf(r.Test); op != "" {
+				c := &calib.Collective{Op: op, Ranks: hw.Ranks, Nodes: hw.Nodes, GPUsPerNode: hw.GPUsPerNode}
+				c.Factor, c.Formula, _ = nccltests.BusFactor(op, hw.Ranks)
+				s.Collective = c
+			}
+			out = append(out, s)
+		}
+		out[i].Points = append(out[i].Points, importedPoint(r))
+	}
+	for i := range out {
+		slices.SortStableFunc(out[i].Points, func(a, b record.Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
+	}
+	return out
+}
+
+// importedCompareSeries gives an imported run's series for a comparison:
+// one per tool, test, operation, variant, type, reduction, target and
+// metric, over all its files (the key's Variant joins all but the tool and
+// the target, which are its Probe and Target).
+func importedCompareSeries(run *importers.Run) []record.Series {
+	var out []record.Series
+	idx := map[record.SeriesKey]int{}
+	for _, fi := range run.Files {
+		for _, r := range fi.Output.Records {
+			k := record.SeriesKey{Probe: fi.Output.Tool, Variant: strings.Join([]string{r.Test, r.Op, r.Variant, r.Type, r.Redop, string(r.Metric)}, "|"), Target: r.Target}
+			i, ok := idx[k]
+			if !ok {
+				i = len(out)
+				idx[k] = i
+				out = append(out, record.Series{SeriesKey: k, Label: strings.TrimSpace(fi.Output.Tool + " " + r.Test + " " + r.Variant + " " + r.Target), Quantity: quantityOf(r.Metric)})
+			}
+			out[i].Points = append(out[i].Points, importedPoint(r))
+		}
+	}
+	for i := range out {
+		slices.SortStableFunc(out[i].Points, func(a, b record.Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
+	}
+	return out
+}

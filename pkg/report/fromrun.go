@@ -1,0 +1,149 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/doctor"
+	"github.com/gpupath/gpupath/pkg/fit"
+	"github.com/gpupath/gpupath/pkg/importers"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
+)
+
+// This file turns measurement runs into the report's input, before Render:
+// the one mapping that gpupath report and the notebooks call.
+
+// FromRun describes one measurement run (a run directory read by
+// record.ReadRun) for the report: where, when and by what it was measured
+// (for a two-host run, against whom), its curves (record.Curves), the probes
+// that gave no data with the reason, the input not used (lines of
+// results.jsonl that are not records, records with nothing to draw) and the
+// run's doctor record (doctor.RecordFile, when the run holds one that can
+// be read: it is the one file FromRun reads). An error is a results file in
+// which no line is a record.
+func FromRun(rd *record.RunData) (Measured, error) {
+	man := rd.Manifest
+	m := Measured{Source: rd.Dir, Start: man.Start, Tool: man.Version, Status: string(man.Status), Host: man.Host.Line()}
+	if man.Peer != nil && man.Pairing != nil {
+		// A two-host run: rank 1 wrote it, measuring against rank 0.
+		m.Host = fmt.Sprintf("%s (rank %d) against %s (rank 0, at %s, gpupath %s), paired by %s",
+			m.Host, man.Pairing.Rank, man.Peer.Line(), man.Pairing.PeerAddr, man.Pairing.PeerVersion, man.Pairing.Launcher)
+	}
+	if rd.Derived != "" {
+		// A manifest left at running by a writer that died: say what was found.
+		m.Status = string(man.Status) + " (" + rd.Derived + ")"
+	}
+	for _, p := range man.Probes {
+		switch p.Status {
+		case record.StatusUnavailable:
+			m.NotMeasured = append(m.NotMeasured, NotMeasured{Probe: p.Name, Reason: strings.TrimPrefix(p.Reason, "not measured: ")})
+		case record.StatusFailed:
+			m.NotMeasured = append(m.NotMeasured, NotMeasured{Probe: p.Name, Reason: "failed: " + p.Reason})
+		}
+	}
+	name := man.Results
+	if name == "" || filepath.Base(name) != name {
+		name = record.ResultsFile
+	}
+	for _, s := range rd.Skipped {
+		m.Skipped = append(m.Skipped, fmt.Sprintf("%s:%d: %s", name, s.Line, s.Reason))
+	}
+	// A line cut off by a killed run is skipped and listed; a file in which
+	// no line is a record is not a results file at all.
+	if len(rd.Results) == 0 && len(rd.Skipped) > 0 {
+		return Measured{}, fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
+	}
+	var unusable int
+	m.Series, unusable = record.Curves(rd.Results)
+	if unusable > 0 {
+		m.Skipped = append(m.Skipped, fmt.Sprintf("%s: %d record(s) left out: no size, or times (and rate) zero, negative or not finite", name, unusable))
+	}
+	m.Diagnosis = readDiagnosis(rd.Dir)
+	return m, nil
+}
+
+// readDiagnosis reads a run's doctor record (doctor.RecordFile in the run
+// directory: gpupath doctor --format json), or returns nil when there is
+// none or it cannot be read (the report then has no Diagnosis section).
+func readDiagnosis(dir string) *doctor.Report {
+	b, err := safeio.ReadFile(context.Background(), filepath.Join(dir, doctor.RecordFile), record.MaxManifestBytes)
+	if err != nil {
+		return nil
+	}
+	r, err := doctor.ReadJSON(b)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// Data is the report's input made from measurement runs (FromRuns).
+type Data struct {
+	// Measured holds one entry per run, in order (FromRun).
+	Measured []Measured
+	// Imported are the runs written by gpupath import, judged against the
+	// model (FromImported).
+	Imported []Imported
+	// Compare is the second run against the first when there are two.
+	Compare *Comparison
+}
+
+// FromRuns makes the report's input of measurement runs (gpupath report
+// --data DIR ...) on scenario s: each run described by FromRun; the runs
+// written by gpupath import also go to Imported, judged on the hardware
+// their outputs name (their entry in Measured keeps the run's description
+// and failures, without series: the section on imported measurements draws
+// them); with exactly two runs, Compare is the second (B) against the first
+// (A) (calib.CompareRuns, bootstrap seed 1). An error names the run.
+func FromRuns(runs []*record.RunData, s *model.Scenario) (Data, error) {
+	var d Data
+	var series [][]record.Series
+	for _, rd := range runs {
+		m, err := FromRun(rd)
+		if err != nil {
+			return Data{}, fmt.Errorf("%s: %w", rd.Dir, err)
+		}
+		run, err := importers.FromRunData(rd)
+		if err != nil {
+			// A run of gpupath measure: its records, every one kept,
+			// grouped as the report's curves are.
+			series = append(series, record.Group(rd.Results, record.CurveFields))
+			d.Measured = append(d.Measured, m)
+			continue
+		}
+		d.Imported = append(d.Imported, FromImported(run, s))
+		series = append(series, importedCompareSeries(run))
+		m.Series = nil
+		m.Tool = fmt.Sprintf("%s (gpupath import %s; the series are in section “Imported measurements”)", describeTools(run), m.Tool)
+		d.Measured = append(d.Measured, m)
+	}
+	if len(runs) == 2 {
+		d.Compare = &Comparison{A: runs[0].Dir, B: runs[1].Dir, RunComparison: calib.CompareRuns(series[0], series[1], fit.Options{Seed: 1})}
+	}
+	return d, nil
+}
+
+// Calibrate fits the model on base to the runs (calib.Calibrate, as gpupath
+// fit does with its default seed) for the section "Model against
+// measurement". A calibration that cannot be made is no error: the note
+// says why, for the report (Input.CalibrationNote). No runs: no calibration
+// and no note.
+func Calibrate(runs []*record.RunData, base *model.Scenario) (*calib.Calibration, string) {
+	if len(runs) == 0 {
+		return nil, ""
+	}
+	c, err := calib.Calibrate(runs, base, fit.Options{Seed: 1})
+	switch {
+	case errors.Is(err, calib.ErrNothing):
+		return nil, "no run holds what the calibration fits (cuda copies, tcp ping-pong on loopback or GPU peer copies)"
+	case err != nil:
+		return nil, "the calibration failed: " + err.Error()
+	}
+	return c, ""
+}
