@@ -13,8 +13,11 @@
 // is told about each probe and record.
 //
 // Probes (Probe, a registry filled by each probe's init: Register, Names,
-// New) declare the options they read (Optioner; CheckOptions refuses
-// others); Repeat repeats an operation after a warm-up until its median is
+// New) are made with the run's Env (the sysfs root, the diagnostics sink)
+// and keep it; they have no setters. They may say more through optional
+// methods: the options they read (Optioner; CheckOptions refuses others),
+// their share of the budget (Weighted), the records a plan makes (Stepper)
+// and what hardware they found (InventoryReporter). Repeat repeats an operation after a warm-up until its median is
 // stable or its time is spent, and Summarize gives the median and
 // percentiles (internal/stats). The host probes:
 //

@@ -17,7 +17,7 @@ var MemcpySizes = []int64{4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 
 
 var quickMemcpySizes = []int64{4 << 10, 256 << 10, 4 << 20, 64 << 20}
 
-func init() { Register("memcpy", func() Probe { return &memcpyProbe{} }) }
+func init() { Register("memcpy", func(env Env) Probe { return &memcpyProbe{env: env} }) }
 
 // memcpyProbe measures host memory copy bandwidth against size with Go's
 // copy (runtime.memmove: vector loads and stores, non-temporal stores for
@@ -29,8 +29,9 @@ func init() { Register("memcpy", func() Probe { return &memcpyProbe{} }) }
 // Two variants: "warm" copies the same source to the same destination
 // again and again (caches as warm as the size allows), "cold" walks through
 // a region many times the size of the last-level cache, so that source and
-// destination come from memory each time, as a network buffer does.
-type memcpyProbe struct{}
+// destination come from memory each time, as a network buffer does. The
+// size of the last-level cache is read from the env's sysfs tree.
+type memcpyProbe struct{ env Env }
 
 func (*memcpyProbe) Name() string     { return "memcpy" }
 func (*memcpyProbe) Available() error { return nil }
@@ -67,7 +68,7 @@ func (p *memcpyProbe) Run(ctx context.Context, plan Plan, emit func(record.Resul
 			return fmt.Errorf("memcpy: size %d out of range [1, 1GiB]", s)
 		}
 	}
-	llc := readLLC("/sys/devices/system/cpu/cpu0/cache")
+	llc := readLLC(p.env.Sys("devices", "system", "cpu", "cpu0", "cache"))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := time.Now()

@@ -11,7 +11,7 @@ import (
 
 func runProbe(t *testing.T, name string, plan Plan) []record.Result {
 	t.Helper()
-	p, err := New(name)
+	p, err := New(name, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestQuickConfig(t *testing.T) {
 		t.Errorf("%+v", cfg)
 	}
 	for _, p := range cfg.Probes {
-		if _, err := New(p); err != nil {
+		if _, err := New(p, Env{}); err != nil {
 			t.Error(err)
 		}
 	}
