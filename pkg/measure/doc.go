@@ -33,7 +33,9 @@
 //     byte by the receiver), store-and-forward and pipelined, over one or
 //     more connections (flows, chunks striped round robin), on loopback or
 //     against a peer's Server (its "staged" mode);
-//   - "memcpy" (memcpy.go): a Go copy on one core, warm and cold caches;
+//   - "memcpy" (memcpy.go): a Go copy on one core, warm and cold caches
+//     (cold: the copy's lines flushed from the caches before each timed
+//     batch, memcpy_flush_amd64.s), in memory bounded by the largest size;
 //   - "syscall" (syscall.go): a bare system call, socketpair and loopback
 //     TCP send and receive;
 //   - "topo" (pcietopo.go): the PCIe tree from sysfs (pkg/topo), GPUs, NICs
