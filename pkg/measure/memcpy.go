@@ -230,36 +230,50 @@ func (r *memcpyRun) spent(ctx context.Context) error {
 		ErrBudgetSpent, r.total.Round(time.Millisecond), r.done, r.steps, how)
 }
 
-// share is the time of the next step: what is left of the budget over the
-// steps left (at least 10 ms), or the plan's PerSize.
+// share is the time of the next step: 90% of what is left of the budget
+// over the steps left (at least 10 ms; the rest is slack for the sample
+// that ends each step), or the plan's PerSize.
 func (r *memcpyRun) share(plan Plan) time.Duration {
 	if plan.PerSize > 0 {
 		return plan.PerSize
 	}
-	return max(time.Until(r.start.Add(r.total))/time.Duration(r.steps-r.done), 10*time.Millisecond)
+	return max(time.Until(r.start.Add(r.total))*9/10/time.Duration(r.steps-r.done), 10*time.Millisecond)
 }
 
+// errNoTime stops a repetition whose next sample would end past the
+// deadline.
+var errNoTime = errors.New("no time for another sample")
+
 // op is one timed sample of a variant: a batch of copies of size, timed
-// per copy. A cold sample evicts its source and destination first, untimed.
+// per copy. A cold sample evicts its source and destination first,
+// untimed. A sample that would end past the deadline (it would take as
+// long as the one before) is not started: the op returns errNoTime.
 func (r *memcpyRun) op(variant string, size int64) func() (float64, error) {
 	batch, src, dst := memcpyBatch(size), r.bufs.src, r.bufs.dst
-	if variant == "warm" {
-		return func() (float64, error) {
-			t0 := time.Now()
-			for i := int64(0); i < batch; i++ {
-				copy(dst[:size], src[:size])
-			}
-			return time.Since(t0).Seconds() / float64(batch), nil
-		}
+	// Warm copies go from the same place to the same place; the copies of
+	// a cold batch each from and to a place of their own, all evicted.
+	cold, stride := variant == "cold", int64(0)
+	if cold {
+		stride = size
 	}
+	deadline := r.start.Add(r.total)
+	var last time.Duration // wall time of the previous sample, eviction included
 	return func() (float64, error) {
-		r.bufs.coldEvict(batch * size)
+		begin := time.Now()
+		if begin.Add(last).After(deadline) {
+			return 0, errNoTime
+		}
+		if cold {
+			r.bufs.coldEvict(batch * size)
+		}
 		t0 := time.Now()
 		for i := int64(0); i < batch; i++ {
-			o := i * size
+			o := i * stride
 			copy(dst[o:o+size], src[o:o+size])
 		}
-		return time.Since(t0).Seconds() / float64(batch), nil
+		t := time.Since(t0)
+		last = time.Since(begin)
+		return t.Seconds() / float64(batch), nil
 	}
 }
 
@@ -289,7 +303,7 @@ func (p *memcpyProbe) Run(ctx context.Context, plan Plan, emit func(record.Resul
 				return r.spent(ctx)
 			}
 			st, _, err := Repeat(bctx, RepeatConfig{Budget: r.share(plan), Tolerance: plan.Tolerance}, r.op(variant, size))
-			cut := err != nil && ctx.Err() == nil && bctx.Err() != nil
+			cut := ctx.Err() == nil && (errors.Is(err, errNoTime) || err != nil && bctx.Err() != nil)
 			switch {
 			case cut && st.Iterations == 0:
 				return r.spent(ctx)
@@ -343,12 +357,12 @@ func (r *memcpyRun) record(variant string, size int64, st Stats, cut bool) recor
 }
 
 // fill writes a pattern into every byte of b, and so faults in every page
-// before anything is timed. It checks ctx every 16 MiB.
+// before anything is timed. It checks ctx every 4 MiB.
 func fill(ctx context.Context, b []byte) error {
 	for i := 0; i < len(b) && i < 4096; i++ {
 		b[i] = byte(i*7 + 1)
 	}
-	const step = 16 << 20
+	const step = 4 << 20
 	for n := min(4096, len(b)); n < len(b); {
 		if err := ctx.Err(); err != nil {
 			return err

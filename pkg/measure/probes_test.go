@@ -56,8 +56,14 @@ func TestMemcpyProbe(t *testing.T) {
 		t.Fatalf("%d records", len(rs))
 	}
 	for _, r := range rs {
-		// One core copies between 0.3 GB/s (a slow VM, cold) and 1 TB/s (L1).
-		if r.ThroughputBps < 3e8 || r.ThroughputBps > 1e12 || r.Iterations < 5 {
+		// One core copies between 0.3 GB/s (a slow VM, cold) and 1 TB/s
+		// (L1). A step that the end of the budget cut short (a busy
+		// machine) may have fewer than Repeat's 5 iterations, and says so.
+		minIter := 5
+		if strings.Contains(r.Note, "stopped at the end of the probe's budget") {
+			minIter = 1
+		}
+		if r.ThroughputBps < 3e8 || r.ThroughputBps > 1e12 || r.Iterations < minIter {
 			t.Errorf("implausible %s", Describe(r))
 		}
 		if d := float64(r.Bytes)/r.MedianS - r.ThroughputBps; d > 1e-6*r.ThroughputBps || d < -1e-6*r.ThroughputBps {
@@ -94,7 +100,7 @@ func TestMemcpyBudget(t *testing.T) {
 	if !errors.Is(err, ErrBudgetSpent) || !strings.Contains(err.Error(), "of 4 measurements") {
 		t.Errorf("err %v, want %v", err, ErrBudgetSpent)
 	}
-	// Expected: 5 ms and one 16 MiB step of faulting in; 1 s is 100 times that.
+	// Expected: 5 ms and one 4 MiB step of faulting in; 1 s is 100 times that.
 	if el > time.Second {
 		t.Errorf("took %v on a budget of %v", el, budget)
 	}
