@@ -402,7 +402,7 @@ func lastLine(b []byte) string {
 // runProbe runs gpupath's tcp probe on loopback for one size and variant,
 // for the whole duration (a tolerance no median meets).
 func runProbe(target, variant string, size int64, dur time.Duration) (record.Result, error) {
-	p, err := measure.New("tcp")
+	p, err := measure.New("tcp", measure.Env{})
 	if err != nil {
 		return record.Result{}, err
 	}

@@ -28,7 +28,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	procRoot := fl.String("proc", "/proc", "procfs root `dir`")
 	bootRoot := fl.String("boot", "/boot", "`dir` holding config-<release> (the kernel config when /proc/config.gz is absent); \"\" skips it")
 	format := fl.String("format", "text", "output format: text or json")
-	nvmlMode := fl.String("nvml", "auto", "GPU facts: auto (NVML when --sysfs is /sys), on, off, or a JSON `file` of GPU facts")
+	nvmlMode := fl.String("nvml", "auto", "GPU facts: auto (NVML when --sysfs is /sys), on, off, or a JSON `file` of GPU facts (the nvml probe's inventory)")
 	save := fl.String("save-tree", "", "also write every file doctor read into this archive `file` (a fixture of this host: internal/fstree format)")
 	if err := parseFlags(fl, args, false); err != nil {
 		return err
@@ -129,15 +129,15 @@ func gpuSource(mode, sysRoot string) (doctor.GPUSource, error) {
 	return doctor.FileGPUSource{FS: os.DirFS(filepath.Dir(mode)), Name: filepath.Base(mode)}, nil
 }
 
-// savingSource remembers the GPU facts it passed on, for --save-tree.
+// savingSource remembers the GPU inventory it passed on, for --save-tree.
 type savingSource struct {
 	src   doctor.GPUSource
-	facts *doctor.GPUFacts
+	facts *record.GPUInventory
 	err   error
 }
 
-func (s *savingSource) GPUFacts() (*doctor.GPUFacts, error) {
-	s.facts, s.err = s.src.GPUFacts()
+func (s *savingSource) GPUInventory() (*record.GPUInventory, error) {
+	s.facts, s.err = s.src.GPUInventory()
 	return s.facts, s.err
 }
 
@@ -161,7 +161,7 @@ func saveTree(name string, recs []*fstree.Recorder, gpu *savingSource, rep *doct
 	}
 	if gpu.facts != nil {
 		var b strings.Builder
-		if err := doctor.WriteGPUFacts(&b, gpu.facts); err != nil {
+		if err := doctor.WriteGPUInventory(&b, gpu.facts); err != nil {
 			return err
 		}
 		all = append(all, fstree.Entry{Kind: 'f', Path: "nvml.json", Data: b.String()})

@@ -91,7 +91,7 @@ func (f *measureFlags) register(fs *flag.FlagSet, diagnose bool) {
 	fs.StringVar(&f.sizes, "sizes", "", "message sizes instead of each probe's sweep: a list (64,4KiB,1MiB) or a range (1B:1GiB:x2)")
 	fs.StringVar(&f.variants, "variants", "", "tcp variants: pingpong,stream (default both)")
 	fs.Float64Var(&f.tolerance, "tolerance", 0, "stop repeating a size when its median moves less than this fraction (default 0.02)")
-	fs.StringVar(&f.sysfs, "sysfs", "", "sysfs root of the topo, rdma and perftest probes (default /sys)")
+	fs.StringVar(&f.sysfs, "sysfs", "", "sysfs root of the topo, rdma and perftest probes and of memcpy's cache size (default /sys)")
 	f.pair.register(fs)
 	fs.Var(&f.opts, "opt", "a probe option key=value, repeatable (e.g. pingpong_max=256MiB for tcp, chunk=1MiB for staged, gpus=0,1); unknown keys are refused")
 }
@@ -154,10 +154,10 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 		cfg.Progress = newProgress(stdout)
 	}
 	if f.diagnose && !f.quiet {
-		cfg.Log = func(format string, a ...any) {
+		cfg.Env.Log = func(format string, a ...any) {
 			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, a...))
 		}
-		cfg.Log("gpupath %s measure --diagnose on %s: probes %s, out %s", Version, host.Hostname, strings.Join(cfg.Probes, ","), dir)
+		cfg.Env.Log("gpupath %s measure --diagnose on %s: probes %s, out %s", Version, host.Hostname, strings.Join(cfg.Probes, ","), dir)
 	}
 	if pr != nil {
 		return f.measureRank1(ctx, pr, cfg, dir, stdout)
@@ -183,7 +183,7 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 	if f.set["budget"] && f.budget <= 0 {
 		return measure.RunConfig{}, usagef("--budget must be positive, got %v", f.budget)
 	}
-	cfg := measure.RunConfig{Budget: f.budget, Version: Version, SysRoot: f.sysfs,
+	cfg := measure.RunConfig{Budget: f.budget, Version: Version, Env: measure.Env{SysRoot: f.sysfs},
 		Plan: measure.Plan{Target: f.target, Quick: f.quick}}
 	switch {
 	case f.set["budget"]:
@@ -235,7 +235,7 @@ func (f *measureFlags) probeNames() ([]string, error) {
 		if p == "" {
 			continue
 		}
-		if _, err := measure.New(p); err != nil {
+		if _, err := measure.New(p, measure.Env{}); err != nil {
 			return nil, usagef("unknown probe %q (probes: %s)", p, strings.Join(measure.Names(), ", "))
 		}
 		names = append(names, p)

@@ -179,12 +179,7 @@ func Dial(ctx context.Context, addr, netns string, timeout time.Duration, opt Op
 		return nil, err
 	}
 	sa, family := sockaddr(ap)
-	var fd int
-	err = InNetns(netns, func() error {
-		var err error
-		fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
-		return os.NewSyscallError("socket", err)
-	})
+	fd, err := socketIn(netns, family)
 	if err != nil {
 		return nil, err
 	}
@@ -377,12 +372,7 @@ func Listen(ctx context.Context, addr, netns string, timeout time.Duration) (*Li
 		return nil, err
 	}
 	sa, family := sockaddr(ap)
-	var fd int
-	err = InNetns(netns, func() error {
-		var err error
-		fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
-		return os.NewSyscallError("socket", err)
-	})
+	fd, err := socketIn(netns, family)
 	if err != nil {
 		return nil, err
 	}
@@ -453,6 +443,19 @@ func (l *Listener) Close() error {
 	err := unix.Close(l.fd)
 	l.fd = -1
 	return err
+}
+
+// socketIn makes a non-blocking, close-on-exec TCP socket of family in
+// network namespace netns ("" for this thread's). A socket keeps the
+// namespace it was made in, so only this call needs to run there.
+func socketIn(netns string, family int) (int, error) {
+	fd := -1
+	err := InNetns(netns, func() error {
+		var err error
+		fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+		return os.NewSyscallError("socket", err)
+	})
+	return fd, err
 }
 
 // InNetns runs f on an OS thread that has entered the named network

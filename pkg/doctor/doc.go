@@ -14,8 +14,9 @@
 //
 // Doctor reads only the trees it is given — a sysfs root, a procfs root and
 // a boot directory (for config-<release>), each an fs.FS — and the GPU
-// facts from a GPUSource (NVML on a GPU host: package nvmlsrc, which calls
-// the driver's library, not files). Open gives os.Root file systems: a
+// facts from a GPUSource, in the nvml probe's form (record.GPUInventory:
+// NVML on a GPU host through package nvmlsrc, which calls the driver's
+// library, not files; or a JSON file of it, FileGPUSource). Open gives os.Root file systems: a
 // relative symbolic link is followed while it stays inside its root (all of
 // sysfs's do: bus/pci/devices, class/net, class/infiniband, iommu_group);
 // a link that leaves the root, or an absolute one, is never followed and

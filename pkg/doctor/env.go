@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -103,7 +104,7 @@ type Env struct {
 	sysErr  error
 
 	gpuOnce sync.Once
-	gpus    *GPUFacts
+	gpus    *record.GPUInventory
 	gpuErr  error
 
 	memo sync.Map // string → any: shared facts computed by one check and read by others
@@ -261,14 +262,14 @@ func (e *Env) system() (*topo.System, error) {
 	return e.sys, e.sysErr
 }
 
-// gpuFacts returns the GPU facts, read once.
-func (e *Env) gpuFacts() (*GPUFacts, error) {
+// gpuInventory returns the GPU inventory, read once.
+func (e *Env) gpuInventory() (*record.GPUInventory, error) {
 	e.gpuOnce.Do(func() {
 		if e.opts.GPU == nil {
 			e.gpuErr = errors.New("no GPU source")
 			return
 		}
-		e.gpus, e.gpuErr = e.opts.GPU.GPUFacts()
+		e.gpus, e.gpuErr = e.opts.GPU.GPUInventory()
 	})
 	return e.gpus, e.gpuErr
 }

@@ -85,7 +85,7 @@ func FuzzParseText(f *testing.F) {
 		ParseModules(s)
 		ParseCharDevice(s, "gdrdrv")
 		oneLine(s)
-		ParseGPUFacts([]byte(s))
+		ParseGPUInventory([]byte(s))
 	})
 }
 

@@ -3,6 +3,8 @@ package doctor
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // nvlinkCheck reads, through the GPU source (NVML), which GPUs the driver
@@ -20,7 +22,7 @@ func (nvlinkCheck) Name() string { return "nvlink" }
 var nvlinkRate = map[uint32]float64{2: 25e9, 3: 25e9, 4: 25e9, 5: 50e9}
 
 func (nvlinkCheck) Run(e *Env) []Finding {
-	g, err := e.gpuFacts()
+	g, err := e.gpuInventory()
 	if err != nil {
 		sev := Unknown
 		if s, serr := e.system(); serr == nil && len(s.GPUs()) == 0 {
@@ -30,8 +32,8 @@ func (nvlinkCheck) Run(e *Env) []Finding {
 			Facts: []Fact{{Source: "NVML nvmlInit", Error: "could not read: " + err.Error()}},
 			Fix:   "Run on the GPU host with the NVIDIA driver loaded, with a gpupath built with cgo (go-nvml loads libnvidia-ml.so.1)."}}
 	}
-	src := Finding{ID: "nvlink.source", Severity: OK, Title: fmt.Sprintf("%s sees %s (driver %s)", g.Via, count(len(g.GPUs), "GPU"), orDash(g.DriverVersion)),
-		Facts: []Fact{{Source: "NVML nvmlDeviceGetCount", Value: fmt.Sprint(len(g.GPUs))}}}
+	src := Finding{ID: "nvlink.source", Severity: OK, Title: fmt.Sprintf("%s sees %s (driver %s)", via(g), count(len(g.Devices), "GPU"), orDash(g.DriverVersion)),
+		Facts: []Fact{{Source: "NVML nvmlDeviceGetCount", Value: fmt.Sprint(len(g.Devices))}}}
 	for _, w := range g.Warnings {
 		src.Facts = append(src.Facts, Fact{Source: "NVML", Error: "could not read: " + w})
 	}
@@ -42,10 +44,10 @@ func (nvlinkCheck) Run(e *Env) []Finding {
 			inTree[d.Address] = true
 		}
 		var missing []string
-		for _, d := range g.GPUs {
-			src.Facts = append(src.Facts, Fact{Source: fmt.Sprintf("NVML nvmlDeviceGetPciInfo(gpu%d)", d.Index), Value: d.BusID + " " + d.Name})
-			if !inTree[d.BusID] {
-				missing = append(missing, d.BusID)
+		for _, d := range g.Devices {
+			src.Facts = append(src.Facts, Fact{Source: fmt.Sprintf("NVML nvmlDeviceGetPciInfo(gpu%d)", d.Index), Value: d.PCIBusID + " " + d.Name})
+			if !inTree[d.PCIBusID] {
+				missing = append(missing, d.PCIBusID)
 			}
 		}
 		if len(missing) > 0 {
@@ -55,14 +57,14 @@ func (nvlinkCheck) Run(e *Env) []Finding {
 		}
 	}
 	out := []Finding{src}
-	for _, d := range g.GPUs {
-		out = append(out, nvlinkFinding(e, d, len(g.GPUs)))
+	for _, d := range g.Devices {
+		out = append(out, nvlinkFinding(e, d, len(g.Devices)))
 	}
 	return out
 }
 
-func nvlinkFinding(e *Env, d GPU, gpus int) Finding {
-	f := Finding{ID: "nvlink.links", Subject: fmt.Sprintf("GPU %s (NVML gpu%d)", d.BusID, d.Index)}
+func nvlinkFinding(e *Env, d record.GPUDevice, gpus int) Finding {
+	f := Finding{ID: "nvlink.links", Subject: fmt.Sprintf("GPU %s (NVML gpu%d)", d.PCIBusID, d.Index)}
 	if len(d.NVLinks) == 0 {
 		f.Severity = Info
 		f.Title = "no NVLink: peer copies to other GPUs use PCIe"
@@ -107,7 +109,7 @@ func nvlinkFinding(e *Env, d GPU, gpus int) Finding {
 		prev, last = v, l.Link
 	}
 	flush(last)
-	n, act := len(d.NVLinks), d.ActiveLinks()
+	n, act := len(d.NVLinks), d.ActiveNVLinks()
 	switch {
 	case len(down) == 0:
 		f.Severity = OK

@@ -180,16 +180,26 @@ func TestSmallParsers(t *testing.T) {
 	}
 }
 
-func TestParseGPUFacts(t *testing.T) {
-	if _, err := ParseGPUFacts([]byte(`{"via":"x","gpus":[{"index":0,"bus_id":"0000:05:00.0","extra":1}]}`)); err == nil || !strings.Contains(err.Error(), "extra") {
+func TestParseGPUInventory(t *testing.T) {
+	if _, err := ParseGPUInventory([]byte(`{"nvml_version":"x","devices":[{"index":0,"pci_bus_id":"0000:05:00.0","extra":1}]}`)); err == nil || !strings.Contains(err.Error(), "extra") {
 		t.Errorf("unknown field: %v", err)
 	}
-	if _, err := ParseGPUFacts([]byte(`{"via":"x","gpus":[{"index":0}]}`)); err == nil {
+	// The GPU facts of an older gpupath (via, gpus, bus_id) are refused by name.
+	if _, err := ParseGPUInventory([]byte(`{"via":"x","gpus":[{"index":0,"bus_id":"0000:05:00.0"}]}`)); err == nil || !strings.Contains(err.Error(), `"via"`) {
+		t.Errorf("old form: %v", err)
+	}
+	if _, err := ParseGPUInventory([]byte(`{"devices":[{"index":0}]}`)); err == nil {
 		t.Error("GPU without bus id parsed")
 	}
-	g, err := ParseGPUFacts([]byte(`{"via":"x","gpus":[{"index":0,"bus_id":"0000:05:00.0","nvlinks":[{"link":0,"active":true}]}]}`))
-	if err != nil || g.GPUs[0].ActiveLinks() != 1 {
+	g, err := ParseGPUInventory([]byte(`{"nvml_version":"13.580.159.04","devices":[{"index":0,"name":"","uuid":"","pci_bus_id":"0000:05:00.0","nvlinks":[{"link":0,"active":true}]}],"matrix":[["X"]]}`))
+	if err != nil || g.Devices[0].ActiveNVLinks() != 1 || via(g) != "NVML 13.580.159.04" {
 		t.Errorf("%+v %v", g, err)
+	}
+	if c, ok := matrixClass(g, 0, 0); !ok || c != "X" {
+		t.Errorf("matrixClass(0, 0) = %q, %v", c, ok)
+	}
+	if _, ok := matrixClass(g, 0, 1); ok {
+		t.Error("matrixClass(0, 1) of one GPU")
 	}
 }
 

@@ -314,13 +314,13 @@ func linkCost(e *Env, s *topo.System, l pciLink, cg, cw, ng, nw int) *Cost {
 // nvmlLinkFindings judge GPU links from NVML where sysfs has none (a VM):
 // NVML reads the GPU's own link status.
 func nvmlLinkFindings(e *Env, s *topo.System, set map[string]topo.PCIDevice) []Finding {
-	g, err := e.gpuFacts()
+	g, err := e.gpuInventory()
 	if err != nil {
 		return nil
 	}
 	var out []Finding
-	for _, d := range g.GPUs {
-		sd, ok := set[d.BusID]
+	for _, d := range g.Devices {
+		sd, ok := set[d.PCIBusID]
 		if ok && sd.Link.Max() != "" {
 			continue // sysfs has it
 		}
@@ -330,7 +330,7 @@ func nvmlLinkFindings(e *Env, s *topo.System, set map[string]topo.PCIDevice) []F
 		fact := func(call string, v int) Fact {
 			return Fact{Source: fmt.Sprintf("NVML %s(gpu%d)", call, d.Index), Value: fmt.Sprint(v)}
 		}
-		f := Finding{ID: "pcie.link", Subject: fmt.Sprintf("GPU %s (NVML gpu%d)", d.BusID, d.Index), Facts: []Fact{
+		f := Finding{ID: "pcie.link", Subject: fmt.Sprintf("GPU %s (NVML gpu%d)", d.PCIBusID, d.Index), Facts: []Fact{
 			fact("nvmlDeviceGetCurrPcieLinkGeneration", d.PCIeGenCurrent), fact("nvmlDeviceGetCurrPcieLinkWidth", d.PCIeWidthCurrent),
 			fact("nvmlDeviceGetMaxPcieLinkGeneration", d.PCIeGenMax), fact("nvmlDeviceGetMaxPcieLinkWidth", d.PCIeWidthMax)}}
 		cur, max := linkText(d.PCIeGenCurrent, d.PCIeWidthCurrent), linkText(d.PCIeGenMax, d.PCIeWidthMax)

@@ -81,11 +81,11 @@ func runCheck(c Check, e *Env) (out []Finding) {
 }
 
 func gpuSourceLine(e *Env) string {
-	g, err := e.gpuFacts()
+	g, err := e.gpuInventory()
 	if err != nil {
 		return "none: " + err.Error()
 	}
-	return fmt.Sprintf("%s (%s)", g.Via, count(len(g.GPUs), "GPU"))
+	return fmt.Sprintf("%s (%s)", via(g), count(len(g.Devices), "GPU"))
 }
 
 // count says "1 GPU", "2 GPUs".

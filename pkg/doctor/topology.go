@@ -219,23 +219,18 @@ func gpuGPUFinding(e *Env, gpus []topo.PCIDevice) *Finding {
 	if len(gpus) < 2 {
 		return nil
 	}
-	g, gerr := e.gpuFacts()
+	g, gerr := e.gpuInventory()
 	nvByBus := map[string]int{}
 	if gerr == nil {
-		for _, d := range g.GPUs {
-			nvByBus[d.BusID] = d.Index
+		for _, d := range g.Devices {
+			nvByBus[d.PCIBusID] = d.Index
 		}
 	}
 	pairClass := func(i, j int) (string, bool) {
 		if g == nil {
 			return "", false
 		}
-		for _, p := range g.Pairs {
-			if p.From == i && p.To == j {
-				return p.Class, true
-			}
-		}
-		return "", false
+		return matrixClass(g, i, j)
 	}
 	f := &Finding{ID: "topology.gpu-gpu", Severity: OK}
 	mismatch := 0
@@ -352,12 +347,12 @@ func netdevMTU(s *topo.System, names []string) int {
 
 // nvmlMaxLink is the GPU's maximum link as NVML reports it ("gen5x16").
 func nvmlMaxLink(e *Env, addr string) string {
-	g, err := e.gpuFacts()
+	g, err := e.gpuInventory()
 	if err != nil {
 		return ""
 	}
-	for _, d := range g.GPUs {
-		if d.BusID == addr {
+	for _, d := range g.Devices {
+		if d.PCIBusID == addr {
 			return topo.LinkName(d.PCIeGenMax, d.PCIeWidthMax)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpupath/gpupath/internal/fstree"
 	"github.com/gpupath/gpupath/internal/golden"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // The fixture trees in testdata/trees/<name>/tree.txt are generated from
@@ -289,9 +290,9 @@ func (b *builder) kernelConfig(name string, lines ...string) {
 	b.file(name, buf.String())
 }
 
-func (b *builder) nvml(g *GPUFacts) {
+func (b *builder) nvml(g *record.GPUInventory) {
 	var s strings.Builder
-	if err := WriteGPUFacts(&s, g); err != nil {
+	if err := WriteGPUInventory(&s, g); err != nil {
 		b.t.Fatal(err)
 	}
 	b.file("nvml.json", s.String())
@@ -325,20 +326,34 @@ func (b *builder) write(dir string, header []string) {
 }
 
 // nvLinks returns n NVLink 4 links, the ones in down inactive.
-func nvLinks(n int, remote string, down ...int) []NVLink {
+func nvLinks(n int, remote string, down ...int) []record.GPUNVLink {
 	off := map[int]bool{}
 	for _, d := range down {
 		off[d] = true
 	}
-	var out []NVLink
+	var out []record.GPUNVLink
 	for i := 0; i < n; i++ {
 		if off[i] {
-			out = append(out, NVLink{Link: i})
+			out = append(out, record.GPUNVLink{Link: i})
 			continue
 		}
-		out = append(out, NVLink{Link: i, Active: true, Version: 4, RemoteType: remote})
+		out = append(out, record.GPUNVLink{Link: i, Active: true, Version: 4, RemoteType: remote})
 	}
 	return out
+}
+
+// gpuMatrix is the topology matrix of n GPUs joined pairwise by class, as
+// the nvml probe records it ("X" on the diagonal).
+func gpuMatrix(n int, class string) [][]string {
+	m := make([][]string, n)
+	for i := range m {
+		m[i] = make([]string, n)
+		for j := range m[i] {
+			m[i][j] = class
+		}
+		m[i][i] = "X"
+	}
+	return m
 }
 
 const (
@@ -434,7 +449,7 @@ func writeSeeds(t *testing.T) {
 		`BOOT_IMAGE=/vmlinuz ro intel_iommu=on iommu=pt pci=noacs,disable_acs_redir=0000:04:00.0 dyndbg="a b" -- --x`,
 		"0-27,56-83", "7-3", fmt.Sprintf(procDevices, "234 gdrdrv\n"),
 		"nvidia_peermem 16384 0 - Live 0xffffffffc0a1b000 (OE)\nnvidia 1 1 nvidia_peermem, Live 0x0\n",
-		`{"via":"NVML","gpus":[{"index":0,"bus_id":"0000:05:00.0","nvlinks":[{"link":0,"active":true,"version":4}]}]}`} {
+		`{"nvml_version":"13.580.159.04","devices":[{"index":0,"name":"NVIDIA H200","uuid":"","pci_bus_id":"0000:05:00.0","nvlinks":[{"link":0,"active":true,"version":4}]}],"matrix":[["X"]]}`} {
 		write("FuzzParseText", fmt.Sprintf("seed%02d", i), s)
 	}
 	for i, d := range [][]byte{[]byte("garbage\x00\xff"), []byte(""), hc[:70], []byte("32.0 GT/s PCIe"), []byte("4: ACTIVE"),

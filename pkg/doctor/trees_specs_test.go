@@ -3,6 +3,8 @@ package doctor
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // The fixture trees, each a function of the builder and a README.
@@ -75,8 +77,9 @@ func buildPixGood(b *builder) {
 	b.modulesFile("nvidia_peermem", "gdrdrv", "nvidia_uvm", "nvidia", "mlx5_ib", "mlx5_core", "ib_uverbs", "ib_core")
 	b.file("proc/devices", fmt.Sprintf(procDevices, "234 gdrdrv\n"))
 	b.dir("boot")
-	b.nvml(&GPUFacts{Via: "NVML 13.580.95.05", DriverVersion: "580.95.05", GPUs: []GPU{
-		{Index: 0, Name: "NVIDIA H200", BusID: gpu05, PCIeGenCurrent: 5, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: nvLinks(18, "switch")}}})
+	b.nvml(&record.GPUInventory{NVMLVersion: "13.580.95.05", DriverVersion: "580.95.05", Devices: []record.GPUDevice{
+		{Index: 0, Name: "NVIDIA H200", PCIBusID: gpu05, PCIeGenCurrent: 5, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: nvLinks(18, "switch")}},
+		Matrix: gpuMatrix(1, "")})
 }
 
 const readmeBridgeBad = `
@@ -134,10 +137,11 @@ func buildBridgeBad(b *builder) {
 	b.file("proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-5.4.0-216-generic root=/dev/mapper/vg-root ro intel_iommu=on pci=noacs quiet\n")
 	b.modulesFile("nvidia_uvm", "nvidia", "mlx5_ib", "mlx5_core", "ib_uverbs", "ib_core")
 	b.file("proc/devices", fmt.Sprintf(procDevices, ""))
-	b.nvml(&GPUFacts{Via: "NVML 12.535.216.01", DriverVersion: "535.216.01", GPUs: []GPU{
-		{Index: 0, Name: "NVIDIA H200", BusID: gpu05, PCIeGenCurrent: 5, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: nvLinks(18, "switch", 3, 7)},
-		{Index: 1, Name: "NVIDIA H200", BusID: gpu08, PCIeGenCurrent: 5, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: nvLinks(18, "switch", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)}},
-		Pairs: []GPUPair{{From: 0, To: 1, Class: "PHB", P2PRead: "OK"}, {From: 1, To: 0, Class: "PHB", P2PRead: "OK"}}})
+	b.nvml(&record.GPUInventory{NVMLVersion: "12.535.216.01", DriverVersion: "535.216.01", Devices: []record.GPUDevice{
+		{Index: 0, Name: "NVIDIA H200", PCIBusID: gpu05, PCIeGenCurrent: 5, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: nvLinks(18, "switch", 3, 7)},
+		{Index: 1, Name: "NVIDIA H200", PCIBusID: gpu08, PCIeGenCurrent: 5, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: nvLinks(18, "switch", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)}},
+		Matrix: gpuMatrix(2, "PHB"),
+		P2P:    []record.GPUP2P{{From: 0, To: 1, Read: "OK"}, {From: 1, To: 0, Read: "OK"}}})
 }
 
 const readmeCrossSocket = `
@@ -207,17 +211,18 @@ func buildH200VM(b *builder) {
 	b.modulesFile("nvidia_uvm", "nvidia")
 	b.file("proc/devices", fmt.Sprintf(procDevices, ""))
 	b.dir("boot")
-	link := func(remote string) []NVLink {
+	link := func(remote string) []record.GPUNVLink {
 		l := nvLinks(18, "gpu")
 		for i := range l {
 			l[i].RemoteBusID = remote
 		}
 		return l
 	}
-	b.nvml(&GPUFacts{Via: "NVML 13.580.159.04", DriverVersion: "580.159.04", GPUs: []GPU{
-		{Index: 0, Name: "NVIDIA H200", BusID: "0000:00:05.0", PCIeGenCurrent: 1, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: link("0000:00:06.0")},
-		{Index: 1, Name: "NVIDIA H200", BusID: "0000:00:06.0", PCIeGenCurrent: 1, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: link("0000:00:05.0")}},
-		Pairs: []GPUPair{{From: 0, To: 1, Class: "NV18", P2PRead: "OK", P2PWrite: "OK", P2PNVLink: "OK"}, {From: 1, To: 0, Class: "NV18", P2PRead: "OK", P2PWrite: "OK", P2PNVLink: "OK"}}})
+	b.nvml(&record.GPUInventory{NVMLVersion: "13.580.159.04", DriverVersion: "580.159.04", Devices: []record.GPUDevice{
+		{Index: 0, Name: "NVIDIA H200", PCIBusID: "0000:00:05.0", PCIeGenCurrent: 1, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: link("0000:00:06.0")},
+		{Index: 1, Name: "NVIDIA H200", PCIBusID: "0000:00:06.0", PCIeGenCurrent: 1, PCIeWidthCurrent: 16, PCIeGenMax: 5, PCIeWidthMax: 16, NVLinks: link("0000:00:05.0")}},
+		Matrix: gpuMatrix(2, "NV18"),
+		P2P:    []record.GPUP2P{{From: 0, To: 1, Read: "OK", Write: "OK", NVLink: "OK"}, {From: 1, To: 0, Read: "OK", Write: "OK", NVLink: "OK"}}})
 }
 
 const readmeBad = `

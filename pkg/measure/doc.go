@@ -13,8 +13,11 @@
 // is told about each probe and record.
 //
 // Probes (Probe, a registry filled by each probe's init: Register, Names,
-// New) declare the options they read (Optioner; CheckOptions refuses
-// others); Repeat repeats an operation after a warm-up until its median is
+// New) are made with the run's Env (the sysfs root, the diagnostics sink)
+// and keep it; they have no setters. They may say more through optional
+// methods: the options they read (Optioner; CheckOptions refuses others),
+// their share of the budget (Weighted), the records a plan makes (Stepper)
+// and what hardware they found (InventoryReporter). Repeat repeats an operation after a warm-up until its median is
 // stable or its time is spent, and Summarize gives the median and
 // percentiles (internal/stats). The host probes:
 //
@@ -30,7 +33,9 @@
 //     byte by the receiver), store-and-forward and pipelined, over one or
 //     more connections (flows, chunks striped round robin), on loopback or
 //     against a peer's Server (its "staged" mode);
-//   - "memcpy" (memcpy.go): a Go copy on one core, warm and cold caches;
+//   - "memcpy" (memcpy.go): a Go copy on one core, warm and cold caches
+//     (cold: the copy's lines flushed from the caches before each timed
+//     batch, memcpy_flush_amd64.s), in memory bounded by the largest size;
 //   - "syscall" (syscall.go): a bare system call, socketpair and loopback
 //     TCP send and receive;
 //   - "topo" (pcietopo.go): the PCIe tree from sysfs (pkg/topo), GPUs, NICs

@@ -88,7 +88,7 @@ func ProbeOptions(probes []string) ([]Option, error) {
 	seen := map[string]bool{}
 	var out []Option
 	for _, n := range probes {
-		p, err := New(n)
+		p, err := New(n, Env{})
 		if err != nil {
 			return nil, err
 		}

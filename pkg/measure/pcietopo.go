@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
-func init() { Register("topo", func() Probe { return &TopoProbe{} }) }
+func init() { Register("topo", func(env Env) Probe { return &TopoProbe{Env: env} }) }
 
 // TopoProbe reads the PCIe topology from sysfs, without NVML: the GPUs and
 // NICs with their PCIe links and NUMA nodes, and how every GPU reaches every
@@ -27,10 +26,9 @@ func init() { Register("topo", func() Probe { return &TopoProbe{} }) }
 // the class in Note, its rank and bridge count in Extra). Inventory returns
 // the whole *TopoInventory.
 type TopoProbe struct {
-	// SysRoot is the sysfs mount point; "" means /sys.
-	SysRoot string
-	Log     func(format string, args ...any)
-	inv     *record.TopoInventory
+	// Env says which sysfs tree to read and where diagnostics go.
+	Env Env
+	inv *record.TopoInventory
 }
 
 // Name returns "topo".
@@ -40,29 +38,16 @@ func (p *TopoProbe) Name() string { return "topo" }
 // takes almost none.
 func (p *TopoProbe) Weight() float64 { return 0.05 }
 
-// SetSysRoot points the probe at another sysfs root.
-func (p *TopoProbe) SetSysRoot(root string) { p.SysRoot = root }
-
-// SetLog sets the diagnostics sink.
-func (p *TopoProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
-
 // Inventory returns the *TopoInventory of the last Run.
 func (p *TopoProbe) Inventory() any { return p.inv }
 
 // Available checks that sysfs lists PCI devices.
 func (p *TopoProbe) Available() error {
-	dir := filepath.Join(sysfsRoot(p.SysRoot), "bus", "pci", "devices")
+	dir := p.Env.Sys("bus", "pci", "devices")
 	if _, err := os.Stat(dir); err != nil {
 		return Unavailable("no PCI devices in sysfs (%v)", err)
 	}
 	return nil
-}
-
-func sysfsRoot(r string) string {
-	if r == "" {
-		return "/sys"
-	}
-	return r
 }
 
 // ReadTopology reads the sysfs tree at root ("" for /sys) into an inventory.
@@ -82,7 +67,7 @@ func ReadTopology(root string) (*record.TopoInventory, error) {
 
 // Run reads the topology and emits its records.
 func (p *TopoProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
-	inv, err := ReadTopology(p.SysRoot)
+	inv, err := ReadTopology(p.Env.SysRoot)
 	if err != nil {
 		return err
 	}
@@ -109,9 +94,7 @@ func (p *TopoProbe) Run(ctx context.Context, plan Plan, emit func(record.Result)
 		}
 	}
 	for _, pr := range inv.Pairs {
-		if p.Log != nil {
-			p.Log("topo: GPU %s - NIC %s %v: %s (ancestor %s, %d bridges)", pr.GPU, pr.NIC, pr.NICNames, pr.Class, pr.Ancestor, pr.Bridges)
-		}
+		p.Env.Logf("topo: GPU %s - NIC %s %v: %s (ancestor %s, %d bridges)", pr.GPU, pr.NIC, pr.NICNames, pr.Class, pr.Ancestor, pr.Bridges)
 		r := record.Result{Probe: "topo", Variant: "gpu-nic", Target: "gpu@" + pr.GPU + "->nic@" + pr.NIC, Time: now,
 			Note:  string(pr.Class),
 			Extra: map[string]float64{"class_rank": float64(pr.Class.Rank()), "bridges": float64(pr.Bridges)}}
@@ -119,11 +102,9 @@ func (p *TopoProbe) Run(ctx context.Context, plan Plan, emit func(record.Result)
 			return err
 		}
 	}
-	if p.Log != nil {
-		p.Log("topo: %d GPUs, %d NICs, %d RDMA devices, %d warnings", len(inv.GPUs), len(inv.NICs), len(inv.RDMA), len(inv.Warnings))
-		for _, w := range inv.Warnings {
-			p.Log("topo: warning: %s", w)
-		}
+	p.Env.Logf("topo: %d GPUs, %d NICs, %d RDMA devices, %d warnings", len(inv.GPUs), len(inv.NICs), len(inv.RDMA), len(inv.Warnings))
+	for _, w := range inv.Warnings {
+		p.Env.Logf("topo: warning: %s", w)
 	}
 	return ctx.Err()
 }

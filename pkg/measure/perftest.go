@@ -19,7 +19,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
-func init() { Register("perftest", func() Probe { return &PerftestProbe{} }) }
+func init() { Register("perftest", func(env Env) Probe { return &PerftestProbe{Env: env} }) }
 
 // PerftestProbe runs the linux-rdma perftest tools (ib_write_lat and
 // ib_write_bw by default) when they are on PATH and an RDMA device has an
@@ -45,15 +45,14 @@ func init() { Register("perftest", func() Probe { return &PerftestProbe{} }) }
 // perftest_port=18515 (TCP port of the exchange; default a free one),
 // perftest_args="-n 2000" (more arguments for both sides).
 type PerftestProbe struct {
-	// SysRoot is the sysfs mount point; "" means /sys.
-	SysRoot string
+	// Env says which sysfs tree to read and where diagnostics go.
+	Env Env
 	// Tools to run; nil means ib_write_lat and ib_write_bw.
 	Tools []string
 	// LookPath finds a tool; nil means exec.LookPath.
 	LookPath func(string) (string, error)
 	// Timeout bounds one run (server and client); 0 means 3 minutes.
 	Timeout time.Duration
-	Log     func(format string, args ...any)
 	inv     *PerftestInventory
 }
 
@@ -95,19 +94,11 @@ func (p *PerftestProbe) Options() []Option {
 	}
 }
 
-// SetSysRoot points the probe at another sysfs root.
-func (p *PerftestProbe) SetSysRoot(root string) { p.SysRoot = root }
-
-// SetLog sets the diagnostics sink.
-func (p *PerftestProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
-
 // Inventory returns the *PerftestInventory of the last Run.
 func (p *PerftestProbe) Inventory() any { return p.inv }
 
 func (p *PerftestProbe) logf(format string, args ...any) {
-	if p.Log != nil {
-		p.Log("perftest: "+format, args...)
-	}
+	p.Env.Logf("perftest: "+format, args...)
 }
 
 func (p *PerftestProbe) tools() []string {
@@ -141,7 +132,7 @@ func (p *PerftestProbe) Available() error {
 	if len(paths) == 0 {
 		return Unavailable("perftest not installed (%s not on PATH)", strings.Join(missing, ", "))
 	}
-	return rdmaPresent(p.SysRoot)
+	return rdmaPresent(p.Env)
 }
 
 // pickPort chooses the RDMA device and port: the named one, or the first
@@ -174,10 +165,10 @@ func (p *PerftestProbe) Run(ctx context.Context, plan Plan, emit func(record.Res
 	if len(paths) == 0 {
 		return Unavailable("perftest not installed (%s not on PATH)", strings.Join(missing, ", "))
 	}
-	if err := rdmaPresent(p.SysRoot); err != nil {
+	if err := rdmaPresent(p.Env); err != nil {
 		return err
 	}
-	r := topo.Reader{Root: p.SysRoot}
+	r := topo.Reader{Root: p.Env.SysRoot}
 	devs, _, err := r.RDMADevices()
 	if err != nil {
 		return err

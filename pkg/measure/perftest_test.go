@@ -82,7 +82,7 @@ func TestPerftestRunner(t *testing.T) {
 		"moc-ib_read_lat-a-use_cuda-dmabuf-h100-client-raw.txt", "moc-ib_read_lat-server-side-no-results-raw.txt", 0)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	root := sysfstest.Write(t, sysfstest.Opts{GPU: true, IB: true, State: "4: ACTIVE", Layer: "Ethernet", Rate: "400 Gb/sec (4X NDR)"})
-	p := &PerftestProbe{SysRoot: root, Timeout: 20 * time.Second}
+	p := &PerftestProbe{Env: Env{SysRoot: root}, Timeout: 20 * time.Second}
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestPerftestSizesAndFailures(t *testing.T) {
 		"moc-ib_write_bw-a-gbits-server-side-last-size-only-raw.txt", 1)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	root := sysfstest.Write(t, sysfstest.Opts{GPU: true, IB: true, State: "4: ACTIVE", Layer: "Ethernet", Rate: "400 Gb/sec (4X NDR)"})
-	p := &PerftestProbe{SysRoot: root, Tools: []string{"ib_write_bw"}, Timeout: 20 * time.Second}
+	p := &PerftestProbe{Env: Env{SysRoot: root}, Tools: []string{"ib_write_bw"}, Timeout: 20 * time.Second}
 	res, err := runCollect(t, p, Plan{Sizes: []int64{65536, 1 << 20}, Options: map[string]string{"gid_index": "3"}})
 	if err == nil || !strings.Contains(err.Error(), "Completion with error at client") {
 		t.Fatalf("err = %v", err)
@@ -191,7 +191,7 @@ func TestPerftestUnavailable(t *testing.T) {
 	bin := t.TempDir()
 	t.Setenv("PATH", bin)
 	root := sysfstest.Write(t, sysfstest.Opts{IB: true, State: "1: DOWN", Layer: "Ethernet", Rate: "400 Gb/sec (4X NDR)"})
-	p := &PerftestProbe{SysRoot: root}
+	p := &PerftestProbe{Env: Env{SysRoot: root}}
 	if err := p.Available(); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "not on PATH") {
 		t.Errorf("no tools: %v", err)
 	}
@@ -201,7 +201,7 @@ func TestPerftestUnavailable(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no active RDMA port (mlx5_0/1 DOWN)") {
 		t.Errorf("port down: %v", err)
 	}
-	p.SysRoot = sysfstest.Write(t, sysfstest.Opts{})
+	p = &PerftestProbe{Env: Env{SysRoot: sysfstest.Write(t, sysfstest.Opts{})}, Tools: []string{"ib_write_bw"}}
 	if _, err := runCollect(t, p, Plan{}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no RDMA device") {
 		t.Errorf("no device: %v", err)
 	}
@@ -210,7 +210,7 @@ func TestPerftestUnavailable(t *testing.T) {
 	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p = &PerftestProbe{SysRoot: sysfstest.Write(t, sysfstest.Opts{IB: true, State: "4: ACTIVE", Layer: "InfiniBand", Rate: "200 Gb/sec (4X HDR)"}),
+	p = &PerftestProbe{Env: Env{SysRoot: sysfstest.Write(t, sysfstest.Opts{IB: true, State: "4: ACTIVE", Layer: "InfiniBand", Rate: "200 Gb/sec (4X HDR)"})},
 		Tools: []string{"ib_write_lat"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"github.com/gpupath/gpupath/internal/rawsock"
@@ -37,12 +38,46 @@ type Probe interface {
 // (pkg/record), which the manifest keeps.
 type Plan = record.Plan
 
-var registry = map[string]func() Probe{}
+// Env is what a run knows about its surroundings that a probe may need.
+// The runner hands it to each probe's constructor (Register), and the
+// probe keeps it: no probe is told about its environment after it is made.
+// The zero Env is the real machine with diagnostics discarded.
+type Env struct {
+	// SysRoot is the sysfs mount point that probes read ("" means /sys):
+	// --sysfs on the command line, a fixture tree in tests.
+	SysRoot string
+	// Log receives diagnostics (what was loaded, allocated, read, skipped);
+	// nil discards them. Probes never print by themselves.
+	Log func(format string, args ...any)
+}
+
+// Sys returns the path of elem under the sysfs root, e.g.
+// env.Sys("class", "infiniband").
+func (e Env) Sys(elem ...string) string {
+	return filepath.Join(append([]string{sysfsRoot(e.SysRoot)}, elem...)...)
+}
+
+// Logf sends one diagnostic line to Log; it does nothing when Log is nil.
+func (e Env) Logf(format string, args ...any) {
+	if e.Log != nil {
+		e.Log(format, args...)
+	}
+}
+
+func sysfsRoot(r string) string {
+	if r == "" {
+		return "/sys"
+	}
+	return r
+}
+
+var registry = map[string]func(Env) Probe{}
 
 // Register adds a probe constructor under its name. It is called from the
 // init function of each probe's file; registering a name twice panics (a
-// programming error, found by any test).
-func Register(name string, newProbe func() Probe) {
+// programming error, found by any test). The constructor gets the run's
+// Env and must be cheap: it may be called only to list the probe's options.
+func Register(name string, newProbe func(env Env) Probe) {
 	if _, dup := registry[name]; dup {
 		panic("measure: probe registered twice: " + name)
 	}
@@ -59,13 +94,13 @@ func Names() []string {
 	return names
 }
 
-// New returns a new instance of the named probe.
-func New(name string) (Probe, error) {
+// New returns a new instance of the named probe, made with env.
+func New(name string, env Env) (Probe, error) {
 	f, ok := registry[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown probe %q (probes: %v)", name, Names())
 	}
-	return f(), nil
+	return f(env), nil
 }
 
 // SocketOptions are the settings applied to every socket of the network
@@ -86,11 +121,4 @@ var ErrBusy = errors.New("server busy")
 // The runner may ignore it; nothing in the results depends on it.
 type InventoryReporter interface {
 	Inventory() any
-}
-
-// Verboser is implemented by probes that can report diagnostics while they
-// run (what was loaded, allocated, skipped). The command line sets it for
-// its diagnostic mode; libraries never print by themselves.
-type Verboser interface {
-	SetLog(func(format string, args ...any))
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
-func init() { Register("rdma", func() Probe { return &RDMAProbe{} }) }
+func init() { Register("rdma", func(env Env) Probe { return &RDMAProbe{Env: env} }) }
 
 // RDMAProbe lists the RDMA (verbs) devices from sysfs
 // (/sys/class/infiniband/<dev>/ports/<n>/{state,rate,link_layer,gids}), with
@@ -26,10 +25,9 @@ func init() { Register("rdma", func() Probe { return &RDMAProbe{} }) }
 // "mlx5_0/1") with rate_bps, width, active and gids in Extra and the state,
 // link layer and rate text in Note. Inventory returns the *RDMAInventory.
 type RDMAProbe struct {
-	// SysRoot is the sysfs mount point; "" means /sys.
-	SysRoot string
-	Log     func(format string, args ...any)
-	inv     *RDMAInventory
+	// Env says which sysfs tree to read and where diagnostics go.
+	Env Env
+	inv *RDMAInventory
 }
 
 // RDMAInventory is what the RDMA probe found.
@@ -45,20 +43,14 @@ func (p *RDMAProbe) Name() string { return "rdma" }
 // takes almost none.
 func (p *RDMAProbe) Weight() float64 { return 0.05 }
 
-// SetSysRoot points the probe at another sysfs root.
-func (p *RDMAProbe) SetSysRoot(root string) { p.SysRoot = root }
-
-// SetLog sets the diagnostics sink.
-func (p *RDMAProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
-
 // Inventory returns the *RDMAInventory of the last Run.
 func (p *RDMAProbe) Inventory() any { return p.inv }
 
 // Available checks that /sys/class/infiniband lists a device.
-func (p *RDMAProbe) Available() error { return rdmaPresent(p.SysRoot) }
+func (p *RDMAProbe) Available() error { return rdmaPresent(p.Env) }
 
-func rdmaPresent(root string) error {
-	dir := filepath.Join(sysfsRoot(root), "class", "infiniband")
+func rdmaPresent(env Env) error {
+	dir := env.Sys("class", "infiniband")
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Unavailable("no RDMA device (%s does not exist)", dir)
@@ -76,10 +68,10 @@ func rdmaPresent(root string) error {
 
 // Run reads the devices and emits one record per port.
 func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
-	if err := rdmaPresent(p.SysRoot); err != nil {
+	if err := rdmaPresent(p.Env); err != nil {
 		return err
 	}
-	r := topo.Reader{Root: p.SysRoot}
+	r := topo.Reader{Root: p.Env.SysRoot}
 	devs, warns, err := r.RDMADevices()
 	if err != nil {
 		return err
@@ -102,9 +94,7 @@ func (p *RDMAProbe) Run(ctx context.Context, plan Plan, emit func(record.Result)
 				return err
 			}
 			note := fmt.Sprintf("%s %s %s %s %s", d.HCAType, port.State, port.LinkLayer, port.Rate, d.PCIAddress)
-			if p.Log != nil {
-				p.Log("rdma: %s port %d: %s, %d GIDs, netdevs %v", d.Name, port.Port, note, len(port.GIDs), d.NetDevs)
-			}
+			p.Env.Logf("rdma: %s port %d: %s, %d GIDs, netdevs %v", d.Name, port.Port, note, len(port.GIDs), d.NetDevs)
 			res := record.Result{Probe: "rdma", Variant: "port", Target: fmt.Sprintf("%s/%d", d.Name, port.Port), Time: now, Note: note,
 				Extra: map[string]float64{"rate_bps": port.RateBps, "width": float64(port.Width), "active": record.Bool(port.Active()),
 					"gids": float64(len(port.GIDs)), "infiniband": record.Bool(topo.LinkKind(port.LinkLayer) == "ib")}}

@@ -11,7 +11,7 @@ import (
 
 func TestRDMAProbe(t *testing.T) {
 	root := sysfstest.Write(t, sysfstest.Opts{IB: true, State: "4: ACTIVE", Layer: "InfiniBand", Rate: "400 Gb/sec (4X NDR)", NetSpeed: "400000"})
-	p := &RDMAProbe{SysRoot: root}
+	p := &RDMAProbe{Env: Env{SysRoot: root}}
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestRDMAProbe(t *testing.T) {
 func TestRDMAAbsent(t *testing.T) {
 	empty := sysfstest.Write(t, sysfstest.Opts{})
 	for _, root := range []string{empty, t.TempDir()} {
-		p := &RDMAProbe{SysRoot: root}
+		p := &RDMAProbe{Env: Env{SysRoot: root}}
 		err := p.Available()
 		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no RDMA device") {
 			t.Errorf("Available = %v", err)
@@ -41,7 +41,7 @@ func TestRDMAAbsent(t *testing.T) {
 			t.Errorf("Run = %v", err)
 		}
 	}
-	err := (&RDMAProbe{SysRoot: empty}).Available()
+	err := (&RDMAProbe{Env: Env{SysRoot: empty}}).Available()
 	if !strings.HasSuffix(err.Error(), "class/infiniband is empty)") {
 		t.Errorf("message %q", err)
 	}
@@ -49,7 +49,7 @@ func TestRDMAAbsent(t *testing.T) {
 
 func TestTopoProbe(t *testing.T) {
 	root := sysfstest.Write(t, sysfstest.Opts{GPU: true, IB: true, State: "4: ACTIVE", Layer: "InfiniBand", Rate: "400 Gb/sec (4X NDR)"})
-	p := &TopoProbe{SysRoot: root}
+	p := &TopoProbe{Env: Env{SysRoot: root}}
 	if err := p.Available(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +67,10 @@ func TestTopoProbe(t *testing.T) {
 	if len(inv.GPUs) != 1 || len(inv.Pairs) != 1 || inv.System == nil {
 		t.Errorf("inventory %+v", inv)
 	}
-	if err := (&TopoProbe{SysRoot: t.TempDir()}).Available(); !errors.Is(err, ErrUnavailable) {
+	if err := (&TopoProbe{Env: Env{SysRoot: t.TempDir()}}).Available(); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("empty root: %v", err)
 	}
-	if _, err := runCollect(t, &TopoProbe{SysRoot: t.TempDir()}, Plan{}); !errors.Is(err, ErrUnavailable) {
+	if _, err := runCollect(t, &TopoProbe{Env: Env{SysRoot: t.TempDir()}}, Plan{}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("empty root Run: %v", err)
 	}
 }

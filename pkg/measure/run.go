@@ -32,12 +32,10 @@ type RunConfig struct {
 	Host *record.Host
 	// Now is the clock for the manifest's times (default time.Now).
 	Now func() time.Time
-	// SysRoot is the sysfs root of the probes that read sysfs (topo, rdma,
-	// perftest: SysfsReader); "" means /sys.
-	SysRoot string
-	// Log receives the diagnostics of the probes that give them (Verboser):
-	// what was loaded, allocated, skipped. nil discards them.
-	Log func(format string, args ...any)
+	// Env is handed to every probe when it is made: the sysfs root of the
+	// probes that read sysfs (topo, rdma, perftest, memcpy) and where their
+	// diagnostics go.
+	Env Env
 	// Peer and Pairing describe the other host of a two-host run, for the
 	// manifest; nil for one host.
 	Peer    *record.Host
@@ -54,12 +52,6 @@ type Weighted interface {
 // will produce, for progress bars.
 type Stepper interface {
 	Steps(plan Plan) int
-}
-
-// SysfsReader is implemented by probes that read sysfs, so that a run can
-// point them at another root (a fixture).
-type SysfsReader interface {
-	SetSysRoot(root string)
 }
 
 // Run measures with the configured probes and writes the run directory. Each
@@ -134,15 +126,9 @@ func newRunner(cfg RunConfig) (*runner, error) {
 		return nil, err
 	}
 	for _, n := range r.names {
-		p, err := New(n)
+		p, err := New(n, cfg.Env)
 		if err != nil {
 			return nil, err
-		}
-		if s, ok := p.(SysfsReader); ok && cfg.SysRoot != "" {
-			s.SetSysRoot(cfg.SysRoot)
-		}
-		if v, ok := p.(Verboser); ok && cfg.Log != nil {
-			v.SetLog(cfg.Log)
 		}
 		w := 1.0
 		if wp, ok := p.(Weighted); ok && wp.Weight() > 0 {

@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ func useFake(t *testing.T, p *fakeProbe) {
 	t.Helper()
 	if _, ok := fakes[p.name]; !ok {
 		name := p.name
-		Register(name, func() Probe { return fakes[name] })
+		Register(name, func(Env) Probe { return fakes[name] })
 	}
 	fakes[p.name] = p
 }
@@ -220,4 +221,45 @@ func TestRunDirName(t *testing.T) {
 	if got != "node_1_a-20261129T125400Z" {
 		t.Errorf("RunDirName = %q", got)
 	}
+}
+
+// envProbe keeps the Env it was made with.
+type envProbe struct{ env Env }
+
+func (*envProbe) Name() string     { return "fake-env" }
+func (*envProbe) Available() error { return nil }
+func (p *envProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
+	p.env.Logf("read %s", p.env.Sys("class", "net"))
+	return nil
+}
+
+// TestRunMakesProbesWithEnv: the runner makes each probe with the run's
+// Env (no setters), and the zero Env is /sys with diagnostics discarded.
+func TestRunMakesProbesWithEnv(t *testing.T) {
+	var made []*envProbe
+	if _, ok := registry["fake-env"]; !ok { // -count=N runs this again
+		Register("fake-env", func(env Env) Probe { return &envProbe{env: env} })
+	}
+	newEnvProbe := registry["fake-env"]
+	registry["fake-env"] = func(env Env) Probe { p := newEnvProbe(env).(*envProbe); made = append(made, p); return p }
+	t.Cleanup(func() { registry["fake-env"] = newEnvProbe })
+	var lines []string
+	host := record.Host{Hostname: "testhost"}
+	_, err := Run(context.Background(), RunConfig{Dir: t.TempDir(), Probes: []string{"fake-env"}, Budget: time.Second, Host: &host,
+		Env: Env{SysRoot: "/fixture/sys", Log: func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Listing a probe's options makes one with the zero Env; the one that
+	// runs is made last.
+	if len(made) == 0 || made[len(made)-1].env.SysRoot != "/fixture/sys" {
+		t.Fatalf("probes made: %+v", made)
+	}
+	if want := "read /fixture/sys/class/net"; len(lines) != 1 || lines[0] != want {
+		t.Errorf("log %q, want %q", lines, want)
+	}
+	if got := (Env{}).Sys("bus", "pci"); got != "/sys/bus/pci" {
+		t.Errorf("zero Env: %s", got)
+	}
+	(Env{}).Logf("discarded") // must not panic
 }

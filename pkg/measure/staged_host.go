@@ -372,7 +372,7 @@ var (
 	quickStagedHostSizes = []int64{1 << 20, 16 << 20}
 )
 
-func init() { Register("staged-host", func() Probe { return &stagedHostProbe{} }) }
+func init() { Register("staged-host", func(Env) Probe { return &stagedHostProbe{} }) }
 
 // stagedHostProbe is the host-memory staged transfer. Plan.Target:
 // loopback (a server in this process) or host:port of a peer's server

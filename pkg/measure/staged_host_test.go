@@ -16,7 +16,7 @@ func TestStagedHostLoopback(t *testing.T) {
 		t.Skip("-short: a real staged transfer over TCP")
 	}
 	for _, flows := range []string{"1", "3"} {
-		p, _ := New("staged-host")
+		p, _ := New("staged-host", Env{})
 		var rs []record.Result
 		plan := Plan{Budget: time.Second, Sizes: []int64{1, 300 << 10, 2<<20 + 5},
 			Options: map[string]string{"chunk": "64KiB", "flows": flows}}

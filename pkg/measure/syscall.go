@@ -14,7 +14,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func init() { Register("syscall", func() Probe { return &syscallProbe{} }) }
+func init() { Register("syscall", func(Env) Probe { return &syscallProbe{} }) }
 
 // syscallProbe measures the fixed per-call cost of the system calls on the
 // TCP path, on one thread and without waiting for anything:

@@ -27,7 +27,7 @@ var (
 // DefaultServePort is the port `gpupath serve` listens on by default.
 const DefaultServePort = 7470
 
-func init() { Register("tcp", func() Probe { return &tcpProbe{} }) }
+func init() { Register("tcp", func(Env) Probe { return &tcpProbe{} }) }
 
 // tcpProbe measures TCP ping-pong latency and streaming goodput with their
 // CPU cost at both ends.

@@ -70,7 +70,7 @@ func TestTCPProbeLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: real TCP probes")
 	}
-	p, _ := New("tcp")
+	p, _ := New("tcp", Env{})
 	var rs []record.Result
 	plan := Plan{Budget: 2 * time.Second, Sizes: []int64{1, 64 << 10}, Target: "loopback"}
 	if n := p.(Stepper).Steps(plan); n != 4 {
@@ -263,7 +263,7 @@ func TestTCPStreamShapedVeth(t *testing.T) {
 	}
 	for _, rate := range []string{"1Gbit/s", "300Mbit/s"} {
 		t.Run(strings.ReplaceAll(rate, "/", "_"), func(t *testing.T) {
-			p, _ := New("tcp")
+			p, _ := New("tcp", Env{})
 			var rs []record.Result
 			plan := Plan{Budget: 3 * time.Second, Target: "veth", Sizes: []int64{128 << 10},
 				Options: map[string]string{"rate": rate, "variants": "stream"}}

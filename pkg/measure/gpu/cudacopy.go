@@ -16,7 +16,9 @@ import (
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func init() { measure.Register("cuda", func() measure.Probe { return &CUDACopy{} }) }
+func init() {
+	measure.Register("cuda", func(env measure.Env) measure.Probe { return &CUDACopy{Env: env} })
+}
 
 // CUDACopy measures GPU memory copies through the CUDA driver API:
 // host→device and device→host from pinned and from pageable memory,
@@ -57,9 +59,8 @@ type CUDACopy struct {
 	// PCIe opens a PCIe throughput monitor for a GPU; nil means NVML when
 	// the package is built with cgo, and no monitor otherwise.
 	PCIe PCIeMonitorOpener
-	// Log receives diagnostics (what was loaded, allocated, skipped); nil
-	// discards them.
-	Log func(format string, args ...any)
+	// Env says where diagnostics go (what was loaded, allocated, skipped).
+	Env measure.Env
 
 	// allocPageable allocates pageable host memory; nil means mmap.
 	allocPageable func(n int64) (uintptr, func() error, error)
@@ -72,9 +73,6 @@ func (p *CUDACopy) Name() string { return "cuda" }
 // Weight is the probe's share of a run's budget (measure.Weighted): the copy
 // sweep takes the largest.
 func (p *CUDACopy) Weight() float64 { return 4 }
-
-// SetLog sets the diagnostics sink (nil discards).
-func (p *CUDACopy) SetLog(f func(format string, args ...any)) { p.Log = f }
 
 // Options are the settings the cuda probe reads from Plan.Options.
 func (p *CUDACopy) Options() []measure.Option {
@@ -99,9 +97,7 @@ func (p *CUDACopy) Inventory() any { return p.inv }
 func (p *CUDACopy) open() (cuda.Driver, error) { return openDriver(p.Open) }
 
 func (p *CUDACopy) logf(format string, args ...any) {
-	if p.Log != nil {
-		p.Log("cuda: "+format, args...)
-	}
+	p.Env.Logf("cuda: "+format, args...)
 }
 
 func (p *CUDACopy) note(format string, args ...any) {

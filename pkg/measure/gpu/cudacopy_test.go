@@ -689,7 +689,7 @@ func TestCUDAHardware(t *testing.T) {
 	if err := drv.Init(); err != nil {
 		t.Skipf("no GPU: %v", err)
 	}
-	p := &CUDACopy{Log: t.Logf}
+	p := &CUDACopy{Env: measure.Env{Log: t.Logf}}
 	res, err := runCollect(t, p, measure.Plan{Sizes: []int64{4, 1 << 20}, Budget: 5 * time.Second, Options: map[string]string{"nvml_check": "500ms"}})
 	if err != nil {
 		t.Fatal(err)

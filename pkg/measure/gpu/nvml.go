@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	measure.Register("nvml", func() measure.Probe { return &NVMLProbe{} })
+	measure.Register("nvml", func(env measure.Env) measure.Probe { return &NVMLProbe{Env: env} })
 	defaultPCIeMonitor = OpenNVMLMonitor
 }
 
@@ -45,8 +45,8 @@ type NVMLProbe struct {
 	// Lib is the NVML library; nil means go-nvml's libnvidia-ml.so.1 (or
 	// the library $GPUPATH_LIBNVML names).
 	Lib nvml.Interface
-	// Log receives diagnostics; nil discards them.
-	Log func(format string, args ...any)
+	// Env says where diagnostics go.
+	Env measure.Env
 	inv *record.GPUInventory
 }
 
@@ -64,9 +64,6 @@ func (p *NVMLProbe) Options() []measure.Option {
 	}
 }
 
-// SetLog sets the diagnostics sink.
-func (p *NVMLProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
-
 // Inventory returns the *GPUInventory of the last Run (nil before).
 func (p *NVMLProbe) Inventory() any { return p.inv }
 
@@ -78,9 +75,7 @@ func (p *NVMLProbe) lib() nvml.Interface {
 }
 
 func (p *NVMLProbe) logf(format string, args ...any) {
-	if p.Log != nil {
-		p.Log("nvml: "+format, args...)
-	}
+	p.Env.Logf("nvml: "+format, args...)
 }
 
 // Available initialises NVML and shuts it down again.

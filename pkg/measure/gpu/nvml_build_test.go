@@ -14,7 +14,7 @@ func TestNVMLNotBuiltIn(t *testing.T) {
 	if nvmlBuiltIn {
 		t.Skip("built with -tags nvml")
 	}
-	p, err := measure.New("nvml")
+	p, err := measure.New("nvml", measure.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,9 @@ import (
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func init() { measure.Register("nvml", func() measure.Probe { return &NVMLProbe{} }) }
+func init() {
+	measure.Register("nvml", func(env measure.Env) measure.Probe { return &NVMLProbe{Env: env} })
+}
 
 // NVMLProbe is the NVML probe. This build has no NVML: go-nvml is compiled
 // in only with the build tag nvml (and cgo), so that a program that models
@@ -17,7 +19,8 @@ func init() { measure.Register("nvml", func() measure.Probe { return &NVMLProbe{
 // compiler output. The probe always reports ErrUnavailable with how to
 // build it in, and the cuda probe has no PCIe monitor.
 type NVMLProbe struct {
-	Log func(format string, args ...any)
+	// Env says where diagnostics go (this build has none to give).
+	Env measure.Env
 }
 
 func errNoCgo() error {
@@ -48,9 +51,6 @@ func (p *NVMLProbe) Available() error { return errNoCgo() }
 func (p *NVMLProbe) Run(context.Context, measure.Plan, func(record.Result) error) error {
 	return errNoCgo()
 }
-
-// SetLog sets the diagnostics sink.
-func (p *NVMLProbe) SetLog(f func(format string, args ...any)) { p.Log = f }
 
 // Inventory returns nil: nothing was read.
 func (p *NVMLProbe) Inventory() any { return nil }

@@ -304,7 +304,7 @@ func TestNVMLMonitor(t *testing.T) {
 // TestNVMLHardware reads the real NVML when there is one.
 func TestNVMLHardware(t *testing.T) {
 	lib := nvml.New()
-	p := &NVMLProbe{Lib: lib, Log: t.Logf}
+	p := &NVMLProbe{Lib: lib, Env: measure.Env{Log: t.Logf}}
 	if err := p.Available(); err != nil {
 		t.Skipf("no GPU: %v", err)
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
-func init() { measure.Register("staged", func() measure.Probe { return &Staged{} }) }
+func init() {
+	measure.Register("staged", func(env measure.Env) measure.Probe { return &Staged{Env: env} })
+}
 
 // Staged measures the seed's staged transfer end to end on one host:
 // GPU → cudaMemcpy device→host into pinned memory → TCP over the loopback
@@ -44,8 +46,8 @@ func init() { measure.Register("staged", func() measure.Probe { return &Staged{}
 type Staged struct {
 	// Open loads the driver; nil means libcuda.so.1 (or $GPUPATH_LIBCUDA).
 	Open func() (cuda.Driver, error)
-	// Log receives diagnostics; nil discards them.
-	Log func(format string, args ...any)
+	// Env says where diagnostics go.
+	Env measure.Env
 	// pair connects the sender to the receiver; nil means a loopback TCP
 	// connection of the same raw blocking sockets the tcp probe uses, so the
 	// transfer's TCP part is what the tcp probe's ping-pong measures.
@@ -57,9 +59,6 @@ func (p *Staged) Name() string { return "staged" }
 
 // Weight is the probe's share of a run's budget (measure.Weighted).
 func (p *Staged) Weight() float64 { return 3 }
-
-// SetLog sets the diagnostics sink (nil discards).
-func (p *Staged) SetLog(f func(format string, args ...any)) { p.Log = f }
 
 // Options are the settings the staged probe reads from Plan.Options.
 func (p *Staged) Options() []measure.Option {
@@ -79,9 +78,7 @@ func (p *Staged) Available() error {
 }
 
 func (p *Staged) logf(format string, args ...any) {
-	if p.Log != nil {
-		p.Log(format, args...)
-	}
+	p.Env.Logf(format, args...)
 }
 
 // StagedSizes is the default sweep: 4 B to 256 MiB in powers of four.
