@@ -12,6 +12,7 @@ import (
 	"github.com/gpupath/gpupath/internal/fstree"
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/doctor/nvmlsrc"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 func init() {
