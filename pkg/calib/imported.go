@@ -266,9 +266,9 @@ func busCeilingFactor(c *Collective, nccl *NCCLPath, path string) (float64, stri
 		return 1, "one GPU's peer links"
 	}
 	switch c.Op {
-	case "sendrecv", "hypercube":
+	case model.SendRecv, model.Hypercube:
 		return 1, "one pair of NICs between the nodes"
-	case "alltoall", "alltoallv":
+	case model.AllToAll:
 		return 1, "one NIC's path (all-to-all: the share between nodes is not modeled)"
 	}
 	nics := 0

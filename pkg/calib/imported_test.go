@@ -10,17 +10,17 @@ import (
 )
 
 func TestBusCeilingFactor(t *testing.T) {
-	c := &Collective{Op: "allgather", Ranks: 16, Nodes: 2, GPUsPerNode: 8}
+	c := &Collective{Op: model.AllGather, Ranks: 16, Nodes: 2, GPUsPerNode: 8}
 	if k, why := busCeilingFactor(c, nil, "gdr"); k != 8 || !strings.Contains(why, "one NIC per GPU assumed") {
 		t.Errorf("%v %s", k, why)
 	}
 	if k, _ := busCeilingFactor(c, &NCCLPath{NICs: []string{"mlx5_0", "mlx5_1"}}, "gdr"); k != 2 {
 		t.Errorf("%v", k)
 	}
-	if k, _ := busCeilingFactor(&Collective{Op: "sendrecv", Nodes: 2, GPUsPerNode: 4}, nil, "gdr"); k != 1 {
+	if k, _ := busCeilingFactor(&Collective{Op: model.SendRecv, Nodes: 2, GPUsPerNode: 4}, nil, "gdr"); k != 1 {
 		t.Errorf("sendrecv %v", k)
 	}
-	if k, _ := busCeilingFactor(&Collective{Op: "allreduce", Nodes: 1, GPUsPerNode: 8}, nil, "gpu-peer"); k != 1 {
+	if k, _ := busCeilingFactor(&Collective{Op: model.AllReduce, Nodes: 1, GPUsPerNode: 8}, nil, "gpu-peer"); k != 1 {
 		t.Errorf("one node %v", k)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/importers"
-	"github.com/gpupath/gpupath/pkg/importers/nccltests"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -180,7 +179,7 @@ func importedSeries(o *obs.Output) []calib.ImportedSeries {
 	var out []calib.ImportedSeries
 	hw := o.Hardware
 	for _, r := range o.Records {
-		if r.Op != "" && nccltests.OpOf(r.Test) != "" && r.Bytes == 0 {
+		if _, coll := model.CollectiveOp(r.Op); coll && r.Bytes == 0 {
 			continue // nccl-tests' size-0 rows time an empty collective
 		}
 		k := key{r.Test, r.Op, r.Variant, r.Type, r.Redop, r.Path, importers.StageOf(r), r.Metric}
@@ -200,9 +199,9 @@ func importedSeries(o *obs.Output) []calib.ImportedSeries {
 					Label: label, Quantity: quantityOf(r.Metric)},
 				Test: r.Test, Op: r.Op, RoundTrip: r.Extra["round_trip"] == 1, Bidirectional: strings.Contains(r.Variant, "bidirectional"),
 				Streams: int(r.Extra["streams"])}
-			if op := nccltests.OpOf(r.Test); op != "" {
+			if op, coll := model.CollectiveOp(r.Op); coll {
 				c := &calib.Collective{Op: op, Ranks: hw.Ranks, Nodes: hw.Nodes, GPUsPerNode: hw.GPUsPerNode}
-				c.Factor, c.Formula, _ = nccltests.BusFactor(op, hw.Ranks)
+				c.Factor, c.Formula, _ = model.BusFactor(op, hw.Ranks)
 				s.Collective = c
 			}
 			out = append(out, s)

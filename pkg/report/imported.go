@@ -281,9 +281,7 @@ func collectiveText(j calib.ImportedVerdict) string {
 	case c.Factor > 0 && c.Ranks > 0:
 		fmt.Fprintf(&b, "for %s on %d ranks the factor is %s = %.4g.", c.Op, c.Ranks, c.Formula, c.Factor)
 	case c.Op != "":
-		fmt.Fprintf(&b, "for %s it is %s; the output does not say how many ranks ran.", c.Op, map[string]string{
-			"allreduce": "2(n−1)/n", "allgather": "(n−1)/n", "reducescatter": "(n−1)/n", "alltoall": "(n−1)/n",
-			"broadcast": "1", "reduce": "1", "sendrecv": "1"}[c.Op])
+		fmt.Fprintf(&b, "for %s it is %s; the output does not say how many ranks ran.", c.Op, model.BusFormula(c.Op))
 	default:
 		b.WriteString("the output does not say which collective ran.")
 	}

@@ -13,5 +13,5 @@
 // bytes / 1.0E9 / sec in every test's GetBw).
 //
 // Each row becomes two records, out-of-place and in-place, with algbw as
-// Rate and busbw as BusRate; BusFactor gives busbw's factor per collective.
+// Rate and busbw as BusRate; model.BusFactor gives busbw's factor per collective.
 package nccltests

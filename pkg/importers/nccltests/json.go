@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/model"
 )
 
 // The -J file, as src/util.cu writes it (nccl-tests ≥ 2.17, JSON_FILE_VERSION
@@ -192,7 +193,7 @@ func parseJSON(name string, b []byte) (*obs.Output, error) {
 				rec.Metric, rec.Rate, rec.BusRate = obs.Latency, 0, 0
 			} else if rec.Rate == 0 {
 				rec.Rate = float64(rec.Bytes) / rec.Time
-				if f, _, ok := BusFactor(rec.Op, hw.Ranks); ok && rec.BusRate == 0 {
+				if f, _, ok := model.BusFactor(rec.Op, hw.Ranks); ok && rec.BusRate == 0 {
 					rec.BusRate = rec.Rate * f
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/model"
 )
 
 var (
@@ -476,7 +477,7 @@ func (p *parser) finish(name string) {
 	for i := range p.out.Records {
 		r := &p.out.Records[i]
 		if r.Extra["algbw_printed_as_zero"] == 1 && r.BusRate == 0 && r.Rate > 0 {
-			if f, _, ok := BusFactor(r.Op, hw.Ranks); ok {
+			if f, _, ok := model.BusFactor(r.Op, hw.Ranks); ok {
 				r.BusRate = r.Rate * f
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/model"
 )
 
 // fx is the format's fixtures: the shared nccl-tests outputs and the ones
@@ -34,32 +35,32 @@ func TestHandRead(t *testing.T) {
 		gpu        string
 		noteSubstr string
 	}{
-		{file: "dranet-all_gather_perf-2node-16xB200-nccl2.26.6.txt", test: "all_gather_perf", op: "allgather", records: 48, ranks: 16, nodes: 2,
+		{file: "dranet-all_gather_perf-2node-16xB200-nccl2.26.6.txt", test: "all_gather_perf", op: "all_gather", records: 48, ranks: 16, nodes: 2,
 			first:   obs.Record{Line: 25, Bytes: 1024, Variant: "out-of-place", Time: 280.4e-6, Rate: 1024 / 280.4e-6, BusRate: 1024 / 280.4e-6 * 15 / 16, Wrong: "0"}, // busbw 0.00 as printed: algbw × 15/16
 			last:    obs.Record{Line: 48, Bytes: 8589934592, Variant: "in-place", Time: 31063e-6, Rate: 276.53e9, BusRate: 259.25e9, Wrong: "0"},
 			version: "2.26.6+cuda12.8", gpu: "NVIDIA B200", noteSubstr: "file name"},
 		// validation 0: #wrong N/A; root column; two K80 hosts.
-		{file: "pkb-all_reduce_perf-2node-k80-validation0-NA.txt", test: "all_reduce_perf", op: "allreduce", records: 22, ranks: 2, nodes: 2,
+		{file: "pkb-all_reduce_perf-2node-k80-validation0-NA.txt", test: "all_reduce_perf", op: "all_reduce", records: 22, ranks: 2, nodes: 2,
 			first: obs.Record{Line: 10, Bytes: 1048576, Variant: "out-of-place", Time: 2410.0e-6, Rate: 0.44e9, BusRate: 0.44e9, Wrong: "N/A"},
 			last:  obs.Record{Line: 20, Bytes: 1073741824, Variant: "in-place", Time: 1763386e-6, Rate: 0.61e9, BusRate: 0.61e9, Wrong: "N/A"},
 			gpu:   "Tesla K80"},
 		// Old layout: "error" column, no root; NCCL INFO line inside the table; size-0 rows are latency records.
-		{file: "superbench-all_reduce_perf-8xA100-sxm4-old-format.txt", test: "all_reduce_perf", op: "allreduce", records: 68, ranks: 8, nodes: 1,
+		{file: "superbench-all_reduce_perf-8xA100-sxm4-old-format.txt", test: "all_reduce_perf", op: "all_reduce", records: 68, ranks: 8, nodes: 1,
 			first: obs.Record{Line: 17, Bytes: 0, Variant: "out-of-place", Time: 35.20e-6, Wrong: "N/A"},
 			gpu:   "A100-SXM4-40GB"},
 		// The launcher's command line names the test.
-		{file: "dranet-all_reduce_perf-2node-2xH200-mpirun-launcher-log-with-openmpi-warnings.txt", test: "all_reduce_perf", op: "allreduce", ranks: 2, nodes: 2},
+		{file: "dranet-all_reduce_perf-2node-2xH200-mpirun-launcher-log-with-openmpi-warnings.txt", test: "all_reduce_perf", op: "all_reduce", ranks: 2, nodes: 2},
 		// Stalled: a header, no rows: the tool's failure, no record.
 		{file: "dranet-all_gather_perf-2node-4xB200-stalled-header-only.txt", test: "all_gather_perf", records: 0, ranks: 4, nodes: 2, failures: 1},
 		// An excerpt without device lines: 16 ranks from busbw/algbw = 2·15/16.
-		{file: "aks-excerpt-all_reduce_perf-2node-16gpu-sriov-ib.txt", test: "all_reduce_perf", op: "allreduce", ranks: 16, noteSubstr: "busbw/algbw"},
+		{file: "aks-excerpt-all_reduce_perf-2node-16gpu-sriov-ib.txt", test: "all_reduce_perf", op: "all_reduce", ranks: 16, noteSubstr: "busbw/algbw"},
 		// Hand-written: -I and -S under mpirun --tag-output.
-		{file: "handwritten/I1-S1-all_reduce_perf-mpirun-tag-output-2x2xH100.txt", test: "all_reduce_perf", op: "allreduce", records: 16, ranks: 4, nodes: 2,
+		{file: "handwritten/I1-S1-all_reduce_perf-mpirun-tag-output-2x2xH100.txt", test: "all_reduce_perf", op: "all_reduce", records: 16, ranks: 4, nodes: 2,
 			first: obs.Record{Line: 16, Bytes: 1024, Variant: "out-of-place", Time: 18.16e-6, Rate: 0.06e9, BusRate: 0.08e9, Wrong: "0", Min: 17.61e-6, Max: 19.79e-6, P99: 19.79e-6}},
 		// Hand-written: two collectives, -C 1 (cputime).
 		{file: "handwritten/C1-all_reduce_perf-then-all_gather_perf-8xA100.txt", test: "all_reduce_perf, all_gather_perf", records: 32, ranks: 8, nodes: 1},
 		// Hand-written -J with -I: every iteration's time is a sample.
-		{file: "handwritten/J-all_reduce_perf-I1-2node-1xH200.json", test: "all_reduce_perf", op: "allreduce", records: 26, ranks: 2, nodes: 2, version: "2.28.9", gpu: "NVIDIA H200"},
+		{file: "handwritten/J-all_reduce_perf-I1-2node-1xH200.json", test: "all_reduce_perf", op: "all_reduce", records: 26, ranks: 2, nodes: 2, version: "2.28.9", gpu: "NVIDIA H200"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			o := fx.Output(t, tc.file)
@@ -103,28 +104,17 @@ func TestHandRead(t *testing.T) {
 	}
 }
 
-func TestBusFactor(t *testing.T) {
-	for _, tc := range []struct {
-		op   string
-		n    int
-		want float64
-	}{
-		{"allreduce", 16, 2 * 15.0 / 16}, {"allreduce", 2, 1}, {"allgather", 8, 7.0 / 8}, {"reducescatter", 4, 3.0 / 4},
-		{"alltoall", 16, 15.0 / 16}, {"broadcast", 16, 1}, {"reduce", 8, 1}, {"sendrecv", 8, 1},
-	} {
-		f, _, ok := BusFactor(tc.op, tc.n)
-		if !ok || !near(f, tc.want) {
-			t.Errorf("%s n=%d: %v, want %v", tc.op, tc.n, f, tc.want)
-		}
-	}
-	if _, _, ok := BusFactor("allreduce", 0); ok {
-		t.Error("n=0 accepted")
-	}
-	if n, ok := ranksFromFactor("allreduce", 1.875, 0.003); !ok || n != 16 {
+// The factor's table is the model's (model.BusFactor); the importer only
+// inverts it to find the ranks of a table that does not state them.
+func TestRanksFromFactor(t *testing.T) {
+	if n, ok := ranksFromFactor("all_reduce", 1.875, 0.003); !ok || n != 16 {
 		t.Errorf("ranks from 1.875: %d %v", n, ok)
 	}
-	if _, ok := ranksFromFactor("allreduce", 1.99, 0.003); ok {
+	if _, ok := ranksFromFactor("all_reduce", 1.99, 0.003); ok {
 		t.Error("ambiguous factor accepted")
+	}
+	if OpOf("all_reduce_perf") != model.AllReduce || OpOf("alltoallv_perf") != "" || OpOf("all_reduce") != "" {
+		t.Errorf("OpOf: %q %q %q", OpOf("all_reduce_perf"), OpOf("alltoallv_perf"), OpOf("all_reduce"))
 	}
 }
 
