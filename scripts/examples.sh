@@ -11,6 +11,10 @@
 # real machines and are not re-rendered here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One fixed time for every render and import, so that the same code renders
+# the same bytes (gpupath reads SOURCE_DATE_EPOCH as its clock): a changed
+# example is a change in what the code produces. 2026-12-01 00:00 UTC.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1796083200}
 ex=reports/examples
 mkdir -p .build
 go build -o .build/gpupath ./cmd/gpupath

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
@@ -83,7 +82,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return badInput(err)
 	}
 	if *out != "" {
-		if err := writeFileAtomic(*out, c.YAML(time.Now())); err != nil {
+		if err := writeFileAtomic(*out, c.YAML(now())); err != nil {
 			return err
 		}
 	}

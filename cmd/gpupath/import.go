@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/gpupath/gpupath/pkg/record"
 
@@ -61,7 +60,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m, werr := importers.WriteRun(*out, parsed, importers.Meta{Version: Version, Time: time.Now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
+	m, werr := importers.WriteRun(*out, parsed, importers.Meta{Version: Version, Time: now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
 	if werr != nil {
 		if errors.Is(werr, record.ErrNotRunDir) || errors.Is(werr, record.ErrRunExists) {
 			return usagef("--out %s: %v", *out, unwrapPath(werr))

@@ -29,8 +29,10 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gpupath/gpupath/internal/termtext"
 
@@ -132,4 +134,18 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'gpupath <command> -h' for the flags of one command.")
+}
+
+// now is the time a command writes into what it makes (a report's render
+// time, an import's time, the comment of a calibrated scenario): the clock,
+// or SOURCE_DATE_EPOCH (seconds since 1970, the reproducible-builds
+// convention) when it is set, so that the same input renders the same
+// bytes. A value that is not a whole number of seconds is ignored.
+func now() time.Time {
+	if v, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok {
+		if sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && sec >= 0 {
+			return time.Unix(sec, 0).UTC()
+		}
+	}
+	return time.Now()
 }

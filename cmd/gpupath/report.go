@@ -76,7 +76,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	measured := fromRuns.Measured
 
-	now := time.Now().UTC()
+	at := now().UTC()
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown host (" + err.Error() + ")"
@@ -86,7 +86,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := writable(reportsDir); err != nil {
 			return usagef("cannot write reports into %s here: %v (give --out DIR)", reportsDir, err)
 		}
-		dir = defaultReportDir(s.Name, now)
+		dir = defaultReportDir(s.Name, at)
 	} else if fi, err := os.Stat(dir); err == nil {
 		ents, _ := os.ReadDir(dir)
 		if !fi.IsDir() || len(ents) > 0 {
@@ -101,7 +101,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case quickProbes == nil:
 		probeNote = "the quick host probes are not part of this build"
 	default:
-		m, rd, err := runQuick(ctx, host, now, stderr)
+		m, rd, err := runQuick(ctx, host, at, stderr)
 		if err != nil {
 			return err
 		}
@@ -120,7 +120,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Overrides: append([]string(nil), sf.sets...),
 		Version:   Version,
 		Host:      host,
-		Time:      now,
+		Time:      at,
 		RunID:     filepath.Base(filepath.Clean(dir)),
 		Measured:  measured,
 		ProbeNote: probeNote,
@@ -159,7 +159,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// The default directory: another report took the name in the same
 		// second; take the next one.
 		if taken(oe.Err) && try < 100 {
-			dir = defaultReportDir(s.Name, now)
+			dir = defaultReportDir(s.Name, at)
 			continue
 		}
 		return fmt.Errorf("cannot write the report into %s: %v (give --out DIR)", dir, unwrapPath(oe.Err))
