@@ -128,11 +128,23 @@ const (
 )
 
 // gpuPaths and hostPaths are the paths between nodes an unknown series is
-// compared with, in order of preference for "the fastest".
-var (
-	gpuPaths  = []string{"gdr", "rdma", "devmem", "tcp"}
-	hostPaths = []string{"host-rdma", "host-tcp"}
-)
+// compared with (the fastest of them): GPU to GPU, and host to host, as the
+// model's path registry names them by role.
+func gpuPaths() []string {
+	return pathNames(func(p model.Path) bool { return p.GPU && p.Internode })
+}
+
+func hostPaths() []string {
+	return pathNames(func(p model.Path) bool { return p.Role == model.RoleReference })
+}
+
+func pathNames(keep func(model.Path) bool) []string {
+	var out []string
+	for _, p := range model.PathsWith(keep) {
+		out = append(out, p.Name)
+	}
+	return out
+}
 
 // JudgeImported judges the series of one imported file against the model on
 // s (the scenario with the hardware the file names): each series' path (what
@@ -223,9 +235,9 @@ func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool)
 	case strings.Contains(strings.ToLower(se.Variant), "udp") || strings.Contains(strings.ToLower(se.Test), "udp"):
 		j.None = "the model has no UDP path"
 	default:
-		cands, what := hostPaths, "host"
+		cands, what := hostPaths(), "host"
 		if memoryGPU || se.Collective != nil {
-			cands, what = gpuPaths, "GPU"
+			cands, what = gpuPaths(), "GPU"
 		}
 		j.Path = bestPath(s, cands)
 		j.PathWhy = fmt.Sprintf("the output does not say which path; compared with the fastest %s path the scenario allows", what)
@@ -235,7 +247,7 @@ func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool)
 	}
 	// The fastest GPU path, to say what a host-staged path costs.
 	if se.Collective != nil && j.Path != "gpu-peer" {
-		if b := bestPath(s, gpuPaths); b != "" && b != j.Path {
+		if b := bestPath(s, gpuPaths()); b != "" && b != j.Path {
 			j.Best = b
 		}
 	}
@@ -400,8 +412,12 @@ func ShareText(x float64) string {
 	return "<0.1%"
 }
 
-// hostStaged are the paths that copy through host memory.
-var hostStaged = map[string]bool{"rdma": true, "tcp": true, "host-tcp": true, "host-rdma": true}
+// hostStaged reports whether the path copies through host memory (the
+// registry's Path.HostStaged).
+func hostStaged(name string) bool {
+	p, err := model.LookupPath(name)
+	return err == nil && p.HostStaged
+}
 
 func verdictOf(s *model.Scenario, j *ImportedVerdict, nccl *NCCLPath) string {
 	q := j.Series.Quantity
@@ -436,7 +452,7 @@ func verdictOf(s *model.Scenario, j *ImportedVerdict, nccl *NCCLPath) string {
 		logRef = fmt.Sprintf(" (the %s path, as NCCL's log line %d says)", j.Path, nccl.Line)
 	}
 	bestRaises := false // the fastest path would allow more than the one taken
-	if j.Best != "" && hostStaged[j.Path] && q == record.Bandwidth {
+	if j.Best != "" && hostStaged(j.Path) && q == record.Bandwidth {
 		bp := judgePoint(s, &j.Series, j.Best, j.Factor, p.Point)
 		bestRaises = bp.Ceiling > 0 && p.Ceiling < 0.9*bp.Ceiling
 		if bestRaises && logRef != "" {
@@ -467,7 +483,7 @@ func verdictOf(s *model.Scenario, j *ImportedVerdict, nccl *NCCLPath) string {
 	}
 	hint := "the gap is larger than the path explains: look at the link's rate and width, the GPU–NIC placement, and whether the traffic took this path at all"
 	switch {
-	case hostStaged[j.Path] && bestRaises:
+	case hostStaged(j.Path) && bestRaises:
 		hint = "the traffic took the host-staged " + j.Path + " path; GPUDirect RDMA (" + j.Best + ") would avoid the copies"
 	case q == record.Bandwidth && !strings.HasPrefix(j.Path, "copy "):
 		hint = fmt.Sprintf("the gap is larger than the path explains: look at the NIC's real rate (the scenario's is %s), the GPU–NIC placement, and whether the traffic took this path at all", nicRate)

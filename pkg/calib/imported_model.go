@@ -87,12 +87,17 @@ func evalCopy(s *model.Scenario, letter string, n int64) modeled {
 }
 
 // bestPath is the feasible path among paths with the highest bandwidth at
-// a large message.
+// a large message; among equal ones, the lowest latency of a small one.
 func bestPath(s *model.Scenario, paths []string) string {
-	best, bw := "", 0.0
+	best, bw, lat := "", 0.0, 0.0
 	for _, p := range paths {
-		if m := evalPath(s, p, int64(bigRef)); m.Feasible && m.Rate > bw {
-			best, bw = p, m.Rate
+		m := evalPath(s, p, int64(bigRef))
+		if !m.Feasible {
+			continue
+		}
+		l := evalPath(s, p, int64(smallRef)).Latency
+		if m.Rate > bw && !model.Near(m.Rate, bw) || model.Near(m.Rate, bw) && l < lat {
+			best, bw, lat = p, m.Rate, l
 		}
 	}
 	return best
