@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,28 +68,80 @@ func TestCommandBuildsWithoutNVML(t *testing.T) {
 	}
 }
 
-// TestCommandIsThin: the command maps no run to report input and no
-// imported output to records itself: it imports pkg/importers (to import)
-// and pkg/report (report.FromRuns), no package of one format under
-// pkg/importers, whose records only the library reads.
+// TestCommandIsThin: the command parses flags, calls the library and maps
+// errors to exit codes; the mapping of runs, imports and verdicts lives in
+// the packages (pkg/report, pkg/calib), where the notebooks call it too. Its
+// non-test code stays under 2,200 lines.
 func TestCommandIsThin(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	if lines == 0 || lines >= 2200 {
+		t.Errorf("cmd/gpupath holds %d lines of non-test code, want under 2,200: move what is not flags, calls and exit codes into the library", lines)
+	}
+}
+
+// TestLayers: the module's dependencies point one way (DESIGN, "Layout").
+// pkg/units imports no package of the module; pkg/model none but pkg/units
+// (it is pure: no reader, no record, no internal helper); internal/
+// packages none under pkg/ but pkg/units; the command reads other tools'
+// outputs through pkg/importers only, never through one format's package.
+func TestLayers(t *testing.T) {
+	const mod = "github.com/gpupath/gpupath/"
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go command: %v", err)
 	}
-	out, err := exec.Command(goTool, "list", "-f", `{{join .Imports "\n"}}`, ".").CombinedOutput()
+	out, err := exec.Command(goTool, "list", "-tags", "nvml", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, mod+"...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	const importers = "github.com/gpupath/gpupath/pkg/importers"
-	found := false
-	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, importers+"/") {
-			t.Errorf("the command imports %s: the mapping of a format's output belongs in the library (pkg/report, pkg/importers)", p)
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], mod)
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, mod) {
+				imports[pkg] = append(imports[pkg], strings.TrimPrefix(imp, mod))
+			}
 		}
-		found = found || p == importers
+		if _, ok := imports[pkg]; !ok {
+			imports[pkg] = nil
+		}
 	}
-	if !found {
-		t.Errorf("the command does not import %s: the test checks the wrong package", importers)
+	for _, need := range []string{"pkg/units", "pkg/model", "cmd/gpupath", "pkg/measure"} {
+		if _, ok := imports[need]; !ok {
+			t.Fatalf("go list did not list %s: %v", need, imports)
+		}
+	}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			switch {
+			case pkg == "pkg/units":
+				t.Errorf("pkg/units imports %s: it must import no package of the module", imp)
+			case pkg == "pkg/model" && imp != "pkg/units":
+				t.Errorf("pkg/model imports %s: it may import pkg/units only", imp)
+			case strings.HasPrefix(pkg, "internal/") && strings.HasPrefix(imp, "pkg/") && imp != "pkg/units":
+				t.Errorf("%s imports %s: internal packages import no pkg/ package but pkg/units", pkg, imp)
+			case pkg == "cmd/gpupath" && strings.HasPrefix(imp, "pkg/importers/"):
+				t.Errorf("cmd/gpupath imports %s: the command reads other tools' outputs through pkg/importers", imp)
+			case strings.HasPrefix(pkg, "pkg/measure") && imp == "pkg/model":
+				t.Errorf("%s imports pkg/model: probes record measurements, they do not model", pkg)
+			case strings.HasPrefix(pkg, "pkg/") && strings.HasPrefix(imp, "cmd/"):
+				t.Errorf("%s imports %s", pkg, imp)
+			}
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -202,7 +202,7 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 	if len(names) == 0 {
 		f.names = measure.Names()
 	}
-	f.runsTCP = contains(f.names, "tcp")
+	f.runsTCP = slices.Contains(f.names, "tcp")
 	if f.set["sizes"] {
 		if cfg.Plan.Sizes, err = parseSizesInt64(f.sizes); err != nil {
 			return cfg, err
@@ -419,7 +419,7 @@ func writeHostScenario(rd *record.RunData, ovs []calib.Override, notes []string,
 	if len(ovs) == 0 {
 		return nil
 	}
-	text, err := hostScenarioYAML(rd, ovs, notes)
+	text, err := calib.HostScenarioYAML(rd, ovs, notes)
 	if err != nil {
 		return err
 	}
@@ -439,36 +439,6 @@ func writeHostScenario(rd *record.RunData, ovs []calib.Override, notes []string,
 		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", path)
 	}
 	return nil
-}
-
-// hostScenarioYAML writes the scenario file of a run: a title comment,
-// name and description, then the measured keys with their sources.
-func hostScenarioYAML(rd *record.RunData, ovs []calib.Override, notes []string) ([]byte, error) {
-	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s. Keys not listed come from the default preset.",
-		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))
-	if len(notes) > 0 {
-		title += " Not derived: " + strings.Join(notes, "; ")
-	}
-	d, err := calib.ScenarioDoc(title, ovs)
-	if err != nil {
-		return nil, err
-	}
-	d.Fields = []model.YAMLField{{Key: "name", Value: "this-host " + rd.Manifest.Host.Hostname, Quote: true},
-		{Key: "description", Value: fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)), Quote: true}}
-	var b bytes.Buffer
-	if err := model.WriteYAML(&b, d); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // portFree tells whether a TCP port on loopback can be listened on.

@@ -158,7 +158,7 @@ func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measur
 		if errors.As(err, &u) {
 			return err
 		}
-		return unpaired(dir, cfg, err)
+		return measure.WriteUnpaired(dir, cfg, Version, flatten(err.Error()))
 	}
 	defer pc.Close()
 	cfg.Plan.Target = pc.Peer.Data
@@ -182,7 +182,7 @@ func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measur
 		sessions, err := pc.Done()
 		if err != nil {
 			lost = err
-		} else if err := appendPeer(dir, m, sessions, peerHost.Hostname); err != nil {
+		} else if err := measure.AppendPeer(dir, m, sessions, peerHost.Hostname); err != nil {
 			return err
 		}
 	}
@@ -201,51 +201,6 @@ func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measur
 		return fmt.Errorf("%s: partial run, %d results kept in %s", m.Reason, results, dir)
 	}
 	return f.finish(ctx, m, runErr, dir, stdout)
-}
-
-// unpaired writes the run directory of a rank 1 that found no peer to
-// measure against (it never came, spoke another version or another
-// protocol): a partial run with the reason and no records, so that the
-// failure is on disk where the results were expected.
-func unpaired(dir string, cfg measure.RunConfig, cause error) error {
-	w, err := record.Create(dir)
-	if err != nil {
-		return fmt.Errorf("%v (and the run directory: %v)", cause, err)
-	}
-	defer w.Close()
-	now := time.Now().UTC()
-	m := &record.Manifest{Format: record.ManifestFormat, Tool: "gpupath", Version: Version, Status: record.StatusPartial,
-		Start: now, End: now, BudgetS: cfg.Budget.Seconds(), Host: *cfg.Host, Plan: cfg.Plan, Results: record.ResultsFile,
-		Reason: flatten(cause.Error())}
-	for _, n := range cfg.Probes {
-		m.Probes = append(m.Probes, record.ProbeStatus{Name: n, Status: record.StatusPending})
-	}
-	if err := w.WriteManifest(m); err != nil {
-		return fmt.Errorf("%v (and the run directory: %v)", cause, err)
-	}
-	return fmt.Errorf("%s: partial run, no results, in %s", m.Reason, dir)
-}
-
-// appendPeer adds rank 0's records to the run and the "peer" probe to its
-// manifest.
-func appendPeer(dir string, m *record.Manifest, ss []measure.Session, host string) error {
-	now := time.Now().UTC()
-	rs := measure.SessionResults(ss, host, now)
-	fh, err := os.OpenFile(filepath.Join(dir, record.ResultsFile), os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	st := record.ProbeStatus{Name: "peer", Status: record.StatusOK, Start: now, End: now,
-		Reason: "what rank 0 (" + host + ") measured on its side: one record per connection"}
-	for _, r := range rs {
-		if err := record.AppendResult(fh, r); err != nil {
-			return err
-		}
-		st.Results++
-	}
-	m.Probes = append(m.Probes, st)
-	return record.WriteManifest(dir, m)
 }
 
 // flatten puts an error on one line.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -235,7 +234,7 @@ func scenarioSource(sf *scenarioFlags) string {
 // defaultReportDir is reports/<scenario>-<UTC date and time>, a name a
 // person can find, with -2, -3 … when it is taken.
 func defaultReportDir(scenario string, at time.Time) string {
-	base := filepath.Join(reportsDir, slug(scenario)+"-"+at.Format("2006-01-02T150405Z"))
+	base := filepath.Join(reportsDir, report.DirName(scenario, at))
 	dir := base
 	for i := 2; ; i++ {
 		if _, err := os.Lstat(dir); err != nil {
@@ -243,32 +242,6 @@ func defaultReportDir(scenario string, at time.Time) string {
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
-}
-
-// slug makes a scenario name safe as a directory name: lower-case letters,
-// digits, dots, dashes and underscores, at most 48 bytes.
-func slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' || r == '_'
-		switch {
-		case ok:
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 48 {
-			break
-		}
-	}
-	s := strings.Trim(b.String(), "-.")
-	if s == "" {
-		return "scenario"
-	}
-	return s
 }
 
 // unwrapPath drops the operation and path of an *os.PathError: the

@@ -236,14 +236,3 @@ func TestReportNothingToCalibrate(t *testing.T) {
 		t.Error("the report does not say why there is no calibration")
 	}
 }
-
-func TestSlug(t *testing.T) {
-	for in, want := range map[string]string{
-		"default": "default", "<script>alert(1)</script>": "script-alert-1-script", "DGX H100 / NDR": "dgx-h100-ndr",
-		"...": "scenario", "": "scenario", "a.b_c": "a.b_c",
-	} {
-		if got := slug(in); got != want {
-			t.Errorf("slug(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -1,10 +1,13 @@
 package calib
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/fit"
@@ -292,4 +295,27 @@ func ThisHost(d *record.RunData) ([]Override, []string, error) {
 func HostFacts(d *record.RunData) (GPUHostFacts, error) {
 	inv, err := d.Inventories()
 	return GPUHostFacts{NVML: inv.NVML, CUDA: inv.CUDA, Topo: inv.Topo, Results: d.Results}, err
+}
+
+// HostScenarioYAML is the scenario file of a run's host (host-scenario.yaml,
+// next to the run): a title comment, name and description, then the keys
+// measured on the host (ThisHost) with their sources, and the notes on what
+// was not derived. Keys it does not set come from the default preset.
+func HostScenarioYAML(rd *record.RunData, ovs []Override, notes []string) ([]byte, error) {
+	title := fmt.Sprintf("This host (%s), measured by gpupath %s at %s. Keys not listed come from the default preset.",
+		rd.Manifest.Host.Hostname, rd.Manifest.Version, rd.Manifest.Start.Format(time.RFC3339))
+	if len(notes) > 0 {
+		title += " Not derived: " + strings.Join(notes, "; ")
+	}
+	d, err := ScenarioDoc(title, ovs)
+	if err != nil {
+		return nil, err
+	}
+	d.Fields = []model.YAMLField{{Key: "name", Value: "this-host " + rd.Manifest.Host.Hostname, Quote: true},
+		{Key: "description", Value: fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)), Quote: true}}
+	var b bytes.Buffer
+	if err := model.WriteYAML(&b, d); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

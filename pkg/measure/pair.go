@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -463,4 +465,51 @@ func SessionResults(ss []Session, host string, now time.Time) []record.Result {
 		out = append(out, r)
 	}
 	return out
+}
+
+// WriteUnpaired writes the run directory of a rank 1 that found no peer to
+// measure against (it never came, spoke another version or another
+// protocol): a partial run with the reason (one line) and no records, so
+// that the failure is on disk where the results were expected. It returns
+// the error to report: the reason and the directory.
+func WriteUnpaired(dir string, cfg RunConfig, version, reason string) error {
+	cause := errors.New(reason)
+	w, err := record.Create(dir)
+	if err != nil {
+		return fmt.Errorf("%v (and the run directory: %v)", cause, err)
+	}
+	defer w.Close()
+	now := time.Now().UTC()
+	m := &record.Manifest{Format: record.ManifestFormat, Tool: "gpupath", Version: version, Status: record.StatusPartial,
+		Start: now, End: now, BudgetS: cfg.Budget.Seconds(), Host: *cfg.Host, Plan: cfg.Plan, Results: record.ResultsFile,
+		Reason: reason}
+	for _, n := range cfg.Probes {
+		m.Probes = append(m.Probes, record.ProbeStatus{Name: n, Status: record.StatusPending})
+	}
+	if err := w.WriteManifest(m); err != nil {
+		return fmt.Errorf("%v (and the run directory: %v)", cause, err)
+	}
+	return fmt.Errorf("%s: partial run, no results, in %s", m.Reason, dir)
+}
+
+// AppendPeer adds what rank 0 measured on its side (its sessions, one
+// record each) to the run in dir and the "peer" probe to its manifest.
+func AppendPeer(dir string, m *record.Manifest, ss []Session, host string) error {
+	now := time.Now().UTC()
+	rs := SessionResults(ss, host, now)
+	fh, err := os.OpenFile(filepath.Join(dir, record.ResultsFile), os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	st := record.ProbeStatus{Name: "peer", Status: record.StatusOK, Start: now, End: now,
+		Reason: "what rank 0 (" + host + ") measured on its side: one record per connection"}
+	for _, r := range rs {
+		if err := record.AppendResult(fh, r); err != nil {
+			return err
+		}
+		st.Results++
+	}
+	m.Probes = append(m.Probes, st)
+	return record.WriteManifest(dir, m)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // OutputError is a failure to write the report where it was asked to go: a
@@ -162,4 +163,37 @@ func removeCreated(created []string) {
 			return
 		}
 	}
+}
+
+// DirName is the name of a report's directory when none is given:
+// <scenario>-<UTC date and time>, a name a person can find, the scenario's
+// name made safe (lower-case letters, digits, dots, dashes and underscores,
+// at most 48 bytes).
+func DirName(scenario string, at time.Time) string {
+	return slug(scenario) + "-" + at.UTC().Format("2006-01-02T150405Z")
+}
+
+// slug makes a scenario name safe as a directory name.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' || r == '_'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 48 {
+			break
+		}
+	}
+	s := strings.Trim(b.String(), "-.")
+	if s == "" {
+		return "scenario"
+	}
+	return s
 }
