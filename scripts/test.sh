@@ -89,8 +89,8 @@ if [ ! -x bin/staticcheck ] || [ tools/go.mod -nt bin/staticcheck ]; then
 fi
 bin/staticcheck ./...
 
-begin "go test ./..."
-go test -count=1 -p 1 ./...
+begin "go test ./... (default parallelism)"
+go test -count=1 ./...
 
 begin "the nvml build tag: vet everything, test the NVML probe, its PCIe monitor and doctor's NVML source (nvmlsrc)"
 # go-nvml is cgo and built in only with -tags nvml (README, GPU machines); its
