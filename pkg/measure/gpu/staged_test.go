@@ -320,9 +320,10 @@ func TestStagedCancel(t *testing.T) {
 		cancel()
 	}()
 	n := 0
-	// A budget of an hour per size and a tolerance no median meets: the
-	// first size repeats until the cancellation, which ends the run
-	// promptly, and what was measured is kept.
+	// A budget of an hour per size and a tolerance only two exactly equal
+	// medians meet: the first size repeats until the cancellation (or, on
+	// a rare exact repeat of its median, hands over to the next), which
+	// ends the run promptly, and what was measured is kept.
 	sizes := []int64{8}
 	for i := 0; i < 20; i++ {
 		sizes = append(sizes, 16<<20+int64(i))
@@ -336,7 +337,7 @@ func TestStagedCancel(t *testing.T) {
 	default:
 		t.Fatal("no transfer started")
 	}
-	if !errors.Is(err, context.Canceled) || n != 1 {
+	if !errors.Is(err, context.Canceled) || n < 1 || n >= len(sizes) {
 		t.Fatalf("err %v after %d of %d results", err, n, len(sizes))
 	}
 	if late := time.Since(cancelled); late > 5*time.Second {
