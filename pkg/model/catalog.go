@@ -223,10 +223,11 @@ func (e CatalogEntry) clone() CatalogEntry {
 //
 // Names compare case-insensitively, ignoring spaces, hyphens and
 // underscores, the marks (R), (TM), ® and ™, leading vendor words (NVIDIA,
-// Mellanox, Tesla, Intel, AMD, Broadcom, HPE, Google, AWS), and what a CPU
-// model string from /proc/cpuinfo adds after the model ("CPU @ 2.00GHz",
-// "64-Core Processor"): "NVIDIA A100-SXM4-80GB", "a100 sxm4 80gb" and
-// "A100_SXM4_80GB" are one name.
+// Mellanox, Tesla, Intel, AMD, Broadcom, HPE, Google, AWS), and the words
+// /proc/cpuinfo adds to a CPU model ("CPU", "Processor", a final
+// "64-Core", and all from "@" on): "NVIDIA A100-SXM4-80GB", "a100 sxm4
+// 80gb" and "A100_SXM4_80GB" are one name, and so are "Intel(R) Xeon(R)
+// CPU E5-2698 v4 @ 2.20GHz" and "Xeon E5-2698 v4".
 //
 // Partial names: when no name or alias equals name, a name that is the
 // first words of exactly one entry's name or aliases (whole words, split
@@ -390,20 +391,30 @@ func catalogWords(name string) []string {
 	for len(words) > 0 && vendorWords[words[0]] {
 		words = words[1:]
 	}
-	// cpuinfo's tail: "... CPU", "... 64-Core Processor", "... Processor".
-	for len(words) > 1 {
-		last := words[len(words)-1]
-		if last == "cpu" || last == "processor" {
-			words = words[:len(words)-1]
-			continue
+	// cpuinfo's words: "Xeon(R) CPU E5-2698 v4", "... 8480C CPU",
+	// "... 64-Core Processor".
+	var kept []string
+	for i, w := range words {
+		switch {
+		case len(words) > 1 && (w == "cpu" || w == "processor"):
+		case w == "core" && len(kept) > 1 && isDigits(kept[len(kept)-1]) && onlyCPUWords(words[i+1:]):
+			kept = kept[:len(kept)-1]
+		default:
+			kept = append(kept, w)
 		}
-		if last == "core" && len(words) > 2 && isDigits(words[len(words)-2]) {
-			words = words[:len(words)-2]
-			continue
-		}
-		break
 	}
-	return words
+	return kept
+}
+
+// onlyCPUWords reports whether ws holds only the words "cpu" and
+// "processor" (what follows "64-Core" in cpuinfo).
+func onlyCPUWords(ws []string) bool {
+	for _, w := range ws {
+		if w != "cpu" && w != "processor" {
+			return false
+		}
+	}
+	return true
 }
 
 func isDigits(s string) bool {
