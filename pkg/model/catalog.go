@@ -278,37 +278,40 @@ func LookupCatalog(kind, name string) (CatalogEntry, bool) {
 }
 
 // NearCatalogNames lists the canonical names of the entries of a kind (""
-// for any kind) whose names are near name: those that name begins or
-// contains (a partial name), and those within a few typing errors of it,
-// nearest first, at most ten. It is what a warning about an unknown or
-// ambiguous name lists.
+// for any kind) whose names are near name, at most ten, nearest first:
+// those that name partly spells (its words are a run of an entry's words,
+// as "A100" is of "A100-SXM4-80GB", or an entry's words a run of its own)
+// and, only when there are none, those within a few typing errors of the
+// start of an entry's name ("ConectX-7" of "ConnectX-7 NDR"). It is what
+// a warning about an unknown or ambiguous name lists.
 func NearCatalogNames(kind, name string) []string {
 	catalogOnce.Do(loadCatalog)
 	if catalogErr != nil {
 		return nil
 	}
-	qs := strings.Join(catalogWords(name), "")
+	q := catalogWords(name)
+	qs := strings.Join(q, "")
 	if qs == "" {
 		return nil
 	}
 	type near struct {
-		name string
-		d    int
+		name    string
+		d, full int // d: 0 the name, 1 partly, 1+n n typing errors; full: distance to the name's start, one letter longer
 	}
 	var found []near
+	partly := false
 	for _, e := range catalogOf(kind) {
-		best := -1
+		best, bestFull := -1, 0
 		for _, n := range e.names() {
-			ns := strings.Join(catalogWords(n), "")
+			w := catalogWords(n)
+			ns := strings.Join(w, "")
 			d := -1
 			switch {
 			case ns == qs:
 				d = 0
-			case strings.Contains(ns, qs) || strings.Contains(qs, ns):
+			case wordRun(w, qs) || wordRun(q, ns):
 				d = 1
 			default:
-				// Compare with the start of the longer name, so that a
-				// misspelt partial name ("conectx7") is near its entries.
 				cut := ns
 				if len(cut) > len(qs) {
 					cut = cut[:len(qs)]
@@ -317,23 +320,51 @@ func NearCatalogNames(kind, name string) []string {
 					d = 1 + e
 				}
 			}
-			if d >= 0 && (best < 0 || d < best) {
-				best = d
+			if d < 0 {
+				continue
+			}
+			full := editDistance(qs, ns[:min(len(ns), len(qs)+1)])
+			if best < 0 || d < best || (d == best && full < bestFull) {
+				best, bestFull = d, full
 			}
 		}
 		if best >= 0 {
-			found = append(found, near{e.Name, best})
+			found = append(found, near{e.Name, best, bestFull})
+			partly = partly || best <= 1
 		}
 	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].d < found[j].d })
+	sort.SliceStable(found, func(i, j int) bool {
+		if found[i].d != found[j].d {
+			return found[i].d < found[j].d
+		}
+		return found[i].full < found[j].full
+	})
 	var out []string
-	for i, f := range found {
-		if i == 10 {
+	for _, f := range found {
+		if len(out) == 10 || (partly && f.d > 1) {
 			break
 		}
 		out = append(out, f.name)
 	}
 	return out
+}
+
+// wordRun reports whether s is the concatenation of a run of consecutive
+// words of ws.
+func wordRun(ws []string, s string) bool {
+	for i := range ws {
+		run := ""
+		for _, w := range ws[i:] {
+			run += w
+			if run == s {
+				return true
+			}
+			if len(run) >= len(s) {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // ErrCatalogKind is returned by ParseCatalogKind for a kind that is not one
