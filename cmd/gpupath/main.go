@@ -6,6 +6,7 @@
 //
 //	gpupath model   [--preset NAME | --scenario FILE] [--set k=v] [--paths ...] [--sizes ...] [--format table|csv|json]
 //	gpupath preset  list | show NAME
+//	gpupath catalog list [--kind gpu|nic|cpu|switch|infiniband] | show NAME [--kind K] [--format table|json]
 //	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet] [--quick] [--target loopback|veth|host:port] [--sizes ...] [--opt k=v] [--diagnose]
 //	gpupath gpucheck [flags of measure]        (gpupath measure --diagnose)
 //	gpupath serve   [--listen 127.0.0.1:7470]   (the peer of measure --target host:port)
@@ -115,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // termWriter: they print strings read from files (scenarios, manifests,
 // other tools' outputs, sysfs). measure and serve write their own
 // progress lines.
-var cleanedOutput = map[string]bool{"model": true, "preset": true, "fit": true, "report": true, "import": true, "doctor": true}
+var cleanedOutput = map[string]bool{"model": true, "preset": true, "catalog": true, "fit": true, "report": true, "import": true, "doctor": true}
 
 func commandNames() []string {
 	names := make([]string, 0, len(commands))

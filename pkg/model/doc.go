@@ -22,6 +22,11 @@
 // them; Scenario.Collective models collectives; LocalCopies are the
 // single-node copies (host↔GPU, GPU peer, BAR1).
 //
+// The hardware catalog (Catalog, LookupCatalog, NearCatalogNames) says
+// what a product name implies: GPUs, NICs, CPUs, switches and InfiniBand
+// generations, each fact a scenario key with its value and its source
+// (embedded from catalog/*.yaml; `gpupath catalog` prints it).
+//
 // Quantities are pkg/units' types in base units (bytes, seconds, bytes per
 // second). Every default constant carries its source in a comment.
 //

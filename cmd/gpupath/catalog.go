@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
+
+func init() {
+	commands["catalog"] = command{summary: "list the hardware catalog (GPUs, NICs, CPUs, switches, InfiniBand generations), or show one entry: every fact with its source", run: runCatalog}
+}
+
+func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("catalog list [--kind K] | show NAME [--kind K]", stdout)
+	kindFlag := fs.String("kind", "", "only this kind: "+strings.Join(model.CatalogKinds, ", "))
+	format := fs.String("format", "table", "output format: table or json")
+	if err := parseFlags(fs, args, true); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return usagef("catalog: say list or show NAME")
+	}
+	action, rest := rest[0], rest[1:]
+	// The name may be several words (catalog show ConnectX-7 NDR); flags
+	// may come before or after it (catalog show K80 --format json).
+	var words []string
+	for len(rest) > 0 {
+		if strings.HasPrefix(rest[0], "-") {
+			if err := parseFlags(fs, rest, true); err != nil {
+				return err
+			}
+			rest = fs.Args()
+			continue
+		}
+		words = append(words, rest[0])
+		rest = rest[1:]
+	}
+	switch *format {
+	case "table", "json":
+	default:
+		return usagef("--format %q: use table or json", *format)
+	}
+	kind := ""
+	if *kindFlag != "" {
+		k, err := model.ParseCatalogKind(*kindFlag)
+		if err != nil {
+			return usagef("--kind: %v", err)
+		}
+		kind = k
+	}
+	if err := model.CheckCatalog(); err != nil {
+		return err
+	}
+	switch action {
+	case "list":
+		if len(words) > 0 {
+			return usagef("catalog list takes no argument (catalog show %s)", strings.Join(words, " "))
+		}
+		entries := model.Catalog(kind)
+		if *format == "json" {
+			return writeCatalogJSON(stdout, entries)
+		}
+		return writeCatalogList(stdout, entries)
+	case "show":
+		name := strings.Join(words, " ")
+		if strings.TrimSpace(name) == "" {
+			return usagef("catalog show needs a NAME (gpupath catalog list)")
+		}
+		e, ok := model.LookupCatalog(kind, name)
+		if !ok {
+			return unknownCatalogName(kind, name)
+		}
+		if *format == "json" {
+			return writeCatalogJSON(stdout, e)
+		}
+		return writeCatalogEntry(stdout, e)
+	}
+	return usagef("catalog: unknown action %q (list or show NAME)", action)
+}
+
+// unknownCatalogName is the one line for a name the catalog does not know:
+// the near names, or where to look.
+func unknownCatalogName(kind, name string) error {
+	what := "catalog entry"
+	if kind != "" {
+		what = kind + " entry"
+	}
+	if near := model.NearCatalogNames(kind, name); len(near) > 0 {
+		return usagef("catalog show: no %s is named %q (near: %s)", what, name, strings.Join(near, ", "))
+	}
+	return usagef("catalog show: no %s is named %q (gpupath catalog list lists them)", what, name)
+}
+
+func writeCatalogJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeCatalogList prints one line per entry, kind by kind.
+func writeCatalogList(w io.Writer, entries []model.CatalogEntry) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tNAME\tFACTS\tSUMMARY")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", e.Kind, e.Name, len(e.Facts), e.Summary)
+	}
+	return tw.Flush()
+}
+
+// writeCatalogEntry prints an entry: name, kind, summary and aliases, every
+// fact (key, value, source) and every note with its source.
+func writeCatalogEntry(w io.Writer, e model.CatalogEntry) error {
+	fmt.Fprintf(w, "%s (%s)\n%s\n", e.Name, e.Kind, e.Summary)
+	if len(e.Aliases) > 0 {
+		fmt.Fprintf(w, "also written: %s\n", strings.Join(e.Aliases, ", "))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
+	for _, f := range e.Facts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Key, f.Value, f.Source)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(e.Notes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "notes:")
+		for _, n := range e.Notes {
+			fmt.Fprintf(w, "  %s (%s)\n", n.Fact, n.Source)
+		}
+	}
+	return nil
+}
