@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpupath/gpupath/pkg/model"
 )
@@ -64,9 +61,9 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		entries := model.Catalog(kind)
 		if *format == "json" {
-			return writeCatalogJSON(stdout, entries)
+			return model.WriteCatalogJSON(stdout, entries)
 		}
-		return writeCatalogList(stdout, entries)
+		return model.WriteCatalogList(stdout, entries)
 	case "show":
 		name := strings.Join(words, " ")
 		if strings.TrimSpace(name) == "" {
@@ -77,9 +74,9 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return unknownCatalogName(kind, name)
 		}
 		if *format == "json" {
-			return writeCatalogJSON(stdout, e)
+			return model.WriteCatalogJSON(stdout, e)
 		}
-		return writeCatalogEntry(stdout, e)
+		return model.WriteCatalogEntry(stdout, e)
 	}
 	return usagef("catalog: unknown action %q (list or show NAME)", action)
 }
@@ -95,47 +92,4 @@ func unknownCatalogName(kind, name string) error {
 		return usagef("catalog show: no %s is named %q (near: %s)", what, name, strings.Join(near, ", "))
 	}
 	return usagef("catalog show: no %s is named %q (gpupath catalog list lists them)", what, name)
-}
-
-func writeCatalogJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// writeCatalogList prints one line per entry, kind by kind.
-func writeCatalogList(w io.Writer, entries []model.CatalogEntry) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tFACTS\tSUMMARY")
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", e.Kind, e.Name, len(e.Facts), e.Summary)
-	}
-	return tw.Flush()
-}
-
-// writeCatalogEntry prints an entry: name, kind, summary and aliases, every
-// fact (key, value, source) and every note with its source.
-func writeCatalogEntry(w io.Writer, e model.CatalogEntry) error {
-	fmt.Fprintf(w, "%s (%s)\n%s\n", e.Name, e.Kind, e.Summary)
-	if len(e.Aliases) > 0 {
-		fmt.Fprintf(w, "also written: %s\n", strings.Join(e.Aliases, ", "))
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
-	for _, f := range e.Facts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Key, f.Value, f.Source)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(e.Notes) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "notes:")
-		for _, n := range e.Notes {
-			fmt.Fprintf(w, "  %s (%s)\n", n.Fact, n.Source)
-		}
-	}
-	return nil
 }

@@ -6,13 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -310,37 +308,19 @@ func (f *measureFlags) checkNetwork(ctx context.Context, plan measure.Plan) erro
 	switch t := f.target; t {
 	case "", "loopback":
 		if f.port != 0 {
-			if err := portFree(f.port); err != nil {
+			if err := measure.PortFree(f.port); err != nil {
 				return usagef("--port %d: %v", f.port, err)
 			}
 		}
 	case "veth":
 		return measure.VethAvailable()
 	default:
-		if err := checkTarget(t); err != nil {
-			return err
+		if err := measure.CheckTarget(t); err != nil {
+			return badInput(err)
 		}
 		// A peer that does not answer fails now, within the timeout, not
 		// after the other probes have run.
 		return measure.CheckPeer(ctx, t, f.timeout)
-	}
-	return nil
-}
-
-// checkTarget refuses a --target that is neither loopback, veth nor a
-// host:port with a port in 1..65535 (127.0.0.1:0, :99999, http://x).
-func checkTarget(t string) error {
-	bad := func() error { return usagef("--target %q: want loopback, veth or host:port (port 1..65535)", t) }
-	if strings.Contains(t, "://") {
-		return bad()
-	}
-	h, p, err := net.SplitHostPort(t)
-	if err != nil || h == "" {
-		return bad()
-	}
-	n, err := strconv.Atoi(p)
-	if err != nil || n < 1 || n > 65535 {
-		return bad()
 	}
 	return nil
 }
@@ -439,18 +419,6 @@ func writeHostScenario(rd *record.RunData, ovs []calib.Override, notes []string,
 		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", path)
 	}
 	return nil
-}
-
-// portFree tells whether a TCP port on loopback can be listened on.
-func portFree(port int) error {
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return errors.New("port in use")
-		}
-		return err
-	}
-	return ln.Close()
 }
 
 // newProgress picks a bar for a terminal and plain lines otherwise.

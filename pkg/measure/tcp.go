@@ -2,10 +2,12 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/record"
@@ -347,4 +349,34 @@ func streamResult(ex *Exchange, target, scope string, shaped float64) record.Res
 		r.Extra["expected_goodput_Bps"] = GoodputForFrameRate(shaped, ex.MSS, ex.TCPHeaderBytes(), 14)
 	}
 	return r
+}
+
+// CheckTarget refuses a --target that is neither loopback, veth nor a
+// host:port with a port in 1..65535 (127.0.0.1:0, :99999, http://x).
+func CheckTarget(t string) error {
+	bad := func() error { return fmt.Errorf("--target %q: want loopback, veth or host:port (port 1..65535)", t) }
+	if strings.Contains(t, "://") {
+		return bad()
+	}
+	h, p, err := net.SplitHostPort(t)
+	if err != nil || h == "" {
+		return bad()
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 {
+		return bad()
+	}
+	return nil
+}
+
+// PortFree tells whether a TCP port on loopback can be listened on.
+func PortFree(port int) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return errors.New("port in use")
+		}
+		return err
+	}
+	return ln.Close()
 }
