@@ -16,28 +16,15 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("catalog list [--kind K] | show NAME [--kind K]", stdout)
 	kindFlag := fs.String("kind", "", "only this kind: "+strings.Join(model.CatalogKinds, ", "))
 	format := fs.String("format", "table", "output format: table or json")
-	if err := parseFlags(fs, args, true); err != nil {
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	rest := fs.Args()
 	if len(rest) == 0 {
 		return usagef("catalog: say list or show NAME")
 	}
-	action, rest := rest[0], rest[1:]
-	// The name may be several words (catalog show ConnectX-7 NDR); flags
-	// may come before or after it (catalog show K80 --format json).
-	var words []string
-	for len(rest) > 0 {
-		if strings.HasPrefix(rest[0], "-") {
-			if err := parseFlags(fs, rest, true); err != nil {
-				return err
-			}
-			rest = fs.Args()
-			continue
-		}
-		words = append(words, rest[0])
-		rest = rest[1:]
-	}
+	// The name may be several words (catalog show ConnectX-7 NDR).
+	action, words := rest[0], rest[1:]
 	switch *format {
 	case "table", "json":
 	default:

@@ -52,8 +52,17 @@ func TestModelJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc) != 2 || doc["scenario"] == nil || doc["results"] == nil {
+	// scenario and results (DESIGN.md), then how the scenario was
+	// resolved: base, and given and warnings when there are any.
+	if doc["scenario"] == nil || doc["results"] == nil || doc["base"] != "default" {
 		t.Fatalf("top level keys: %v", keys(doc))
+	}
+	for k := range doc {
+		switch k {
+		case "scenario", "results", "base", "given", "warnings":
+		default:
+			t.Errorf("top-level key %q is not in the contract", k)
+		}
 	}
 	sc := doc["scenario"].(map[string]any)
 	nic := sc["nic"].(map[string]any)

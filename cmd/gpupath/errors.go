@@ -131,3 +131,20 @@ func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) error {
 	}
 	return nil
 }
+
+// parseInterspersed parses flags before, between and after positional
+// arguments (GNU style: preset show NAME --resolved, catalog show K80
+// --format json) and returns the positional arguments in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args, true); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

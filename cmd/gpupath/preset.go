@@ -14,12 +14,14 @@ func init() {
 }
 
 func runPreset(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("preset list | show NAME", stdout)
-	resolved := fs.Bool("resolved", false, "show: print the scenario as gpupath reads it (every key, no sources)")
-	if err := parseFlags(fs, args, true); err != nil {
+	fs := newFlagSet("preset list | show NAME | show --resolved [NAME | --scenario FILE] [--set k=v]", stdout)
+	resolved := fs.Bool("resolved", false, "show: every key as gpupath resolves it, with the rule that gave it (given, catalog, derived, preset) and its source")
+	var sf scenarioFlags
+	sf.register(fs)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	rest := fs.Args()
 	if len(rest) == 0 {
 		return usagef("preset: say list or show NAME")
 	}
@@ -42,22 +44,28 @@ func runPreset(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return nil
 	case "show":
-		// flags may follow the name: preset show NAME --resolved
 		if len(rest) > 2 {
-			if err := parseFlags(fs, rest[2:], false); err != nil {
+			return usagef("preset show takes one NAME")
+		}
+		if *resolved {
+			if len(rest) == 2 {
+				if sf.file != "" || sf.preset != "" {
+					return usagef("preset show --resolved: give a NAME or --scenario/--preset, not both")
+				}
+				sf.preset = rest[1]
+			}
+			s, err := sf.resolve(ctx)
+			if err != nil {
 				return err
 			}
+			_, err = stdout.Write(s.ResolvedYAML())
+			return err
 		}
 		if len(rest) < 2 {
 			return usagef("preset show needs a NAME (gpupath preset list)")
 		}
-		if *resolved {
-			s, err := model.Preset(rest[1])
-			if err != nil {
-				return badInput(err)
-			}
-			_, err = stdout.Write(s.YAML())
-			return err
+		if sf.file != "" || len(sf.sets) > 0 {
+			return usagef("preset show: --scenario and --set need --resolved")
 		}
 		src, err := model.PresetSource(rest[1])
 		if err != nil {

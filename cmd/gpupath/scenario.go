@@ -53,17 +53,12 @@ func (f *scenarioFlags) resolve(ctx context.Context) (*model.Scenario, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	for _, kv := range f.sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("--set %q: expected key=value", kv)
-		}
-		if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
-			return nil, badInput(fmt.Errorf("--set %w", err))
-		}
-	}
-	if err := s.Validate(); err != nil {
+	ovs, err := model.ParseSets(f.sets, "--set")
+	if err != nil {
 		return nil, badInput(err)
+	}
+	if err := s.Apply(ovs...); err != nil {
+		return nil, badInput(fmt.Errorf("--set %w", err))
 	}
 	return s, nil
 }

@@ -68,25 +68,27 @@ func NewPricer(s *model.Scenario, name string) *Pricer {
 // Name says which scenario prices.
 func (p *Pricer) Name() string { return p.name }
 
-// scenario returns the base with the host's keys and then sets applied.
+// scenario returns the base with the host's keys and then sets applied,
+// all at once (so that a key and those it implies resolve together).
 func (p *Pricer) scenario(host, sets []string) (*model.Scenario, error) {
 	s := p.base.Clone()
-	for _, kv := range host {
-		k, v, _ := strings.Cut(kv, "=")
-		// A host key the model refuses (a link it does not know) is left out:
-		// the scenario's own value stands.
-		_ = s.Set(k, v)
+	hostOvs, err := model.ParseSets(host, "this host")
+	if err != nil {
+		return nil, err
 	}
-	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("bad key=value %q", kv)
-		}
-		if err := s.Set(k, v); err != nil {
-			return nil, err
+	// A host key the model refuses (a link it does not know) is left out:
+	// the scenario's own value stands.
+	var kept []model.Override
+	for _, o := range hostOvs {
+		if try := s.Clone(); try.Apply(append(kept, o)...) == nil {
+			kept = append(kept, o)
 		}
 	}
-	if err := s.Validate(); err != nil {
+	ovs, err := model.ParseSets(sets, "the case priced")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Apply(append(kept, ovs...)...); err != nil {
 		return nil, err
 	}
 	return s, nil

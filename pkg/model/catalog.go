@@ -73,17 +73,6 @@ type Note struct {
 	Source string `json:"source" yaml:"source"`
 }
 
-// Apply sets every fact of e on s, in order. A fact whose value s does not
-// accept is an *InputError naming the key.
-func (e CatalogEntry) Apply(s *Scenario) error {
-	for _, f := range e.Facts {
-		if err := s.Set(f.Key, f.Value); err != nil {
-			return fmt.Errorf("catalog %s %q: %w", e.Kind, e.Name, err)
-		}
-	}
-	return nil
-}
-
 // Fact returns the value of key among e's facts.
 func (e CatalogEntry) Fact(key string) (Fact, bool) {
 	for _, f := range e.Facts {

@@ -63,23 +63,33 @@ func TestCatalogFactsParseAndCite(t *testing.T) {
 				t.Errorf("%s %q: note %q has no source", e.Kind, e.Name, n.Fact)
 			}
 		}
+		// Named in a scenario, the entry's facts resolve on every preset,
+		// each with the catalog as its rule.
 		for _, p := range PresetNames() {
-			s, _ := Preset(p)
-			if err := e.Apply(s); err != nil {
+			if _, err := Resolve(p, Override{Key: catalogKey(e.Kind), Value: e.Name}); err != nil {
 				t.Errorf("on preset %s: %v", p, err)
 			}
 		}
-		// What Apply set reads back as the fact says (one spelling of the value).
-		s := Default()
-		if err := e.Apply(s); err != nil {
+		s, err := Resolve("default", Override{Key: catalogKey(e.Kind), Value: e.Name})
+		if err != nil {
 			continue
 		}
+		rules := map[string]Rule{}
+		for _, r := range s.Resolution() {
+			rules[r.Key] = r.Rule
+		}
 		for _, f := range e.Facts {
+			if f.Key == catalogKey(e.Kind) {
+				continue // the name given stays as written
+			}
 			var want Scenario
 			k, _ := lookupKey(f.Key)
 			k.parse(&want, f.Value)
 			if got, w := k.Text(s), k.Text(&want); got != w {
 				t.Errorf("%s %q: %s reads back %q, want %q", e.Kind, e.Name, f.Key, got, w)
+			}
+			if rules[f.Key] != RuleCatalog {
+				t.Errorf("%s %q: %s resolved by %s, want the catalog", e.Kind, e.Name, f.Key, rules[f.Key])
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,28 +21,134 @@ const MaxScenarioBytes = 1 << 20
 
 // Parse reads a scenario from YAML text; name (the file's) names it in
 // errors. The text may name a preset to start from with `base: NAME`
-// (default: the preset "default"); its keys override the base's. Parse
-// reads no file: the caller does (bounded by MaxScenarioBytes).
+// (default: the preset "default"); the keys it gives are resolved over it
+// (Resolve: given > catalog > derived > preset). Parse reads no file: the
+// caller does (bounded by MaxScenarioBytes).
 func Parse(data []byte, name string) (*Scenario, error) {
-	return parse(data, name, nil, false)
+	base, entries, err := walkYAML(data, name)
+	if err != nil {
+		return nil, err
+	}
+	if base == "" {
+		base = "default"
+	}
+	p, err := presetOf(base)
+	if err != nil {
+		return nil, &InputError{File: name, Key: "base", Err: err}
+	}
+	scratch := p.Clone()
+	given := make([]Override, 0, len(entries))
+	lines := map[string]int{}
+	for _, e := range entries {
+		k, _ := lookupKey(e.key)
+		if err := k.parse(scratch, e.value); err != nil { // each bad value with its line
+			return nil, &InputError{File: name, Line: e.line, Key: e.key, Err: err}
+		}
+		given = append(given, Override{Key: e.key, Value: e.value, Source: fmt.Sprintf("%s:%d", name, e.line)})
+		lines[e.key] = e.line
+	}
+	// A file that names itself keeps its name; otherwise the scenario is
+	// named after the file, and says what it is made of (the preset's own
+	// description would describe other hardware).
+	if _, named := lines["name"]; !named {
+		given = append([]Override{{Key: "name", Value: fileStem(name), Source: "the file's name (it has no name: key)"}}, given...)
+	}
+	if _, described := lines["description"]; !described {
+		given = append([]Override{{Key: "description", Value: "the preset " + base + " with the keys of " + path.Base(name), Source: "no description: key"}}, given...)
+	}
+	s, err := resolve(base, given)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) && ie.File == "" {
+			ie.File, ie.Line = name, lines[ie.Key]
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// fileStem is a file's name without its directory and extension.
+func fileStem(name string) string {
+	b := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	if i := strings.LastIndexByte(b, '.'); i > 0 {
+		b = b[:i]
+	}
+	if b == "" || b == "." || b == "/" {
+		return "scenario"
+	}
+	return b
+}
+
+// parsePreset reads a built-in preset: every key must be set, and the
+// comment beside each value is its source.
+func parsePreset(data []byte, name string) (*Scenario, error) {
+	file := "preset " + name
+	base, entries, err := walkYAML(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if base != "" {
+		return nil, &InputError{File: file, Key: "base", Err: errors.New("a preset has no base")}
+	}
+	s := &Scenario{}
+	prov := make(map[string]Resolved, len(keys))
+	seen := map[string]int{}
+	for _, e := range entries {
+		k, _ := lookupKey(e.key)
+		if err := k.parse(s, e.value); err != nil {
+			return nil, &InputError{File: file, Line: e.line, Key: e.key, Err: err}
+		}
+		src := "preset " + name
+		if e.comment != "" {
+			src += ": " + e.comment
+		}
+		prov[e.key] = Resolved{Key: e.key, Rule: RulePreset, Source: src}
+		seen[e.key] = e.line
+	}
+	for _, k := range keys {
+		if _, ok := seen[k.Name]; !ok && !k.Optional {
+			return nil, &InputError{File: file, Key: k.Name, Err: errors.New("missing (a preset sets every key)")}
+		}
+		if _, ok := prov[k.Name]; !ok {
+			prov[k.Name] = Resolved{Key: k.Name, Rule: RulePreset, Source: "preset " + name + ": not set (zero: none)"}
+		}
+	}
+	s.spec = &spec{base: name, prov: prov}
+	if err := s.Validate(); err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) && ie.File == "" {
+			ie.File = file
+			ie.Line = seen[ie.Key]
+		}
+		return nil, err
+	}
+	return s, nil
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
-// parse decodes data on top of base (nil: the base named in the file, or
-// "default"). With requireAll, every key must be set (presets).
-func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario, error) {
+// yamlEntry is one key of a scenario file as written.
+type yamlEntry struct {
+	key, value string
+	line       int
+	comment    string // the comment on the value's line, without "# "
+}
+
+// walkYAML checks the shape of a scenario file and lists its keys (dotted,
+// in file order) with their text; base is the preset it names ("" when
+// none).
+func walkYAML(data []byte, file string) (base string, entries []yamlEntry, err error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &InputError{File: file, Err: errors.New("the file is empty (a scenario is YAML: key: value)")}
+		return "", nil, &InputError{File: file, Err: errors.New("the file is empty (a scenario is YAML: key: value)")}
 	}
 	if !utf8Text(data) {
-		return nil, &InputError{File: file, Err: errors.New("not a text file (a scenario is YAML: key: value)")}
+		return "", nil, &InputError{File: file, Err: errors.New("not a text file (a scenario is YAML: key: value)")}
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	err := dec.Decode(&doc)
+	err = dec.Decode(&doc)
 	if errors.Is(err, io.EOF) {
-		return nil, &InputError{File: file, Err: errors.New("the file is empty: it holds only comments (a scenario is YAML: key: value)")}
+		return "", nil, &InputError{File: file, Err: errors.New("the file is empty: it holds only comments (a scenario is YAML: key: value)")}
 	}
 	if err == nil {
 		var second yaml.Node
@@ -50,7 +157,7 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 			if len(second.Content) > 0 {
 				line = second.Content[0].Line
 			}
-			return nil, &InputError{File: file, Line: line, Err: errors.New("a second YAML document (after ---): a scenario file holds one")}
+			return "", nil, &InputError{File: file, Line: line, Err: errors.New("a second YAML document (after ---): a scenario file holds one")}
 		} else if !errors.Is(e, io.EOF) {
 			err = e
 		}
@@ -63,34 +170,14 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 			msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
 			msg = strings.TrimPrefix(msg, ": ")
 		}
-		return nil, &InputError{File: file, Line: line, Err: fmt.Errorf("not valid YAML: %s", msg)}
+		return "", nil, &InputError{File: file, Line: line, Err: fmt.Errorf("not valid YAML: %s", msg)}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, &InputError{File: file, Err: errors.New("the file is empty: it holds only comments (a scenario is YAML: key: value)")}
+		return "", nil, &InputError{File: file, Err: errors.New("the file is empty: it holds only comments (a scenario is YAML: key: value)")}
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &InputError{File: file, Line: root.Line, Err: errors.New("not a scenario: expected `key: value` lines at the top level")}
-	}
-	s := base
-	if s == nil {
-		baseName := "default"
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			if root.Content[i].Value == "base" {
-				v := root.Content[i+1]
-				if v.Kind != yaml.ScalarNode || v.Value == "" {
-					return nil, &InputError{File: file, Line: v.Line, Key: "base", Err: errors.New("expected a preset name")}
-				}
-				baseName = v.Value
-			}
-		}
-		p, err := Preset(baseName)
-		if err != nil {
-			return nil, &InputError{File: file, Key: "base", Err: err}
-		}
-		s = p
-	} else {
-		s = s.Clone()
+		return "", nil, &InputError{File: file, Line: root.Line, Err: errors.New("not a scenario: expected `key: value` lines at the top level")}
 	}
 	seen := map[string]int{}
 	var walk func(n *yaml.Node, prefix string) error
@@ -112,6 +199,10 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 			}
 			seen[name] = kn.Line
 			if name == "base" {
+				if vn.Kind != yaml.ScalarNode || vn.Value == "" {
+					return &InputError{File: file, Line: vn.Line, Key: "base", Err: errors.New("expected a preset name")}
+				}
+				base = vn.Value
 				continue
 			}
 			switch vn.Kind {
@@ -126,8 +217,7 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 					return err
 				}
 			case yaml.ScalarNode:
-				k, ok := lookupKey(name)
-				if !ok {
+				if _, ok := lookupKey(name); !ok {
 					if isSection(name) {
 						return &InputError{File: file, Line: kn.Line, Key: name, Err: errors.New("is a section: expected keys below it")}
 					}
@@ -136,9 +226,8 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 				if vn.Tag == "!!null" {
 					return &InputError{File: file, Line: vn.Line, Key: name, Err: errors.New("has no value")}
 				}
-				if err := k.parse(s, vn.Value); err != nil {
-					return &InputError{File: file, Line: vn.Line, Key: name, Err: err}
-				}
+				comment := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(vn.LineComment), "#"))
+				entries = append(entries, yamlEntry{key: name, value: vn.Value, line: vn.Line, comment: comment})
 			case yaml.SequenceNode:
 				return &InputError{File: file, Line: vn.Line, Key: name, Err: errors.New("expected a single value, found a list")}
 			default:
@@ -148,24 +237,9 @@ func parse(data []byte, file string, base *Scenario, requireAll bool) (*Scenario
 		return nil
 	}
 	if err := walk(root, ""); err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	if requireAll {
-		for _, k := range keys {
-			if _, ok := seen[k.Name]; !ok && !k.Optional {
-				return nil, &InputError{File: file, Key: k.Name, Err: errors.New("missing (a preset sets every key)")}
-			}
-		}
-	}
-	if err := s.Validate(); err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) && ie.File == "" {
-			ie.File = file
-			ie.Line = seen[ie.Key]
-		}
-		return nil, err
-	}
-	return s, nil
+	return base, entries, nil
 }
 
 func isSection(name string) bool {

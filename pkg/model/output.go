@@ -83,7 +83,13 @@ func WriteJSON(w io.Writer, s *Scenario, results []Result) error {
 	out := struct {
 		Scenario map[string]any `json:"scenario"`
 		Results  []JSONResult   `json:"results"`
-	}{Scenario: s.Map(), Results: make([]JSONResult, len(results))}
+		// Base, Given and Warnings say how the scenario was resolved: the
+		// preset it starts from, the keys given (file, --set) with where,
+		// and what resolution noticed.
+		Base     string      `json:"base,omitempty"`
+		Given    []JSONGiven `json:"given,omitempty"`
+		Warnings []string    `json:"warnings,omitempty"`
+	}{Scenario: s.Map(), Results: make([]JSONResult, len(results)), Base: s.Base(), Given: jsonGiven(s), Warnings: s.Warnings()}
 	for i, r := range results {
 		out.Results[i] = r.JSON()
 	}
@@ -91,6 +97,41 @@ func WriteJSON(w io.Writer, s *Scenario, results []Result) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// JSONGiven is one key given to the scenario, in the JSON of `gpupath
+// model`: its value as resolved and where it was given.
+type JSONGiven struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+func jsonGiven(s *Scenario) []JSONGiven {
+	var out []JSONGiven
+	for _, r := range s.Resolution() {
+		if r.Rule == RuleGiven {
+			out = append(out, JSONGiven{Key: r.Key, Value: r.Value, Source: r.Source})
+		}
+	}
+	return out
+}
+
+// GivenLine says in one line what was given over the base preset
+// ("given over preset default: nic.kind=ib (--set), network.hops=0
+// (p.yaml:4)"), "" when nothing was.
+func GivenLine(s *Scenario) string {
+	var parts []string
+	for _, g := range jsonGiven(s) {
+		if g.Key == "name" || g.Key == "description" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s=%s (%s)", g.Key, g.Value, g.Source))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "given over preset " + s.Base() + ": " + strings.Join(parts, ", ")
 }
 
 // CSVHeader is the header row of WriteCSV.
@@ -127,6 +168,12 @@ func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
 // per path; an infeasible path gets one line with its reason.
 func WriteTable(w io.Writer, s *Scenario, results []Result) error {
 	fmt.Fprintf(w, "scenario: %s — %s\n", s.Name, s.Description)
+	if g := GivenLine(s); g != "" {
+		fmt.Fprintln(w, g)
+	}
+	for _, warn := range s.Warnings() {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
 	fmt.Fprintf(w, "latency: as the hardware moves one message (device stages overlap packet by packet); step by step: Σ of the stages, each finishing before the next;\npipelined: in %s software chunks; bandwidth: streaming, with its bottleneck; cores: CPU cores both nodes need to carry the line rate;\nDDR B/B: DDR bytes per payload byte; PCIe: payload transfers over PCIe\n\n", s.Pipeline.Chunk.Human())
 	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true, true, false}}
 	t.add("path", "size", "latency", "step by step", "pipelined", "bandwidth", "CPU/msg", "cores", "DDR B/B", "copies", "PCIe", "bottleneck")

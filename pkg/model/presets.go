@@ -26,7 +26,6 @@ func loadPresets() {
 		presetErr = err
 		return
 	}
-	var zero Scenario
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".yaml")
 		data, err := presetFS.ReadFile("presets/" + e.Name())
@@ -34,7 +33,7 @@ func loadPresets() {
 			presetErr = err
 			return
 		}
-		s, err := parse(data, "preset "+name, &zero, true)
+		s, err := parsePreset(data, name)
 		if err != nil {
 			presetErr = err
 			return
@@ -62,6 +61,19 @@ func PresetNames() []string {
 		names = append([]string{"default"}, names...)
 	}
 	return names
+}
+
+// presetOf is the named built-in scenario itself (not a copy: callers clone).
+func presetOf(name string) (*Scenario, error) {
+	presetOnce.Do(loadPresets)
+	if presetErr != nil {
+		return nil, presetErr
+	}
+	s, ok := presets[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown preset %q (presets: %s)", name, strings.Join(PresetNames(), ", "))
+	}
+	return s, nil
 }
 
 // Preset returns a copy of the named built-in scenario.

@@ -15,7 +15,7 @@ func TestPresetsLoadAndRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
-		back, err := parse(s.YAML(), n+" (rewritten)", &Scenario{}, true)
+		back, err := parsePreset(s.YAML(), n)
 		if err != nil {
 			t.Fatalf("%s: YAML() does not parse back: %v\n%s", n, err, s.YAML())
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,6 +231,9 @@ type Scenario struct {
 		// back): the period of the stage when chunks follow each other.
 		StreamRate units.Rate
 	}
+
+	// spec is how the scenario was resolved (Base, Given, Resolution).
+	spec *spec
 }
 
 // InputError is bad input: a scenario key, value, file or size list. It
@@ -261,7 +265,11 @@ func (e *InputError) Error() string {
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Key is one scenario setting: its dotted name as in the YAML file, what it
-// means and how it is parsed and printed.
+// means and how it is parsed, checked and printed. A key takes its value
+// as text (Set, a YAML file) or typed (Apply with an Override whose Value
+// is the key's Go type: units.Rate, units.Seconds, units.Bytes,
+// units.Hertz, units.Meters, Link, Class, bool, int, float64 or string);
+// both pass the same bounds.
 type Key struct {
 	Name string
 	Doc  string
@@ -271,6 +279,7 @@ type Key struct {
 	Optional bool
 	get      func(*Scenario) any
 	parse    func(*Scenario, string) error
+	set      func(*Scenario, any) error
 }
 
 // Value returns the key's value in s, as it is written in a file (strings
@@ -306,171 +315,166 @@ const (
 	MinDuration units.Seconds = 1e-12   // 1 ps
 )
 
-func durationKey(name, doc string, f func(*Scenario) *units.Seconds, lo, hi units.Seconds) Key {
-	return Key{Name: name, Doc: doc, Unit: "duration",
-		get: func(s *Scenario) any { return f(s).String() },
-		parse: func(s *Scenario, v string) error {
-			d, err := units.ParseDuration(v)
+// typedKey builds a key from the parser of its text, its bounds check
+// (given the value and its text, for the message) and how it is printed:
+// parse and set share the check, so text and typed values meet the same
+// bounds. A typed value of another type is refused with the key's type.
+func typedKey[T any](name, doc, unit string, f func(*Scenario) *T, parse func(string) (T, error), check func(v T, text string) error, show func(T) any, format func(T) string) Key {
+	assign := func(s *Scenario, v T, text string) error {
+		if check != nil {
+			if err := check(v, text); err != nil {
+				return err
+			}
+		}
+		*f(s) = v
+		return nil
+	}
+	return Key{Name: name, Doc: doc, Unit: unit,
+		get: func(s *Scenario) any { return show(*f(s)) },
+		parse: func(s *Scenario, text string) error {
+			v, err := parse(text)
 			if err != nil {
 				return err
 			}
-			if d < lo || d > hi {
-				return fmt.Errorf("%s is out of range [%s, %s]", v, lo.Human(), hi.Human())
+			return assign(s, v, text)
+		},
+		set: func(s *Scenario, x any) error {
+			switch v := x.(type) {
+			case T:
+				return assign(s, v, format(v))
+			case string:
+				pv, err := parse(v)
+				if err != nil {
+					return err
+				}
+				return assign(s, pv, v)
 			}
-			if d != 0 && d < MinDuration {
-				return fmt.Errorf("%s is below 1ps (0.001ns; 0s for none)", v)
-			}
-			*f(s) = d
-			return nil
+			var zero T
+			return fmt.Errorf("a %T value for a key of type %T", x, zero)
 		}}
 }
 
+func durationKey(name, doc string, f func(*Scenario) *units.Seconds, lo, hi units.Seconds) Key {
+	return typedKey(name, doc, "duration", f, units.ParseDuration, func(d units.Seconds, v string) error {
+		if d < lo || d > hi || d != d {
+			return fmt.Errorf("%s is out of range [%s, %s]", v, lo.Human(), hi.Human())
+		}
+		if d != 0 && d < MinDuration {
+			return fmt.Errorf("%s is below 1ps (0.001ns; 0s for none)", v)
+		}
+		return nil
+	}, func(d units.Seconds) any { return d.String() }, units.Seconds.String)
+}
+
 func rateKey(name, doc string, f func(*Scenario) *units.Rate, allowZero bool, bits bool) Key {
-	return Key{Name: name, Doc: doc, Unit: "rate",
-		get: func(s *Scenario) any {
-			r := *f(s)
-			if bits {
-				return r.BitString()
-			}
-			return r.String()
-		},
-		parse: func(s *Scenario, v string) error {
-			r, err := units.ParseRate(v)
-			if err != nil {
-				return err
-			}
-			if r < 0 || (r == 0 && !allowZero) {
-				return fmt.Errorf("%s: a rate must be positive", v)
-			}
-			if r > MaxRate {
-				return fmt.Errorf("%s is out of range [1kbit/s, 1000000GB/s]: implausibly large rate", v)
-			}
-			if r != 0 && r < MinRate {
-				return fmt.Errorf("%s is out of range [1kbit/s, 1000000GB/s]: implausibly small rate", v)
-			}
-			*f(s) = r
-			return nil
-		}}
+	show := func(r units.Rate) any { return r.String() }
+	if bits {
+		show = func(r units.Rate) any { return r.BitString() }
+	}
+	return typedKey(name, doc, "rate", f, units.ParseRate, func(r units.Rate, v string) error {
+		if r < 0 || (r == 0 && !allowZero) || r != r {
+			return fmt.Errorf("%s: a rate must be positive", v)
+		}
+		if r > MaxRate {
+			return fmt.Errorf("%s is out of range [1kbit/s, 1000000GB/s]: implausibly large rate", v)
+		}
+		if r != 0 && r < MinRate {
+			return fmt.Errorf("%s is out of range [1kbit/s, 1000000GB/s]: implausibly small rate", v)
+		}
+		return nil
+	}, show, units.Rate.String)
 }
 
 // rateRangeKey is a rate key with explicit bounds (lo may be 0 when allowed).
 func rateRangeKey(name, doc string, f func(*Scenario) *units.Rate, lo, hi units.Rate) Key {
-	return Key{Name: name, Doc: doc, Unit: "rate",
-		get: func(s *Scenario) any { return f(s).String() },
-		parse: func(s *Scenario, v string) error {
-			r, err := units.ParseRate(v)
-			if err != nil {
-				return err
-			}
-			if r < lo || r > hi {
-				return fmt.Errorf("%s is out of range [%s, %s]", v, lo.String(), hi.String())
-			}
-			*f(s) = r
-			return nil
-		}}
+	return typedKey(name, doc, "rate", f, units.ParseRate, func(r units.Rate, v string) error {
+		if r < lo || r > hi || r != r {
+			return fmt.Errorf("%s is out of range [%s, %s]", v, lo.String(), hi.String())
+		}
+		return nil
+	}, func(r units.Rate) any { return r.String() }, units.Rate.String)
 }
 
 func bytesKey(name, doc string, f func(*Scenario) *units.Bytes, lo, hi units.Bytes) Key {
-	return Key{Name: name, Doc: doc, Unit: "bytes",
-		get: func(s *Scenario) any {
-			if name == "nic.mtu" { // written as a plain number of bytes, as ip link shows it
-				return int(*f(s))
-			}
-			return f(s).String()
-		},
-		parse: func(s *Scenario, v string) error {
-			b, err := units.ParseBytes(v)
-			if err != nil {
-				return err
-			}
-			if b < lo || b > hi {
-				return fmt.Errorf("%s is out of range [%s, %s]", v, lo, hi)
-			}
-			*f(s) = b
-			return nil
-		}}
+	show := func(b units.Bytes) any { return b.String() }
+	if name == "nic.mtu" { // written as a plain number of bytes, as ip link shows it
+		show = func(b units.Bytes) any { return int(b) }
+	}
+	return typedKey(name, doc, "bytes", f, units.ParseBytes, func(b units.Bytes, v string) error {
+		if b < lo || b > hi {
+			return fmt.Errorf("%s is out of range [%s, %s]", v, lo, hi)
+		}
+		return nil
+	}, show, units.Bytes.String)
 }
 
 func intKey(name, doc string, f func(*Scenario) *int, lo, hi int) Key {
-	return Key{Name: name, Doc: doc, Unit: "integer",
-		get: func(s *Scenario) any { return *f(s) },
-		parse: func(s *Scenario, v string) error {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return fmt.Errorf("%q is not a whole number", v)
-			}
-			if n < lo || n > hi {
-				return fmt.Errorf("%d is out of range [%d, %d]", n, lo, hi)
-			}
-			*f(s) = n
-			return nil
-		}}
+	return typedKey(name, doc, "integer", f, func(v string) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a whole number", v)
+		}
+		return n, nil
+	}, func(n int, _ string) error {
+		if n < lo || n > hi {
+			return fmt.Errorf("%d is out of range [%d, %d]", n, lo, hi)
+		}
+		return nil
+	}, func(n int) any { return n }, strconv.Itoa)
 }
 
 func floatKey(name, doc string, f func(*Scenario) *float64, lo, hi float64) Key {
-	return Key{Name: name, Doc: doc, Unit: "fraction",
-		get: func(s *Scenario) any { return *f(s) },
-		parse: func(s *Scenario, v string) error {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || math.IsNaN(x) {
-				return fmt.Errorf("%q is not a number", v)
-			}
-			if x <= lo || x > hi {
-				return fmt.Errorf("%v is out of range (%v, %v]", x, lo, hi)
-			}
-			*f(s) = x
-			return nil
-		}}
+	return typedKey(name, doc, "fraction", f, func(v string) (float64, error) {
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(x) {
+			return 0, fmt.Errorf("%q is not a number", v)
+		}
+		return x, nil
+	}, func(x float64, _ string) error {
+		if !(x > lo && x <= hi) {
+			return fmt.Errorf("%v is out of range (%v, %v]", x, lo, hi)
+		}
+		return nil
+	}, func(x float64) any { return x }, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) })
 }
 
 func boolKey(name, doc string, f func(*Scenario) *bool) Key {
-	return Key{Name: name, Doc: doc, Unit: "bool",
-		get: func(s *Scenario) any { return *f(s) },
-		parse: func(s *Scenario, v string) error {
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "true", "yes", "on":
-				*f(s) = true
-			case "false", "no", "off":
-				*f(s) = false
-			default:
-				return fmt.Errorf("%q is not true or false", v)
-			}
-			return nil
-		}}
+	return typedKey(name, doc, "bool", f, func(v string) (bool, error) {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "yes", "on":
+			return true, nil
+		case "false", "no", "off":
+			return false, nil
+		}
+		return false, fmt.Errorf("%q is not true or false", v)
+	}, nil, func(b bool) any { return b }, strconv.FormatBool)
 }
 
 func stringKey(name, doc string, f func(*Scenario) *string) Key {
-	return Key{Name: name, Doc: doc, Unit: "text",
-		get:   func(s *Scenario) any { return *f(s) },
-		parse: func(s *Scenario, v string) error { *f(s) = v; return nil }}
+	return typedKey(name, doc, "text", f, func(v string) (string, error) { return v, nil }, nil,
+		func(v string) any { return v }, func(v string) string { return v })
 }
 
 func linkKey(name, doc string, f func(*Scenario) *Link) Key {
-	return Key{Name: name, Doc: doc, Unit: "PCIe link",
-		get: func(s *Scenario) any { return f(s).String() },
-		parse: func(s *Scenario, v string) error {
-			l, err := ParseLink(v)
-			if err != nil {
-				return err
-			}
-			*f(s) = l
-			return nil
-		}}
+	return typedKey(name, doc, "PCIe link", f, ParseLink, func(l Link, _ string) error { return l.Validate() },
+		func(l Link) any { return l.String() }, Link.String)
 }
 
 func enumKey(name, doc string, f func(*Scenario) *string, values ...string) Key {
-	return Key{Name: name, Doc: doc, Unit: strings.Join(values, "|"),
-		get: func(s *Scenario) any { return *f(s) },
-		parse: func(s *Scenario, v string) error {
-			t := strings.TrimSpace(v)
-			for _, x := range values {
-				if strings.EqualFold(t, x) {
-					*f(s) = x
-					return nil
-				}
+	return typedKey(name, doc, strings.Join(values, "|"), f, func(v string) (string, error) {
+		t := strings.TrimSpace(v)
+		for _, x := range values {
+			if strings.EqualFold(t, x) {
+				return x, nil
 			}
-			return fmt.Errorf("%q is not one of %s", v, strings.Join(values, ", "))
-		}}
+		}
+		return "", fmt.Errorf("%q is not one of %s", v, strings.Join(values, ", "))
+	}, func(v string, text string) error {
+		if !slices.Contains(values, v) {
+			return fmt.Errorf("%q is not one of %s", text, strings.Join(values, ", "))
+		}
+		return nil
+	}, func(v string) any { return v }, func(v string) string { return v })
 }
 
 func classKey(name, doc string, f func(*Scenario) *Class) Key {
@@ -478,16 +482,12 @@ func classKey(name, doc string, f func(*Scenario) *Class) Key {
 	for i, c := range Classes {
 		vals[i] = string(c)
 	}
-	return Key{Name: name, Doc: doc, Unit: strings.Join(vals, "|"),
-		get: func(s *Scenario) any { return string(*f(s)) },
-		parse: func(s *Scenario, v string) error {
-			c, err := ParseClass(v)
-			if err != nil {
-				return err
-			}
-			*f(s) = c
-			return nil
-		}}
+	return typedKey(name, doc, strings.Join(vals, "|"), f, ParseClass, func(c Class, text string) error {
+		if !slices.Contains(Classes, c) {
+			return fmt.Errorf("%q is not a topology class (PIX, PXB, PHB, NODE, SYS)", text)
+		}
+		return nil
+	}, func(c Class) any { return string(c) }, func(c Class) string { return string(c) })
 }
 
 // ParseClass parses a topology class (PIX, PXB, PHB, NODE, SYS; any case).
@@ -601,69 +601,43 @@ var keys = []Key{
 func optional(k Key) Key { k.Optional = true; return k }
 
 func durationKeyFreq() Key {
-	return Key{Name: "cpu.clock", Doc: "core clock (reports CPU costs in cycles)", Unit: "frequency",
-		get: func(s *Scenario) any { return s.CPU.Clock.String() },
-		parse: func(s *Scenario, v string) error {
-			f, err := units.ParseFrequency(v)
-			if err != nil {
-				return err
-			}
-			if f < 1e8 || f > 1e10 {
+	return typedKey("cpu.clock", "core clock (reports CPU costs in cycles)", "frequency", func(s *Scenario) *units.Hertz { return &s.CPU.Clock },
+		units.ParseFrequency, func(f units.Hertz, v string) error {
+			if !(f >= 1e8 && f <= 1e10) {
 				return fmt.Errorf("%s is out of range [100MHz, 10GHz]", v)
 			}
-			s.CPU.Clock = f
 			return nil
-		}}
+		}, func(f units.Hertz) any { return f.String() }, units.Hertz.String)
 }
 
 func messageRateKey() Key {
-	return Key{Name: "nic.message_rate", Doc: "packets per second the NIC handles in each direction", Unit: "count/s",
-		get: func(s *Scenario) any {
-			return units.FormatCount(s.NIC.MessageRate)
-		},
-		parse: func(s *Scenario, v string) error {
-			x, err := units.ParseCount(v)
-			if err != nil {
-				return err
-			}
-			if x < 1e3 || x > 1e11 {
+	return typedKey("nic.message_rate", "packets per second the NIC handles in each direction", "count/s", func(s *Scenario) *float64 { return &s.NIC.MessageRate },
+		units.ParseCount, func(x float64, v string) error {
+			if !(x >= 1e3 && x <= 1e11) {
 				return fmt.Errorf("%s is out of range [1k/s, 100G/s]", v)
 			}
-			s.NIC.MessageRate = x
 			return nil
-		}}
+		}, func(x float64) any { return units.FormatCount(x) }, units.FormatCount)
 }
 
 func mpsKey() Key {
-	return Key{Name: "pcie.mps", Doc: "PCIe Max_Payload_Size: 128B..4KiB, a power of two", Unit: "bytes",
-		get: func(s *Scenario) any { return s.PCIe.MPS.String() },
-		parse: func(s *Scenario, v string) error {
-			b, err := units.ParseBytes(v)
-			if err != nil {
-				return err
-			}
+	return typedKey("pcie.mps", "PCIe Max_Payload_Size: 128B..4KiB, a power of two", "bytes", func(s *Scenario) *units.Bytes { return &s.PCIe.MPS },
+		units.ParseBytes, func(b units.Bytes, v string) error {
 			if b < 128 || b > 4096 || b&(b-1) != 0 {
 				return fmt.Errorf("%s is not one of 128B, 256B, 512B, 1KiB, 2KiB, 4KiB", v)
 			}
-			s.PCIe.MPS = b
 			return nil
-		}}
+		}, func(b units.Bytes) any { return b.String() }, units.Bytes.String)
 }
 
 func lengthKey() Key {
-	return Key{Name: "network.cable", Doc: "total cable length between the NICs (5 ns/m)", Unit: "length",
-		get: func(s *Scenario) any { return s.Network.Cable.String() },
-		parse: func(s *Scenario, v string) error {
-			m, err := units.ParseLength(v)
-			if err != nil {
-				return err
-			}
-			if m < 0 || m > 1e5 {
+	return typedKey("network.cable", "total cable length between the NICs (5 ns/m)", "length", func(s *Scenario) *units.Meters { return &s.Network.Cable },
+		units.ParseLength, func(m units.Meters, v string) error {
+			if !(m >= 0 && m <= 1e5) {
 				return fmt.Errorf("%s is out of range [0, 100km]", v)
 			}
-			s.Network.Cable = m
 			return nil
-		}}
+		}, func(m units.Meters) any { return m.String() }, units.Meters.String)
 }
 
 // Keys lists every scenario key in file order.
@@ -676,19 +650,6 @@ func lookupKey(name string) (Key, bool) {
 		}
 	}
 	return Key{}, false
-}
-
-// Set sets one dotted key from text, as --set key=value does. Unknown keys
-// and bad values are *InputError naming the key.
-func (s *Scenario) Set(key, value string) error {
-	k, ok := lookupKey(key)
-	if !ok {
-		return &InputError{Key: key, Err: unknownKeyErr(key)}
-	}
-	if err := k.parse(s, value); err != nil {
-		return &InputError{Key: key, Err: err}
-	}
-	return nil
 }
 
 // Get returns the text of one key, as Set accepts it.

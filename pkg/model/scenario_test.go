@@ -70,8 +70,16 @@ func TestScenarioFileOverridesBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, _ := Preset("dgx-h100-ndr")
-	if d := Diff(base, s); strings.Join(d, ",") != "name,nic.rate" {
-		t.Errorf("changed keys %v, want name and nic.rate", d)
+	// The rate given, and the NIC's PCIe link derived from it (a 200
+	// Gbit/s NIC is built on Gen4 x16): nothing else moves.
+	if d := Diff(base, s); strings.Join(d, ",") != "description,name,nic.pcie,nic.rate" {
+		t.Errorf("changed keys %v, want name, description (the file names none: the preset with its keys), nic.rate and the nic.pcie it implies", d)
+	}
+	for _, r := range s.Resolution() {
+		want := map[string]Rule{"name": RuleGiven, "nic.rate": RuleGiven, "nic.pcie": RuleDerived, "nic.kind": RulePreset}[r.Key]
+		if want != "" && r.Rule != want {
+			t.Errorf("%s resolved by %s (%s), want %s", r.Key, r.Rule, r.Source, want)
+		}
 	}
 	if s.NIC.Rate != 25e9 {
 		t.Errorf("nic.rate = %v", s.NIC.Rate)

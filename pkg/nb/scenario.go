@@ -17,16 +17,11 @@ func With(base *model.Scenario, sets ...string) (*model.Scenario, error) {
 		return nil, fmt.Errorf("nb: no scenario")
 	}
 	s := base.Clone()
-	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("nb: %q: an override reads key=value", kv)
-		}
-		if err := s.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
-			return nil, err
-		}
+	ovs, err := model.ParseSets(sets, "set")
+	if err != nil {
+		return nil, err
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.Apply(ovs...); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -38,12 +38,11 @@ func WhatIfs() []Variation {
 // Apply returns a copy of base with the variation's keys set to value.
 func (v Variation) Apply(base *model.Scenario, value string) (*model.Scenario, error) {
 	s := base.Clone()
-	for _, k := range v.Keys {
-		if err := s.Set(k, value); err != nil {
-			return nil, err
-		}
+	ovs := make([]model.Override, len(v.Keys))
+	for i, k := range v.Keys {
+		ovs[i] = model.Override{Key: k, Value: value, Source: "what-if " + v.Name}
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.Apply(ovs...); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -12,19 +12,6 @@ import (
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
-// gpuLinks are the PCIe links of the GPUs an output may name, matched as a
-// substring of the printed name, most specific first.
-var gpuLinks = []struct{ match, link, source string }{
-	{"H200", "gen5x16", "NVIDIA H200 datasheet: PCIe Gen5 x16"},
-	{"H100", "gen5x16", "NVIDIA H100 datasheet: PCIe Gen5 x16"},
-	{"A100", "gen4x16", "NVIDIA A100 datasheet: PCIe Gen4 x16"},
-	{"A6000", "gen4x16", "NVIDIA RTX A6000 datasheet: PCIe Gen4 x16"},
-	{"RTX 6000 Ada", "gen4x16", "NVIDIA RTX 6000 Ada datasheet: PCIe Gen4 x16"},
-	{"L40S", "gen4x16", "NVIDIA L40S datasheet: PCIe Gen4 x16"},
-	{"V100", "gen3x16", "NVIDIA V100 datasheet: PCIe Gen3 x16"},
-	{"K80", "gen3x16", "NVIDIA Tesla K80 datasheet: PCIe Gen3 x16"},
-}
-
 // hardwareScenario is base with the keys the hardware names set, each with
 // where it came from ("nic.rate=200Gbit/s (ibstat.txt line 9)"). A key whose
 // value the scenario refuses is left as base has it, and said so.
@@ -51,12 +38,6 @@ func hardwareScenario(base *model.Scenario, hw Hardware) (s *model.Scenario, set
 	if len(hw.GPUs) > 0 {
 		g := hw.GPUs[0]
 		set("gpu.model", g, "the output's GPU"+lineOf(hw.GPUSource))
-		for _, l := range gpuLinks {
-			if strings.Contains(g, l.match) {
-				set("gpu.pcie", l.link, l.source)
-				break
-			}
-		}
 	}
 	// The NIC: the link layer of the devices the output used, the rate of
 	// the active ports (the most common one).
@@ -93,6 +74,15 @@ func hardwareScenario(base *model.Scenario, hw Hardware) (s *model.Scenario, set
 	}
 	if hw.GPUNIC != "" {
 		set("topology.gpu_nic", hw.GPUNIC, "nearest GPU–NIC class"+lineOf(hw.GPUNICSource))
+	}
+	// What the catalog entries the names find imply (gpu.model: the GPU's
+	// PCIe link, memory and NVLink), each with its source.
+	for _, r := range s.Resolution() {
+		if r.Rule == model.RuleCatalog && base.Resolution() != nil {
+			if old, _ := base.Get(r.Key); old != r.Value {
+				sets = append(sets, fmt.Sprintf("%s=%s (%s)", r.Key, r.Value, r.Source))
+			}
+		}
 	}
 	return s, sets, agrees, refused
 }

@@ -129,7 +129,7 @@ func TestImportedSection(t *testing.T) {
 		"not compared: the model has no UDP path",
 		// The hardware of the run's ibstat file is used for every file.
 		"nic.rate=400Gbit/s (mlx5_0 port 1 port rate, ibstat.txt line 9)",
-		"gpu.pcie=gen4x16 (NVIDIA A100 datasheet: PCIe Gen4 x16)",
+		"gpu.pcie=gen4x16 (A100-SXM4-80GB: NVIDIA A100 Tensor Core GPU datasheet (2021): PCIe Gen4 host interface (64 GB/s))",
 		"No measurements in this file",
 	} {
 		if !strings.Contains(text, want) {

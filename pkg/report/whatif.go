@@ -56,12 +56,11 @@ func (v *Variant) resolve(base *model.Scenario) error {
 		return nil
 	}
 	s := base.Clone()
-	for _, kv := range v.Sets {
-		if err := s.Set(kv[0], kv[1]); err != nil {
-			return fmt.Errorf("report: what-if %q: %w", v.Name, err)
-		}
+	ovs := make([]model.Override, len(v.Sets))
+	for i, kv := range v.Sets {
+		ovs[i] = model.Override{Key: kv[0], Value: kv[1], Source: "what-if " + v.Name}
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.Apply(ovs...); err != nil {
 		return fmt.Errorf("report: what-if %q: %w", v.Name, err)
 	}
 	var kvs []string
