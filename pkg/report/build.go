@@ -139,6 +139,7 @@ func (b *builder) fig(s *section, f *figure) *figure {
 // The section titles, in order; the PDF test looks for each.
 var sectionTitles = []struct{ id, title string }{
 	{"summary", "Summary"},
+	{"resolution", "How this scenario was resolved"},
 	{"paths", "The data paths"},
 	{"latency", "Latency"},
 	{"bandwidth", "Bandwidth"},
@@ -167,7 +168,7 @@ func build(in *Input) *doc {
 	d := &doc{
 		Title:    "GPU-to-GPU data paths: " + s.Name,
 		Subtitle: s.Description,
-		YAML:     string(s.YAML()),
+		YAML:     resolvedYAML(s),
 		Meta:     meta(in),
 	}
 	b := &builder{d: d, in: in}
@@ -179,6 +180,7 @@ func build(in *Input) *doc {
 		d.Sections = append(d.Sections, sec)
 	}
 	b.summary(secs["summary"], a)
+	b.resolution(secs["resolution"]) // resolution.go
 	b.paths(secs["paths"], a, modeled)
 	b.latency(secs["latency"], a, modeled)
 	b.bandwidth(secs["bandwidth"], a, modeled)
@@ -315,7 +317,7 @@ func (b *builder) provenance(pv *section) {
 		ft.Rows = append(ft.Rows, []cell{c(strconv.Itoa(f.Num)), c(f.Title), {Text: f.Kind, Sub: f.Origin}, c(f.Base() + ".csv, .json")})
 	}
 	pv.table(ft)
-	pv.h3("Scenario " + in.Scenario.Name + ", in full")
+	pv.h3("Scenario " + in.Scenario.Name + ", in full: every key with the rule that gave it and its source")
 	pv.pre(d.YAML)
 }
 
