@@ -539,3 +539,23 @@ func TestDiagnosis(t *testing.T) {
 		t.Error("a missing record gave no error")
 	}
 }
+
+// A partial description resolves in a cell, and its resolution and a
+// catalog entry come out as tables with their sources.
+func TestResolutionCells(t *testing.T) {
+	s, err := ScenarioText("nic:\n  model: ConnectX-6 HDR\nnetwork:\n  hops: 0\n", "my-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Resolution(s)
+	if err != nil || !strings.Contains(h, "catalog") || !strings.Contains(h, "nic.rate") || !strings.Contains(h, "my-cluster") {
+		t.Errorf("resolution table: %v\n%s", err, h)
+	}
+	e, err := CatalogEntry("ConnectX-6 HDR")
+	if err != nil || !strings.Contains(e, "nic.pcie") {
+		t.Errorf("catalog table: %v", err)
+	}
+	if _, err := CatalogEntry("no such card"); err == nil {
+		t.Error("an unknown name gave a table")
+	}
+}
