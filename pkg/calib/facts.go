@@ -102,6 +102,10 @@ type Facts struct {
 	// and RoCE, the InfiniBand MTU on InfiniBand.
 	MTU Fact[units.Bytes]
 
+	// MPS is the PCIe Max_Payload_Size on the way between GPU, NIC and
+	// the root complex.
+	MPS Fact[units.Bytes]
+
 	// GPUNIC is the PCIe class between the GPU and its NIC; CPUGPU where
 	// the core that loads and stores GPU memory sits (SYS: across the
 	// inter-socket link).
@@ -131,7 +135,7 @@ func (f Facts) Merge(g Facts) Facts {
 		out.NICRate = g.NICRate
 	}
 	out.PortsUsed, out.NICPCIe, out.RDMA, out.MTU = f.PortsUsed.or(g.PortsUsed), f.NICPCIe.or(g.NICPCIe), f.RDMA.or(g.RDMA), f.MTU.or(g.MTU)
-	out.GPUNIC, out.CPUGPU = f.GPUNIC.or(g.GPUNIC), f.CPUGPU.or(g.CPUGPU)
+	out.MPS, out.GPUNIC, out.CPUGPU = f.MPS.or(g.MPS), f.GPUNIC.or(g.GPUNIC), f.CPUGPU.or(g.CPUGPU)
 	out.Hops, out.Cable, out.Switch = f.Hops.or(g.Hops), f.Cable.or(g.Cable), f.Switch.or(g.Switch)
 	return out
 }
@@ -291,6 +295,9 @@ func Overrides(f Facts) []model.Override {
 	}
 	if f.RDMA.Known() {
 		add("nic.rdma", f.RDMA.Value, f.RDMA.Source)
+	}
+	if f.MPS.Known() {
+		add("pcie.mps", f.MPS.Value, f.MPS.Source)
 	}
 	if f.GPUNIC.Known() {
 		add("topology.gpu_nic", f.GPUNIC.Value, f.GPUNIC.Source)

@@ -19,7 +19,7 @@ func allFacts() Facts {
 		TxPerMessage: Found(units.Seconds(2e-6), src), RxPerMessage: Found(units.Seconds(1e-6), src), Wakeup: Found(units.Seconds(3e-6), src),
 		NIC: Found("ConnectX-7 NDR", src), NICKind: Found(model.KindIB, src), NICRate: Found(units.Rate(400e9/8), src),
 		PortsUsed: Found(1, src), NICPCIe: Found(model.Link{Gen: 5, Lanes: 16}, src), RDMA: Found(true, src), MTU: Found(units.Bytes(4096), src),
-		GPUNIC: Found(model.PIX, src), CPUGPU: Found(model.PHB, src),
+		MPS: Found(units.Bytes(256), src), GPUNIC: Found(model.PIX, src), CPUGPU: Found(model.PHB, src),
 		Hops: Found(1, src), Cable: Found(units.Meters(6), src), Switch: Found("Quantum-2 QM9700", src),
 	}
 }
@@ -41,7 +41,7 @@ func TestOverridesTyped(t *testing.T) {
 	// Every field of Facts reaches a key.
 	for _, k := range []string{"gpu.model", "gpu.pcie", "gpu.copy_latency", "gpu.copy_rate", "gpu.nvlink_rate", "cpu.model", "cpu.family", "cpu.cores",
 		"cpu.memcpy_rate", "stack.syscall", "stack.tx_per_message", "stack.rx_per_message", "stack.wakeup", "nic.model", "nic.kind", "nic.rate",
-		"nic.pcie", "nic.mtu", "nic.rdma", "topology.gpu_nic", "topology.cpu_gpu", "network.switch", "network.hops", "network.cable"} {
+		"nic.pcie", "nic.mtu", "nic.rdma", "pcie.mps", "topology.gpu_nic", "topology.cpu_gpu", "network.switch", "network.hops", "network.cable"} {
 		if !keys[k] {
 			t.Errorf("no override of %s", k)
 		}
