@@ -2,6 +2,7 @@ package calib
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,8 +30,16 @@ func RunFacts(d *record.RunData) (Facts, []string, error) {
 	}
 	g := gpuFacts(inv, d.Results)
 	f = f.Merge(g)
-	if h := d.Manifest.Host; h.CPUs > 0 {
+	h := d.Manifest.Host
+	if h.CPUs > 0 {
 		f.Cores = Found(h.CPUs, fmt.Sprintf("manifest: %d logical CPUs in /proc/cpuinfo (%s)", h.CPUs, h.CPUModel))
+	}
+	// The CPU's name only where it names one catalog entry: a name the
+	// catalog does not know, or one as vague as a VM's "Intel(R) Xeon(R)
+	// Processor", would stand for the CPU without its facts and keep the
+	// model from assuming the CPU of the GPU's era.
+	if m := model.CatalogMatches(model.CatalogCPU, h.CPUModel); len(m) == 1 {
+		f.CPU = Found(h.CPUModel, "manifest: /proc/cpuinfo model name")
 	}
 	return f, notes, nil
 }
@@ -134,7 +143,7 @@ func gpuFacts(inv record.Inventories, rs []record.Result) Facts {
 		}
 	}
 	if len(lat) > 0 {
-		f.CopyLatency = Found(units.Seconds(gpuMean(lat)),
+		f.CopyLatency = Found(units.Seconds(sig4(gpuMean(lat))),
 			fmt.Sprintf("measured on %s: median wall time of one synchronous %d B pinned cuMemcpy (%s)", gpuName, latBytes, strings.Join(parts, ", ")))
 	}
 
@@ -149,7 +158,7 @@ func gpuFacts(inv record.Inventories, rs []record.Result) Facts {
 		}
 	}
 	if len(crates) > 0 {
-		f.CopyRate = Found(units.Rate(gpuMean(crates)),
+		f.CopyRate = Found(units.Rate(sig4(gpuMean(crates))),
 			fmt.Sprintf("measured on %s: synchronous pinned cuMemcpy of %d B, median wall time (%s)", gpuName, cbytes, strings.Join(cparts, ", ")))
 	}
 
@@ -164,7 +173,7 @@ func gpuFacts(inv record.Inventories, rs []record.Result) Facts {
 		if inv.NVML != nil && len(inv.NVML.Matrix) > 1 {
 			src += "; NVML topology " + inv.NVML.Matrix[0][1]
 		}
-		f.NVLinkRate = Found(units.Rate(gpuMean(rates)), src)
+		f.NVLinkRate = Found(units.Rate(sig4(gpuMean(rates))), src)
 	}
 
 	if sys != nil && bus != "" {
@@ -336,6 +345,23 @@ func sustainedLink(rs []record.Result) (gen, width int) {
 	return 0, 0
 }
 
+// sig4 keeps a measured value to four significant digits, as a number
+// (never through text): a run's medians repeat to about 0.1 % at best, so
+// further digits say nothing, and the scenario and the files written from
+// it read 7.506us, not 7.5062499999999995us.
+func sig4(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	k := 3 - int(math.Floor(math.Log10(math.Abs(x))))
+	if k >= 0 {
+		p := math.Pow(10, float64(k))
+		return math.Round(x*p) / p
+	}
+	p := math.Pow(10, float64(-k))
+	return math.Round(x/p) * p
+}
+
 func gpuMean(v []float64) float64 {
 	s := 0.0
 	for _, x := range v {
@@ -376,7 +402,7 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 		if n == 0 {
 			continue
 		}
-		f.MemcpyRate = Found(units.Rate(best.ThroughputBps),
+		f.MemcpyRate = Found(units.Rate(sig4(best.ThroughputBps)),
 			fmt.Sprintf("measured: memcpy probe, Go copy on one core, %s caches; the best of %d per-size medians at 16MiB or more (%s copies, %d repetitions); bytes copied per second",
 				variant, n, units.Bytes(best.Bytes), best.Iterations))
 		break
@@ -386,7 +412,7 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 	}
 
 	if sc := records(rs, "syscall", "getppid"); len(sc) > 0 {
-		f.Syscall = Found(units.Seconds(stats.Median(medians(sc))),
+		f.Syscall = Found(units.Seconds(sig4(stats.Median(medians(sc)))),
 			fmt.Sprintf("measured: syscall probe, median time of one getppid(2) (a bare system call: entry and exit), %d record(s)", len(sc)))
 	} else {
 		notes = append(notes, "stack.syscall: no syscall/getppid record")
@@ -399,7 +425,7 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 	ppSmall, ppSize := atSmallest(pp)
 	switch {
 	case len(send) > 0 && len(recv) > 0:
-		tx, rx = stats.Median(medians(send)), stats.Median(medians(recv))
+		tx, rx = sig4(stats.Median(medians(send))), sig4(stats.Median(medians(recv)))
 		f.TxPerMessage = Found(units.Seconds(tx),
 			fmt.Sprintf("measured: syscall probe, median time of one send(2) of %s on loopback TCP (TCP_NODELAY, receiver not waiting): the transmit path; on loopback it also carries the receiver's IP/TCP input and the ACK, so it overstates the transmit side alone", units.Bytes(sendSize)))
 		f.RxPerMessage = Found(units.Seconds(rx),
@@ -411,7 +437,7 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 		}
 		c := stats.Median(cpu)
 		if c > 0 {
-			tx, rx = c/2, c/2
+			tx, rx = sig4(c/2), sig4(c/2)
 			src := fmt.Sprintf("measured: tcp ping-pong at %s (%s), CPU per one-way message of both ends from rusage (%s), split evenly between send and receive for want of a direct send/recv timing; includes the wake-up",
 				units.Bytes(ppSize), ppSmall[0].Target, units.Seconds(c).Compact())
 			f.TxPerMessage, f.RxPerMessage = Found(units.Seconds(tx), src), Found(units.Seconds(rx), src)
@@ -447,7 +473,7 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 		notes = append(notes, fmt.Sprintf("stack.wakeup: ping-pong CPU per message %s is not above send %s + receive %s; left out",
 			units.Seconds(cpuMsg).Compact(), units.Seconds(tx).Compact(), units.Seconds(rx).Compact()))
 	default:
-		w := cpuMsg - tx - rx
+		w := sig4(cpuMsg - tx - rx)
 		src := fmt.Sprintf("derived: tcp ping-pong at %s (%s) costs %s of CPU per one-way message, both ends (rusage); minus send %s and receive %s timed without waiting leaves the CPU cost of blocking in recv and being woken (wake-up, context switches). A CPU cost: the latency it adds is smaller, as the two ends overlap",
 			units.Bytes(ppSize), ppSmall[0].Target, units.Seconds(cpuMsg).Compact(), units.Seconds(tx).Compact(), units.Seconds(rx).Compact())
 		if ppFitted {

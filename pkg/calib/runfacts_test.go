@@ -127,3 +127,14 @@ func readTopology(root string) (*record.TopoInventory, error) {
 	}
 	return &record.TopoInventory{GPUs: sys.GPUs(), NICs: sys.NICs(), Pairs: sys.GPUNICPairs(), RDMA: sys.RDMA, Net: sys.Net, System: sys}, nil
 }
+
+func TestSig4(t *testing.T) {
+	for _, c := range []struct{ in, want float64 }{
+		{7.5062499999999995e-6, 7.506e-6}, {9.100000000000001e-6, 9.1e-6}, {141.12500000000001e-9, 141.1e-9},
+		{6.742747229207451e9, 6.743e9}, {55.40845133273836e9, 55.41e9}, {12e9, 12e9}, {0, 0}, {123456, 123500},
+	} {
+		if got := sig4(c.in); got != c.want {
+			t.Errorf("sig4(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
