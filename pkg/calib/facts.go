@@ -24,8 +24,8 @@ func (f Fact[T]) Known() bool { return f.Source != "" }
 // Found is the fact of v, found at source.
 func Found[T comparable](v T, source string) Fact[T] { return Fact[T]{Value: v, Source: source} }
 
-// or is f where known, else g.
-func (f Fact[T]) or(g Fact[T]) Fact[T] {
+// Or is f where known, else g.
+func (f Fact[T]) Or(g Fact[T]) Fact[T] {
 	if f.Known() {
 		return f
 	}
@@ -124,19 +124,19 @@ type Facts struct {
 // together: g's are taken only when f names no NIC rate at all.
 func (f Facts) Merge(g Facts) Facts {
 	out := f
-	out.GPU, out.GPUPCIe = f.GPU.or(g.GPU), f.GPUPCIe.or(g.GPUPCIe)
-	out.CopyLatency, out.CopyRate, out.NVLinkRate = f.CopyLatency.or(g.CopyLatency), f.CopyRate.or(g.CopyRate), f.NVLinkRate.or(g.NVLinkRate)
-	out.CPU, out.CPUFamily, out.Cores = f.CPU.or(g.CPU), f.CPUFamily.or(g.CPUFamily), f.Cores.or(g.Cores)
-	out.MemcpyRate, out.Syscall = f.MemcpyRate.or(g.MemcpyRate), f.Syscall.or(g.Syscall)
-	out.TxPerMessage, out.RxPerMessage, out.Wakeup = f.TxPerMessage.or(g.TxPerMessage), f.RxPerMessage.or(g.RxPerMessage), f.Wakeup.or(g.Wakeup)
-	out.NIC, out.NICKind = f.NIC.or(g.NIC), f.NICKind.or(g.NICKind)
+	out.GPU, out.GPUPCIe = f.GPU.Or(g.GPU), f.GPUPCIe.Or(g.GPUPCIe)
+	out.CopyLatency, out.CopyRate, out.NVLinkRate = f.CopyLatency.Or(g.CopyLatency), f.CopyRate.Or(g.CopyRate), f.NVLinkRate.Or(g.NVLinkRate)
+	out.CPU, out.CPUFamily, out.Cores = f.CPU.Or(g.CPU), f.CPUFamily.Or(g.CPUFamily), f.Cores.Or(g.Cores)
+	out.MemcpyRate, out.Syscall = f.MemcpyRate.Or(g.MemcpyRate), f.Syscall.Or(g.Syscall)
+	out.TxPerMessage, out.RxPerMessage, out.Wakeup = f.TxPerMessage.Or(g.TxPerMessage), f.RxPerMessage.Or(g.RxPerMessage), f.Wakeup.Or(g.Wakeup)
+	out.NIC, out.NICKind = f.NIC.Or(g.NIC), f.NICKind.Or(g.NICKind)
 	if _, ok := f.nicRate(); !ok {
 		out.Ports = append(append([]Port(nil), f.Ports...), g.Ports...)
 		out.NICRate = g.NICRate
 	}
-	out.PortsUsed, out.NICPCIe, out.RDMA, out.MTU = f.PortsUsed.or(g.PortsUsed), f.NICPCIe.or(g.NICPCIe), f.RDMA.or(g.RDMA), f.MTU.or(g.MTU)
-	out.MPS, out.GPUNIC, out.CPUGPU = f.MPS.or(g.MPS), f.GPUNIC.or(g.GPUNIC), f.CPUGPU.or(g.CPUGPU)
-	out.Hops, out.Cable, out.Switch = f.Hops.or(g.Hops), f.Cable.or(g.Cable), f.Switch.or(g.Switch)
+	out.PortsUsed, out.NICPCIe, out.RDMA, out.MTU = f.PortsUsed.Or(g.PortsUsed), f.NICPCIe.Or(g.NICPCIe), f.RDMA.Or(g.RDMA), f.MTU.Or(g.MTU)
+	out.MPS, out.GPUNIC, out.CPUGPU = f.MPS.Or(g.MPS), f.GPUNIC.Or(g.GPUNIC), f.CPUGPU.Or(g.CPUGPU)
+	out.Hops, out.Cable, out.Switch = f.Hops.Or(g.Hops), f.Cable.Or(g.Cable), f.Switch.Or(g.Switch)
 	return out
 }
 
@@ -314,7 +314,19 @@ func Overrides(f Facts) []model.Override {
 	if f.Cable.Known() {
 		add("network.cable", f.Cable.Value, f.Cable.Source)
 	}
-	return out
+	// A key given twice (a fact the entries of a name share, and the
+	// fact itself) keeps the later value, the fact's own.
+	last := map[string]int{}
+	for i, o := range out {
+		last[o.Key] = i
+	}
+	kept := out[:0]
+	for i, o := range out {
+		if last[o.Key] == i {
+			kept = append(kept, o)
+		}
+	}
+	return kept
 }
 
 // named gives the key that names a catalog entry: the catalog's name for
