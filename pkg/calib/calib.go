@@ -108,7 +108,7 @@ func (c *Calibration) fitHandoff(series map[string]*curve) {
 	if h <= 0 {
 		return
 	}
-	c.set(c.Scenario, model.Override{Key: "stack.handoff", Value: units.Seconds(h), Source: fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), units.Bytes(handoffMax).Human())})
+	c.set(c.Scenario, model.Override{Key: "stack.handoff", Value: units.Seconds(sig4(h)), Source: fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), units.Bytes(handoffMax).Human())})
 	c.Loopback = loopbackOf(c.Scenario)
 }
 

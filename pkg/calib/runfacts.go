@@ -175,6 +175,11 @@ func gpuFacts(inv record.Inventories, rs []record.Result) Facts {
 		}
 		f.NVLinkRate = Found(units.Rate(sig4(gpuMean(rates))), src)
 	}
+	if !f.NVLinkRate.Known() && nv != nil && len(nv.NVLinks) > 0 && nv.ActiveNVLinks() == 0 {
+		// An NVLink part whose links are all down (a VM given one GPU of an
+		// HGX board): no NVLink to a peer, whatever the catalog says.
+		f.NVLinkRate = Found(units.Rate(0), fmt.Sprintf("NVML: none of the %d NVLink links of %s is active", len(nv.NVLinks), gpuName))
+	}
 
 	if sys != nil && bus != "" {
 		nicFacts(&f, sys, bus, gpuName, readBack)
