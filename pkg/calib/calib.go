@@ -480,8 +480,9 @@ func (c *Calibration) compare(series map[string]*curve, opt fit.Options) {
 			if ch := t.se.chunk; ch > 0 {
 				c.Chunk = ch
 				before, after = before.Clone(), after.Clone()
-				_ = before.Set("pipeline.chunk", units.Bytes(ch).String())
-				_ = after.Set("pipeline.chunk", units.Bytes(ch).String())
+				chunk := model.Override{Key: "pipeline.chunk", Value: units.Bytes(ch), Source: "the measured transfer's chunk"}
+				_ = before.Apply(chunk)
+				_ = after.Apply(chunk)
 			}
 		}
 		cmp := Comparison{Label: t.label, Path: t.path, Variant: t.variant, Bytes: bytes, Measured: meds}
@@ -492,7 +493,7 @@ func (c *Calibration) compare(series map[string]*curve, opt fit.Options) {
 			comp := c.Components
 			if t.pipelined && t.se.chunk > 0 {
 				comp = comp.Clone()
-				_ = comp.Set("pipeline.chunk", units.Bytes(t.se.chunk).String())
+				_ = comp.Apply(model.Override{Key: "pipeline.chunk", Value: units.Bytes(t.se.chunk), Source: "the measured transfer's chunk"})
 			}
 			cmp.ComponentsOnly, _ = predict(comp, t.path, "", t.pipelined, bytes)
 			if ce, err := fit.Compare(bytes, cmp.ComponentsOnly, meds); err == nil {

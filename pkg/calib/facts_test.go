@@ -1,6 +1,9 @@
 package calib
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -108,5 +111,44 @@ func TestMerge(t *testing.T) {
 	}
 	if r, ok := m.nicRate(); !ok || r.Value != 200e9/8 {
 		t.Errorf("rate %v", r)
+	}
+}
+
+// The packages that bring facts to a scenario (calib, validate, doctor,
+// report, nb) give values typed: a test of the sources, so that a new site
+// that formats a value into "key=value" text, or gives an override a
+// formatted value, fails here.
+func TestNoFormattedOverrides(t *testing.T) {
+	bad := []*regexp.Regexp{
+		regexp.MustCompile(`\.Set\("[a-z_]+\.[a-z_]+",`),  // Scenario.Set of a key with text
+		regexp.MustCompile(`Sprintf\("[a-z_]+\.[a-z_]+=`), // "key=value" built from a value
+		regexp.MustCompile(`Key:\s*"[a-z_]+\.[a-z_]+",\s*Value:\s*(fmt\.Sprint|strconv\.|[^,}]*\.(String|BitString|Compact|Human)\(\))`), // an override of a formatted value
+	}
+	n := 0
+	for _, dir := range []string{".", "../validate", "../doctor", "../report", "../nb", "../nb/measured"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			for i, line := range strings.Split(string(b), "\n") {
+				for _, re := range bad {
+					if re.MatchString(line) {
+						t.Errorf("%s:%d: a value formatted for a scenario key: %s", file, i+1, strings.TrimSpace(line))
+					}
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d files read", n)
 	}
 }
