@@ -14,7 +14,7 @@
 //	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only]
 //	gpupath import  FILE... --out DIR [--tool NAME]   (other tools' outputs → a run directory)
 //	gpupath doctor  [--sysfs ROOT] [--proc ROOT] [--boot DIR] [--format text|json] [--preset NAME | --scenario FILE] [--set k=v] [--nvml auto|on|off|FILE] [--save-tree FILE]
-//	gpupath validate [--data TABLE.csv] [--format table|json|csv] [--sources]
+//	gpupath validate [--partial] [--data TABLE.csv] [--format table|json|csv] [--sources]
 //
 // The GPU probes link NVML (go-nvml) only when built with -tags nvml.
 //

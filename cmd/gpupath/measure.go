@@ -395,7 +395,7 @@ func parseSizesInt64(list string) ([]int64, error) {
 // and GPU probes: calib.ThisHost) next to it as host-scenario.yaml: a
 // scenario file that `gpupath model --scenario` reads (keys it does not set
 // come from the default preset). It checks that the model accepts it.
-func writeHostScenario(rd *record.RunData, ovs []calib.Override, notes []string, stdout io.Writer, quiet bool) error {
+func writeHostScenario(rd *record.RunData, ovs []model.Override, notes []string, stdout io.Writer, quiet bool) error {
 	if len(ovs) == 0 {
 		return nil
 	}
@@ -413,12 +413,25 @@ func writeHostScenario(rd *record.RunData, ovs []calib.Override, notes []string,
 	if !quiet {
 		var sets []string
 		for _, o := range ovs {
-			sets = append(sets, "--set "+o.SetArg())
+			v, err := o.Text()
+			if err != nil {
+				return err
+			}
+			sets = append(sets, "--set "+o.Key+"="+shellWord(v))
 		}
 		fmt.Fprintf(stdout, "this host: %s\n", strings.Join(sets, " "))
 		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", path)
 	}
 	return nil
+}
+
+// shellWord quotes a value for a shell command line when it holds spaces
+// or shell characters (a GPU's name).
+func shellWord(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t'\"$`\\|&;<>()*?[]#~!{}") {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
 
 // newProgress picks a bar for a terminal and plain lines otherwise.

@@ -18,6 +18,7 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	format := fs.String("format", "table", "output format: table, json or csv")
 	data := fs.String("data", "", "a table in the published format (default: the one built in, pkg/validate/data/published.csv)")
 	attribution := fs.Bool("sources", false, "print the table's README (its sources and conventions) and stop")
+	partial := fs.Bool("partial", false, "also model each row from the default preset with only what the row states, beside the full mode (the preset of its generation)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -46,6 +47,7 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	rep := validate.NewReport(rows)
+	rep.Both = *partial
 	switch *format {
 	case "json":
 		return rep.WriteJSON(stdout)

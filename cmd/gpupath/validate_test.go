@@ -13,17 +13,41 @@ func TestValidate(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	for _, w := range []string{"S08-06", "all: ", "median error", "per source", "per path", "notes: rows excluded"} {
+	for _, w := range []string{"mode full: ", "S08-06", "full: ", "median error", "per source", "per path", "notes: rows excluded"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q", w)
 		}
 	}
+	if strings.Contains(out, "partial") {
+		t.Error("the partial mode without --partial")
+	}
+	// --partial: both modes, row by row, per source and per path.
+	out, _, code = invoke(t, "validate", "--partial")
+	for _, w := range []string{"mode full: ", "mode partial: ", "full: ", "partial: ", "partial median", "in the partial mode"} {
+		if code != 0 || !strings.Contains(out, w) {
+			t.Errorf("--partial: exit %d, output lacks %q", code, w)
+		}
+	}
+	out, _, _ = invoke(t, "validate", "--partial", "--format", "json")
+	var both struct {
+		Mode    string           `json:"mode"`
+		Rows    []map[string]any `json:"rows"`
+		Partial map[string]any   `json:"partial"`
+	}
+	if json.Unmarshal([]byte(out), &both) != nil || both.Mode != "full and partial" || both.Partial["all"] == nil || both.Rows[1]["partial"] == nil {
+		t.Errorf("--partial json: mode %q, partial %v", both.Mode, both.Partial != nil)
+	}
+	out, _, _ = invoke(t, "validate", "--partial", "--format", "csv")
+	if !strings.HasPrefix(out, "id,source,path,") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "partial_ratio") {
+		t.Errorf("--partial csv header %q", strings.SplitN(out, "\n", 2)[0])
+	}
 	out, _, code = invoke(t, "validate", "--format", "json")
 	var doc struct {
+		Mode string           `json:"mode"`
 		Rows []map[string]any `json:"rows"`
 		All  map[string]any   `json:"all"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Rows) != 113 || doc.All["median_error"] == nil {
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Rows) != 113 || doc.All["median_error"] == nil || doc.Mode != "full" {
 		t.Errorf("json: exit %d, %d rows", code, len(doc.Rows))
 	}
 	out, _, code = invoke(t, "validate", "--format", "csv")

@@ -108,8 +108,7 @@ func (c *Calibration) fitHandoff(series map[string]*curve) {
 	if h <= 0 {
 		return
 	}
-	c.set(c.Scenario, "stack.handoff", units.Seconds(h).Compact(),
-		fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), units.Bytes(handoffMax).Human()))
+	c.set(c.Scenario, model.Override{Key: "stack.handoff", Value: units.Seconds(sig4(h)), Source: fmt.Sprintf("fit: half the median excess of the staged store-and-forward transfer over the component model at %d sizes up to %s (two switches between a GPU copy and socket calls per transfer)", len(diffs), units.Bytes(handoffMax).Human())})
 	c.Loopback = loopbackOf(c.Scenario)
 }
 
@@ -240,33 +239,55 @@ func harmonic(a, b float64) float64 {
 	return 2 / (1/a + 1/b)
 }
 
-// set changes one key of s, recording before, after and why.
-func (c *Calibration) set(s *model.Scenario, key, value, source string) {
-	before, err := s.Get(key)
-	if err != nil {
-		c.Warnings = append(c.Warnings, err.Error())
-		return
-	}
-	if err := s.Set(key, value); err != nil {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s=%s: %v", key, value, err))
-		return
-	}
-	after, _ := s.Get(key)
-	for i := range c.Keys {
-		if c.Keys[i].Key == key {
-			c.Keys[i].After, c.Keys[i].Source = after, source
+// set gives keys of s their values (typed, Scenario.Apply: the overrides
+// of one call resolve together), recording before, after and why for each
+// key given and each key its values imply (a GPU's name: its PCIe link,
+// memory and NVLink). When the model refuses them together, each is tried
+// alone and the refused ones are warnings.
+func (c *Calibration) set(s *model.Scenario, ovs ...model.Override) {
+	before := s.Clone()
+	if err := s.Apply(ovs...); err != nil {
+		if len(ovs) == 1 {
+			c.Warnings = append(c.Warnings, err.Error())
 			return
 		}
+		for _, o := range ovs {
+			c.set(s, o)
+		}
+		return
 	}
-	c.Keys = append(c.Keys, Key{Key: key, Before: before, After: after, Source: source})
+	record := func(key, source string) {
+		b, _ := before.Get(key)
+		a, _ := s.Get(key)
+		for i := range c.Keys {
+			if c.Keys[i].Key == key {
+				c.Keys[i].After, c.Keys[i].Source = a, source
+				return
+			}
+		}
+		c.Keys = append(c.Keys, Key{Key: key, Before: b, After: a, Source: source})
+	}
+	given := map[string]bool{}
+	for _, o := range ovs {
+		given[o.Key] = true
+		record(o.Key, o.Source)
+	}
+	res := map[string]model.Resolved{}
+	for _, r := range s.Resolution() {
+		res[r.Key] = r
+	}
+	for _, k := range model.Diff(before, s) {
+		if !given[k] {
+			record(k, string(res[k].Rule)+": "+res[k].Source)
+		}
+	}
 }
 
 // withRDMA is s with an RDMA NIC, so that paths with plain copies (rdma)
 // can be evaluated on a host without one.
 func withRDMA(s *model.Scenario) *model.Scenario {
 	r := s.Clone()
-	_ = r.Set("nic.kind", model.KindRoCE)
-	_ = r.Set("nic.rdma", "true")
+	_ = r.Apply(model.Override{Key: "nic.kind", Value: model.KindRoCE}, model.Override{Key: "nic.rdma", Value: true})
 	return r
 }
 
@@ -274,8 +295,7 @@ func withRDMA(s *model.Scenario) *model.Scenario {
 // transfer between two GPUs of one host.
 func loopbackOf(s *model.Scenario) *model.Scenario {
 	l := s.Clone()
-	_ = l.Set("nic.kind", model.KindLoopback)
-	_ = l.Set("nic.rdma", "false")
+	_ = l.Apply(model.Override{Key: "nic.kind", Value: model.KindLoopback}, model.Override{Key: "nic.rdma", Value: false})
 	return l
 }
 
@@ -460,8 +480,9 @@ func (c *Calibration) compare(series map[string]*curve, opt fit.Options) {
 			if ch := t.se.chunk; ch > 0 {
 				c.Chunk = ch
 				before, after = before.Clone(), after.Clone()
-				_ = before.Set("pipeline.chunk", units.Bytes(ch).String())
-				_ = after.Set("pipeline.chunk", units.Bytes(ch).String())
+				chunk := model.Override{Key: "pipeline.chunk", Value: units.Bytes(ch), Source: "the measured transfer's chunk"}
+				_ = before.Apply(chunk)
+				_ = after.Apply(chunk)
 			}
 		}
 		cmp := Comparison{Label: t.label, Path: t.path, Variant: t.variant, Bytes: bytes, Measured: meds}
@@ -472,7 +493,7 @@ func (c *Calibration) compare(series map[string]*curve, opt fit.Options) {
 			comp := c.Components
 			if t.pipelined && t.se.chunk > 0 {
 				comp = comp.Clone()
-				_ = comp.Set("pipeline.chunk", units.Bytes(t.se.chunk).String())
+				_ = comp.Apply(model.Override{Key: "pipeline.chunk", Value: units.Bytes(t.se.chunk), Source: "the measured transfer's chunk"})
 			}
 			cmp.ComponentsOnly, _ = predict(comp, t.path, "", t.pipelined, bytes)
 			if ce, err := fit.Compare(bytes, cmp.ComponentsOnly, meds); err == nil {

@@ -2,12 +2,21 @@
 //
 // What it does:
 //
-//   - This host's scenario values (ThisHost, thishost.go and gpuhost.go):
-//     the records and inventories of a run turned into the model's keys
-//     (cpu.memcpy_rate, stack.*, gpu.pcie, gpu.copy_latency, topology.gpu_nic,
-//     nic.*, cpu.cores ...), each with the derivation in words (Override);
-//     WriteScenarioYAML writes them as a scenario fragment, which `gpupath
-//     measure` puts next to a run as host-scenario.yaml.
+//   - Facts and Overrides (facts.go): the hardware facts any source knows
+//     (the GPU's and NIC's names, links, kind, rate per port, class, MTU,
+//     hops, cable, the CPU, measured copy rates and latencies), each with
+//     where it was found, and the one function that turns them into typed
+//     scenario overrides (model.Override, applied with Scenario.Apply or
+//     model.Resolve): catalog names for the hardware they name, measured
+//     values as measured, never formatted into text and parsed back. The
+//     command, the report (a run's host, an import's hardware), doctor and
+//     validate (a published row) resolve their scenarios through it.
+//   - This host's facts (RunFacts, ThisHost, runfacts.go): the records and
+//     inventories of a run turned into Facts (cpu.memcpy_rate, stack.*,
+//     gpu.model, gpu.pcie, gpu.copy_latency, topology.gpu_nic, nic.*,
+//     cpu.cores ...), each with the derivation in words; WriteScenarioYAML
+//     writes their overrides as a scenario fragment, which `gpupath measure`
+//     puts next to a run as host-scenario.yaml.
 //   - Calibration (Calibrate): it fits the model's stage parameters to
 //     measured runs with pkg/fit (α and β of the copies, the loopback TCP
 //     transfer, the GPU peer copy, the staged transfer's hand-off) on top of

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/fit"
@@ -151,17 +150,16 @@ func (f *fitting) withKnee(fd *Fitted) {
 
 func finiteRate(b float64) bool { return b > 0 && !math.IsInf(b, 0) }
 
-// thisHost sets what the runs measured of this host directly (links,
-// topology, memcpy, stack costs: ThisHost, and the topology read back from
-// a manifest).
+// thisHost sets what the runs found of this host directly (the GPU and
+// its links, topology, memcpy, stack costs: ThisHost).
 func (f *fitting) thisHost() {
 	for _, r := range f.runs {
 		ovs, _, err := ThisHost(r)
 		if err != nil {
 			f.c.Warnings = append(f.c.Warnings, err.Error())
 		}
-		for _, o := range append(ovs, inventoryTopology(r, ovs)...) {
-			f.c.set(f.s, o.Key, o.Value, o.Source)
+		if len(ovs) > 0 {
+			f.c.set(f.s, ovs...)
 		}
 	}
 }
@@ -201,21 +199,21 @@ func (f *fitting) copies() {
 				seriesName(se.Series), units.Rate(b).Compact(), units.Rate(link).Compact(), key))
 			eff = 1
 		}
-		c.set(f.s, key, strconv.FormatFloat(eff, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over the PCIe payload rate %s", seriesName(se.Series), rateI(r.Beta), units.Rate(link).Compact()))
+		c.set(f.s, model.Override{Key: key, Value: eff, Source: fmt.Sprintf("fit: β of %s (%s) over the PCIe payload rate %s", seriesName(se.Series), rateI(r.Beta), units.Rate(link).Compact())})
 	}
 	switch {
 	case okA && okG:
 		a := (fa.Alpha.Value + fg.Alpha.Value) / 2
-		c.set(f.s, "gpu.copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h.Series), secI(fa.Alpha), seriesName(h2d.Series), secI(fg.Alpha)))
+		c.set(f.s, model.Override{Key: "gpu.copy_latency", Value: units.Seconds(a), Source: fmt.Sprintf("fit: mean α of %s (%s) and %s (%s)", seriesName(d2h.Series), secI(fa.Alpha), seriesName(h2d.Series), secI(fg.Alpha))})
 	case okA || okG:
 		r, se := fa, d2h
 		if okG {
 			r, se = fg, h2d
 		}
-		c.set(f.s, "gpu.copy_latency", units.Seconds(r.Alpha.Value).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(se.Series), secI(r.Alpha)))
+		c.set(f.s, model.Override{Key: "gpu.copy_latency", Value: units.Seconds(r.Alpha.Value), Source: fmt.Sprintf("fit: α of %s (%s)", seriesName(se.Series), secI(r.Alpha))})
 	}
 	if okA || okG {
-		c.set(f.s, "gpu.copy_rate", "0B/s", "fit: the rate per direction below (gpu.d2h_efficiency, gpu.h2d_efficiency)")
+		c.set(f.s, model.Override{Key: "gpu.copy_rate", Value: units.Rate(0), Source: "fit: the rate per direction below (gpu.d2h_efficiency, gpu.h2d_efficiency)"})
 		if okA {
 			setEff("gpu.d2h_efficiency", d2h, fa)
 		}
@@ -245,7 +243,7 @@ func (f *fitting) asyncCopies() {
 		parts = append(parts, fmt.Sprintf("%s (%s)", seriesName(se.Series), secI(r.Alpha)))
 	}
 	if len(alphas) > 0 {
-		f.c.set(f.s, "gpu.async_latency", units.Seconds(mean(alphas)).String(), "fit: mean α of "+strings.Join(parts, " and "))
+		f.c.set(f.s, model.Override{Key: "gpu.async_latency", Value: units.Seconds(mean(alphas)), Source: "fit: mean α of " + strings.Join(parts, " and ")})
 	}
 }
 
@@ -268,13 +266,13 @@ func (f *fitting) loopbackTCP() {
 		PresetAlpha: float64(lb.MustRoute("host-tcp").Evaluate(1).Latency), PresetBeta: float64(lb.MustRoute("host-tcp").Evaluate(1 << 30).Bandwidth)}
 	f.withKnee(&fd)
 	c.Fits = append(c.Fits, fd)
-	c.set(f.s, "loopback.latency", units.Seconds(fd.Fit.Alpha.Value).String(), fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", secI(fd.Fit.Alpha)))
+	c.set(f.s, model.Override{Key: "loopback.latency", Value: units.Seconds(fd.Fit.Alpha.Value), Source: fmt.Sprintf("fit: α of tcp ping-pong on loopback (%s), one way", secI(fd.Fit.Alpha))})
 	if b := fd.Fit.Beta.Value; finiteRate(b) {
-		c.set(f.s, "loopback.rate", units.Rate(b).String(), fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s)", rateI(fd.Fit.Beta)))
+		c.set(f.s, model.Override{Key: "loopback.rate", Value: units.Rate(b), Source: fmt.Sprintf("fit: β of tcp ping-pong on loopback (%s)", rateI(fd.Fit.Beta))})
 	}
 	if g := fd.Regimes; g != nil {
-		c.set(f.s, "loopback.knee", units.Bytes(int64(g.Break)).String(), fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", units.Bytes(g.Break).Human(), 100*g.Improvement))
-		c.set(f.s, "loopback.rate_beyond", units.Rate(g.Above.Beta.Value).String(), fmt.Sprintf("fit: β above the break (%s)", rateI(g.Above.Beta)))
+		c.set(f.s, model.Override{Key: "loopback.knee", Value: units.Bytes(int64(g.Break)), Source: fmt.Sprintf("fit: two regimes of tcp ping-pong on loopback, break after %s (the split removes %.0f%% of one line's error)", units.Bytes(g.Break).Human(), 100*g.Improvement)})
+		c.set(f.s, model.Override{Key: "loopback.rate_beyond", Value: units.Rate(g.Above.Beta.Value), Source: fmt.Sprintf("fit: β above the break (%s)", rateI(g.Above.Beta))})
 	}
 }
 
@@ -293,7 +291,7 @@ func (f *fitting) loopbackStream() {
 		}
 	}
 	if r := interpolate(sizes, rates, chunk); !math.IsNaN(r) && r > 0 {
-		f.c.set(f.s, "loopback.stream_rate", units.Rate(r).String(), fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", units.Bytes(chunk).Human(), len(sizes)))
+		f.c.set(f.s, model.Override{Key: "loopback.stream_rate", Value: units.Rate(r), Source: fmt.Sprintf("measured: tcp stream on loopback, goodput for %s writes (read off %d write sizes)", units.Bytes(chunk).Human(), len(sizes))})
 	} else {
 		f.c.Warnings = append(f.c.Warnings, fmt.Sprintf("loopback stream: no write size brackets the chunk of %s", units.Bytes(chunk).Human()))
 	}
@@ -332,16 +330,16 @@ func (f *fitting) cachedCopies() {
 			ks = append(ks, fd.Regimes.Break)
 		}
 	}
-	c.set(f.s, "gpu.cached_copy_latency", units.Seconds(mean(as)).String(), fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached)))
+	c.set(f.s, model.Override{Key: "gpu.cached_copy_latency", Value: units.Seconds(mean(as)), Source: fmt.Sprintf("fit: mean α of the copies of CPU-touched buffers (%d series)", len(cached))})
 	b := bs[0]
 	if len(bs) == 2 {
 		b = harmonic(bs[0], bs[1])
 	}
 	if finiteRate(b) {
-		c.set(f.s, "gpu.cached_copy_rate", units.Rate(b).String(), "fit: β of the copies of CPU-touched buffers (harmonic mean)")
+		c.set(f.s, model.Override{Key: "gpu.cached_copy_rate", Value: units.Rate(b), Source: "fit: β of the copies of CPU-touched buffers (harmonic mean)"})
 	}
 	if len(ks) > 0 {
-		c.set(f.s, "gpu.cached_copy_knee", units.Bytes(int64(mean(ks))).String(), "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches")
+		c.set(f.s, model.Override{Key: "gpu.cached_copy_knee", Value: units.Bytes(int64(mean(ks))), Source: "fit: two regimes of the CPU-touched copies: past this size the buffer no longer sits in the caches"})
 	}
 }
 
@@ -359,7 +357,7 @@ func (f *fitting) peerCopies() {
 	f.c.Fits = append(f.c.Fits, Fitted{Stage: "peer", Name: "GPU peer copy " + peer.Target, Series: peer.Series, Fit: r,
 		PresetAlpha: float64(f.base.GPU.CopyLatency), PresetBeta: float64(peerRate(f.base))})
 	if a := r.Alpha.Value; a > 0 && !math.IsInf(a, 0) {
-		f.c.set(f.s, "gpu.peer_copy_latency", units.Seconds(a).String(), fmt.Sprintf("fit: α of %s (%s)", seriesName(peer.Series), secI(r.Alpha)))
+		f.c.set(f.s, model.Override{Key: "gpu.peer_copy_latency", Value: units.Seconds(a), Source: fmt.Sprintf("fit: α of %s (%s)", seriesName(peer.Series), secI(r.Alpha))})
 	}
 	b := r.Beta.Value
 	if !finiteRate(b) {
@@ -370,12 +368,12 @@ func (f *fitting) peerCopies() {
 	// nominal one raises the rate and sets the efficiency to 1).
 	if nv := float64(f.base.GPU.NVLinkRate); nv > 0 {
 		if b <= nv {
-			f.c.set(f.s, "gpu.nvlink_efficiency", strconv.FormatFloat(b/nv, 'g', -1, 64), fmt.Sprintf("fit: β of %s (%s) over gpu.nvlink_rate %s", seriesName(peer.Series), rateI(r.Beta), units.Rate(nv).Compact()))
+			f.c.set(f.s, model.Override{Key: "gpu.nvlink_efficiency", Value: b / nv, Source: fmt.Sprintf("fit: β of %s (%s) over gpu.nvlink_rate %s", seriesName(peer.Series), rateI(r.Beta), units.Rate(nv).Compact())})
 			return
 		}
-		f.c.set(f.s, "gpu.nvlink_efficiency", "1", fmt.Sprintf("fit: β of %s is above gpu.nvlink_rate", seriesName(peer.Series)))
+		f.c.set(f.s, model.Override{Key: "gpu.nvlink_efficiency", Value: 1.0, Source: fmt.Sprintf("fit: β of %s is above gpu.nvlink_rate", seriesName(peer.Series))})
 	}
-	f.c.set(f.s, "gpu.nvlink_rate", units.Rate(b).String(), fmt.Sprintf("fit: β of %s (%s)", seriesName(peer.Series), rateI(r.Beta)))
+	f.c.set(f.s, model.Override{Key: "gpu.nvlink_rate", Value: units.Rate(b), Source: fmt.Sprintf("fit: β of %s (%s)", seriesName(peer.Series), rateI(r.Beta))})
 }
 
 // secI and rateI spell a fitted interval with the unit formatters:

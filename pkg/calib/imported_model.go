@@ -5,7 +5,6 @@ package calib
 // model at a size, the fastest of some paths, and parallel TCP flows.
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -16,7 +15,7 @@ import (
 // refuses the value.
 func withFlows(s *model.Scenario, n int) (*model.Scenario, bool) {
 	try := s.Clone()
-	if err := try.Set("stack.flows", fmt.Sprint(n)); err != nil || try.Validate() != nil {
+	if err := try.Apply(model.Override{Key: "stack.flows", Value: n, Source: "the output's parallel streams"}); err != nil {
 		return s, false
 	}
 	return try, true

@@ -10,7 +10,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpupath/gpupath/internal/golden"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 func TestPingPongAlpha(t *testing.T) {
@@ -54,13 +56,13 @@ func hostRecords() []record.Result {
 	return rs
 }
 
-func TestHostOverrides(t *testing.T) {
-	ovs, notes := HostOverrides(hostRecords())
-	got := map[string]string{}
-	for _, o := range ovs {
-		got[o.Key] = o.Value
-		if o.Source == "" {
-			t.Errorf("%s has no source", o.Key)
+func TestHostFacts(t *testing.T) {
+	f, notes := hostFacts(hostRecords())
+	ovs := Overrides(f)
+	got, src := overrideTexts(t, ovs)
+	for k, s := range src {
+		if s == "" {
+			t.Errorf("%s has no source", k)
 		}
 	}
 	want := map[string]string{
@@ -78,12 +80,12 @@ func TestHostOverrides(t *testing.T) {
 	if len(ovs) != len(want) || len(notes) != 0 {
 		t.Errorf("overrides %v, notes %v", ovs, notes)
 	}
-	if s := ovs[0].SetArg(); s != "cpu.memcpy_rate=12GB/s" {
-		t.Errorf("SetArg %q", s)
+	if ovs[0].Key != "cpu.memcpy_rate" || ovs[0].Value != units.Rate(12e9) {
+		t.Errorf("first override %+v, want cpu.memcpy_rate typed", ovs[0])
 	}
 }
 
-func TestHostOverridesFallbacks(t *testing.T) {
+func TestHostFactsFallbacks(t *testing.T) {
 	// No syscall tcp records: tx and rx split the ping-pong CPU per message
 	// (1us + 7us at the smallest size), and wakeup is left out with a note.
 	var rs []record.Result
@@ -92,13 +94,10 @@ func TestHostOverridesFallbacks(t *testing.T) {
 			rs = append(rs, r)
 		}
 	}
-	ovs, notes := HostOverrides(rs)
-	got := map[string]Override{}
-	for _, o := range ovs {
-		got[o.Key] = o
-	}
-	if got["stack.tx_per_message"].Value != "4us" || got["stack.rx_per_message"].Value != "4us" ||
-		!strings.Contains(got["stack.tx_per_message"].Source, "split evenly") {
+	f, notes := hostFacts(rs)
+	got, src := overrideTexts(t, Overrides(f))
+	if got["stack.tx_per_message"] != "4us" || got["stack.rx_per_message"] != "4us" ||
+		!strings.Contains(src["stack.tx_per_message"], "split evenly") {
 		t.Errorf("fallback %+v", got)
 	}
 	if _, ok := got["stack.wakeup"]; ok {
@@ -117,8 +116,8 @@ func TestHostOverridesFallbacks(t *testing.T) {
 			rs[i].MedianS = 7.5e-6
 		}
 	}
-	ovs, notes = HostOverrides(rs)
-	for _, o := range ovs {
+	f, notes = hostFacts(rs)
+	for _, o := range Overrides(f) {
 		if o.Key == "stack.wakeup" {
 			t.Errorf("wakeup %v from a negative difference", o)
 		}
@@ -127,14 +126,15 @@ func TestHostOverridesFallbacks(t *testing.T) {
 		t.Errorf("notes %v", notes)
 	}
 	// Nothing at all.
-	ovs, notes = HostOverrides(nil)
-	if len(ovs) != 0 || len(notes) != 4 {
+	f, notes = hostFacts(nil)
+	if ovs := Overrides(f); len(ovs) != 0 || len(notes) != 4 {
 		t.Errorf("empty: %v %v", ovs, notes)
 	}
 }
 
 func TestWriteScenarioYAML(t *testing.T) {
-	ovs, _ := HostOverrides(hostRecords())
+	f, _ := hostFacts(hostRecords())
+	ovs := Overrides(f)
 	var buf bytes.Buffer
 	if err := WriteScenarioYAML(&buf, "This host (node1), measured by gpupath test.", ovs); err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestWriteScenarioYAML(t *testing.T) {
 	if back["cpu"]["memcpy_rate"] != "12GB/s" || back["stack"]["wakeup"] != "5us" || len(back["stack"]) != 4 {
 		t.Errorf("read back %v", back)
 	}
-	if err := WriteScenarioYAML(&buf, "", []Override{{Key: "nodots", Value: "1"}}); err == nil {
+	if err := WriteScenarioYAML(&buf, "", []model.Override{{Key: "nodots", Value: 1}}); err == nil {
 		t.Error("a key without a section accepted")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -71,8 +73,8 @@ func (acsCheck) Run(e *Env) []Finding {
 				fi.Severity = Warn
 				fi.Title = "ACS redirects peer-to-peer traffic on a switch port between GPU and NIC (" + c.ACS.Bits() + ")"
 				fi.Cost = &Cost{Lead: "ACS sends GPU↔NIC traffic up to the root complex",
-					Before: Case{Path: "gdr", Set: []string{"topology.gpu_nic=" + string(r.Class)}},
-					After:  Case{Path: "gdr", Set: []string{"topology.gpu_nic=PHB"}}}
+					Before: Case{Path: "gdr", Set: caseKeys(calib.Facts{GPUNIC: class(r.Class)})},
+					After:  Case{Path: "gdr", Set: caseKeys(calib.Facts{GPUNIC: is(model.PHB)})}}
 			} else {
 				fi.Severity = Info
 				fi.Title = "ACS redirect set on a " + kind + " the GPU↔NIC traffic already crosses the root complex through (" + c.ACS.Bits() + ")"

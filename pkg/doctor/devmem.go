@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -78,8 +80,9 @@ func (devmemCheck) Run(e *Env) []Finding {
 
 func devmemCost() *Cost {
 	return &Cost{Lead: "no devmem TCP: GPU traffic over TCP is host-staged",
-		Before: Case{Path: "devmem", Set: []string{"nic.kind=ethernet", "nic.rdma=false", "nic.header_split=true", "nic.flow_steering=true", "nic.checksum_offload=true"}},
-		After:  Case{Path: "tcp", Set: []string{"nic.kind=ethernet", "nic.rdma=false"}}}
+		Before: Case{Path: "devmem", Set: caseKeys(calib.Facts{NICKind: is(model.KindEthernet), RDMA: is(false)},
+			model.Override{Key: "nic.header_split", Value: true}, model.Override{Key: "nic.flow_steering", Value: true}, model.Override{Key: "nic.checksum_offload", Value: true})},
+		After: Case{Path: "tcp", Set: caseKeys(calib.Facts{NICKind: is(model.KindEthernet), RDMA: is(false)})}}
 }
 
 func devmemNIC(e *Env, n topo.NetDev, d topo.PCIDevice) Finding {

@@ -10,7 +10,8 @@
 // value, or "could not read: why"), a fix a person can apply, and its price
 // from pkg/model: the path the traffic falls back to and what that does to
 // latency and bandwidth at 8 B, 1 MiB and 1 GiB, to copies and DDR traffic.
-// All use of the model is in price.go.
+// Its evaluations of the model are in price.go; the keys of a priced case
+// and of this host are typed overrides made by calib.Overrides (cases.go).
 //
 // Doctor reads only the trees it is given — a sysfs root, a procfs root and
 // a boot directory (for config-<release>), each an fs.FS — and the GPU

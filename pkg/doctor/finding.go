@@ -1,6 +1,10 @@
 package doctor
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/gpupath/gpupath/pkg/model"
+)
 
 // Severity says how much a finding matters.
 type Severity string
@@ -121,7 +125,8 @@ type Report struct {
 	// or why there are none.
 	GPUSource string `json:"gpu_source"`
 	// Scenario says what the prices were computed from ("preset default"),
-	// and Host the keys set from this machine's facts on top of it.
+	// and Host the keys set from this machine's facts on top of it, as
+	// --set writes them.
 	Scenario string   `json:"scenario,omitempty"`
 	Host     []string `json:"host_keys,omitempty"`
 	Summary  Summary  `json:"summary"`
@@ -154,10 +159,11 @@ type Cost struct {
 }
 
 // Case is one side of a comparison: a model path on the scenario, with this
-// host's keys and then Set applied ("topology.gpu_nic=SYS").
+// host's keys and then Set applied (topology.gpu_nic SYS), typed; JSON
+// writes Set as --set does ("topology.gpu_nic=SYS").
 type Case struct {
-	Path string   `json:"path"`
-	Set  []string `json:"set,omitempty"`
+	Path string
+	Set  []model.Override
 }
 
 // Price is a finding's cost, from the model.

@@ -3,7 +3,10 @@ package doctor
 import (
 	"fmt"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/topo"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // netCheck reads the MTU and state of every network interface that belongs
@@ -68,8 +71,8 @@ func (netCheck) Run(e *Env) []Finding {
 			f.Why = "IPoIB in datagram mode carries at most the IB MTU less its 4-byte header: 4092 with a 4096-byte IB MTU."
 			f.Fix = fmt.Sprintf("ip link set %s mtu %d (with the subnet manager's partition MTU at 4096).", n.Name, ipoibMTU)
 			f.Cost = &Cost{Lead: fmt.Sprintf("IPoIB MTU %d instead of %d", n.MTU, ipoibMTU),
-				Before: Case{Path: "tcp", Set: []string{"nic.kind=ib", "nic.mtu=4096"}},
-				After:  Case{Path: "tcp", Set: []string{"nic.kind=ib", fmt.Sprintf("nic.mtu=%d", ib)}}}
+				Before: Case{Path: "tcp", Set: caseKeys(calib.Facts{NICKind: is(model.KindIB), MTU: is(units.Bytes(4096))})},
+				After:  Case{Path: "tcp", Set: caseKeys(calib.Facts{NICKind: is(model.KindIB), MTU: is(units.Bytes(ib))})}}
 		case n.MTU >= jumboMTU:
 			f.Severity, f.Title = OK, fmt.Sprintf("MTU %d (jumbo frames), %s", n.MTU, n.OperState)
 		default:
@@ -78,8 +81,8 @@ func (netCheck) Run(e *Env) []Finding {
 			f.Why = "Each packet costs the receiving CPU its per-packet work (GRO merges some of it); jumbo frames cut the packet count six-fold. Every hop of the fabric must carry the larger MTU."
 			f.Fix = fmt.Sprintf("ip link set %s mtu %d (and the switch ports; persist it in the network configuration).", n.Name, jumboMTU)
 			f.Cost = &Cost{Lead: fmt.Sprintf("MTU %d instead of %d", n.MTU, jumboMTU),
-				Before: Case{Path: "tcp", Set: []string{"nic.kind=ethernet", "nic.rdma=false", fmt.Sprintf("nic.mtu=%d", jumboMTU)}},
-				After:  Case{Path: "tcp", Set: []string{"nic.kind=ethernet", "nic.rdma=false", fmt.Sprintf("nic.mtu=%d", max(n.MTU, 576))}}}
+				Before: Case{Path: "tcp", Set: caseKeys(calib.Facts{NICKind: is(model.KindEthernet), RDMA: is(false), MTU: is(units.Bytes(jumboMTU))})},
+				After:  Case{Path: "tcp", Set: caseKeys(calib.Facts{NICKind: is(model.KindEthernet), RDMA: is(false), MTU: is(units.Bytes(max(n.MTU, 576)))})}}
 		}
 		out = append(out, f)
 	}

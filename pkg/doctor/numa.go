@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/topo"
 )
 
@@ -124,8 +126,8 @@ func (numaCheck) Run(e *Env) []Finding {
 			Why: "Peer traffic between them crosses the inter-socket link (SYS: NCCL will not use GPUDirect), and a host-staged transfer's bounce buffer is remote to one of them.",
 			Fix: "Pair each GPU with a NIC on its own socket (NCCL does when one exists; check NCCL_IB_HCA), and bind the process to that node: numactl --cpunodebind=N --membind=N.",
 			Cost: &Cost{Lead: "the bounce buffer is across the socket from the NIC",
-				Before: Case{Path: "rdma", Set: []string{"topology.gpu_nic=NODE"}},
-				After:  Case{Path: "rdma", Set: []string{"topology.gpu_nic=SYS"}}}})
+				Before: Case{Path: "rdma", Set: caseKeys(calib.Facts{GPUNIC: is(model.NODE)})},
+				After:  Case{Path: "rdma", Set: caseKeys(calib.Facts{GPUNIC: is(model.SYS)})}}})
 	}
 	if split > 0 {
 		return out

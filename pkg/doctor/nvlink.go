@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // nvlinkCheck reads, through the GPU source (NVML), which GPUs the driver
@@ -137,12 +139,9 @@ func nvlinkFinding(e *Env, d record.GPUDevice, gpus int) Finding {
 		f.Why = "Peer copies and NCCL's intra-node traffic spread over the active links only; with none, they fall back to PCIe peer-to-peer or host staging."
 		f.Fix = "Check nvidia-smi nvlink -s and -e (error counters); on NVSwitch systems check the fabric manager (systemctl status nvidia-fabricmanager); a reset (nvidia-smi -r) or a power cycle retrains links."
 		if rate, ok := nvlinkRate[version]; ok {
-			after := []string{fmt.Sprintf("gpu.nvlink_rate=%gGB/s", rate*float64(act)/1e9)}
-			if act == 0 {
-				after = []string{"gpu.nvlink_rate=0B/s"}
-			}
+			after := caseKeys(calib.Facts{NVLinkRate: is(units.Rate(rate * float64(act)))})
 			f.Cost = &Cost{Lead: fmt.Sprintf("%d of %d NVLink links", act, n),
-				Before: Case{Path: "gpu-peer", Set: []string{fmt.Sprintf("gpu.nvlink_rate=%gGB/s", rate*float64(n)/1e9)}},
+				Before: Case{Path: "gpu-peer", Set: caseKeys(calib.Facts{NVLinkRate: is(units.Rate(rate * float64(n)))})},
 				After:  Case{Path: "gpu-peer", Set: after}}
 		} else {
 			f.Cost = &Cost{Lead: "inactive NVLink links", Unpriced: "no active link reports its NVLink version, so the rate per link is unknown"}

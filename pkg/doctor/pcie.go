@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/topo"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // pcieCheck compares every link between the GPUs and the NICs — their own
@@ -270,7 +272,7 @@ func linkCost(e *Env, s *topo.System, l pciLink, cg, cw, ng, nw int) *Cost {
 	if capable == "" || now == "" {
 		return &Cost{Lead: "a trained-down link", Unpriced: "the link's generation or width is unknown"}
 	}
-	var keys []string
+	var before, after calib.Facts
 	side := func(d topo.PCIDevice) bool {
 		if d.Address == l.lower.Address {
 			return true
@@ -290,25 +292,20 @@ func linkCost(e *Env, s *topo.System, l pciLink, cg, cw, ng, nw int) *Cost {
 		nic = nic || (physicalNIC(n) && side(n))
 	}
 	if gpu {
-		keys = append(keys, "gpu.pcie")
+		before.GPUPCIe, after.GPUPCIe = link(cg, cw), link(ng, nw)
 	}
 	if nic {
-		keys = append(keys, "nic.pcie")
+		before.NICPCIe, after.NICPCIe = link(cg, cw), link(ng, nw)
 	}
-	if len(keys) == 0 {
+	if !gpu && !nic {
 		return nil
-	}
-	var before, after []string
-	for _, k := range keys {
-		before = append(before, k+"="+capable)
-		after = append(after, k+"="+now)
 	}
 	p := "rdma"
 	if hasRDMA(e) && onPeerRoute(e, l.lower.Address) {
 		p = "gdr"
 	}
 	return &Cost{Lead: "a link trained down to " + now + " (" + capable + " possible)",
-		Before: Case{Path: p, Set: before}, After: Case{Path: p, Set: after}}
+		Before: Case{Path: p, Set: caseKeys(before)}, After: Case{Path: p, Set: caseKeys(after)}}
 }
 
 // nvmlLinkFindings judge GPU links from NVML where sysfs has none (a VM):
@@ -340,8 +337,8 @@ func nvmlLinkFindings(e *Env, s *topo.System, set map[string]topo.PCIDevice) []F
 			f.Title = "GPU link trained to " + cur + " of " + max + " (NVML; the width does not drop at idle)"
 			f.Fix = "Reseat the GPU or its riser; check the slot's wiring and the BIOS link settings."
 			f.Cost = &Cost{Lead: "a trained-down GPU link",
-				Before: Case{Path: gpuPath(e), Set: []string{"gpu.pcie=" + topo.LinkName(d.PCIeGenMax, d.PCIeWidthMax)}},
-				After:  Case{Path: gpuPath(e), Set: []string{"gpu.pcie=" + topo.LinkName(max1(d.PCIeGenCurrent, d.PCIeGenMax), d.PCIeWidthCurrent)}}}
+				Before: Case{Path: gpuPath(e), Set: caseKeys(calib.Facts{GPUPCIe: link(d.PCIeGenMax, d.PCIeWidthMax)})},
+				After:  Case{Path: gpuPath(e), Set: caseKeys(calib.Facts{GPUPCIe: link(max1(d.PCIeGenCurrent, d.PCIeGenMax), d.PCIeWidthCurrent)})}}
 		case d.PCIeGenCurrent > 0 && d.PCIeGenCurrent < d.PCIeGenMax:
 			f.Severity = Info
 			f.Title = "GPU link at " + cur + " of " + max + " now (NVML): a GPU lowers its link speed when idle"
@@ -425,8 +422,8 @@ func payloadFindings(e *Env, s *topo.System, set map[string]topo.PCIDevice) []Fi
 		mps.Why = "Every TLP carries at most MPS bytes of payload behind a fixed header: a smaller MPS spends more of the link on headers."
 		mps.Fix = "Boot with pci=pcie_bus_perf (the kernel sets the largest MPS the hierarchy allows) or raise MPS in the BIOS."
 		mps.Cost = &Cost{Lead: fmt.Sprintf("MPS %d B instead of %d B", mpsMin, supMin),
-			Before: Case{Path: gpuPath(e), Set: []string{fmt.Sprintf("pcie.mps=%dB", supMin)}},
-			After:  Case{Path: gpuPath(e), Set: []string{fmt.Sprintf("pcie.mps=%dB", mpsMin)}}}
+			Before: Case{Path: gpuPath(e), Set: caseKeys(calib.Facts{MPS: is(units.Bytes(supMin))})},
+			After:  Case{Path: gpuPath(e), Set: caseKeys(calib.Facts{MPS: is(units.Bytes(mpsMin))})}}
 	default:
 		mps.Severity = OK
 		mps.Title = fmt.Sprintf("Max_Payload_Size %d bytes: the largest every function on the way supports", mpsMin)

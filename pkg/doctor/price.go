@@ -1,8 +1,8 @@
 package doctor
 
-// This file is the only one in the package that uses pkg/model: the
-// scenario, its keys (as text, through Scenario.Set) and the evaluation of
-// a path at a message size.
+// This file is the only one in the package that evaluates the model: the
+// scenario with this host's keys and a case's applied (typed overrides,
+// Scenario.Apply) and a path at a message size.
 
 import (
 	"fmt"
@@ -41,12 +41,11 @@ func (p *Pricer) Fix(keys ...string) {
 }
 
 // hostKeys drops the host keys the person fixed.
-func (p *Pricer) hostKeys(host []string) []string {
-	var out []string
-	for _, kv := range host {
-		k, _, _ := strings.Cut(kv, "=")
-		if !p.fixed[k] {
-			out = append(out, kv)
+func (p *Pricer) hostKeys(host []model.Override) []model.Override {
+	var out []model.Override
+	for _, o := range host {
+		if !p.fixed[o.Key] {
+			out = append(out, o)
 		}
 	}
 	return out
@@ -70,25 +69,17 @@ func (p *Pricer) Name() string { return p.name }
 
 // scenario returns the base with the host's keys and then sets applied,
 // all at once (so that a key and those it implies resolve together).
-func (p *Pricer) scenario(host, sets []string) (*model.Scenario, error) {
+func (p *Pricer) scenario(host, sets []model.Override) (*model.Scenario, error) {
 	s := p.base.Clone()
-	hostOvs, err := model.ParseSets(host, "this host")
-	if err != nil {
-		return nil, err
-	}
 	// A host key the model refuses (a link it does not know) is left out:
 	// the scenario's own value stands.
 	var kept []model.Override
-	for _, o := range hostOvs {
+	for _, o := range host {
 		if try := s.Clone(); try.Apply(append(kept, o)...) == nil {
 			kept = append(kept, o)
 		}
 	}
-	ovs, err := model.ParseSets(sets, "the case priced")
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Apply(append(kept, ovs...)...); err != nil {
+	if err := s.Apply(append(kept, sets...)...); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -115,7 +106,7 @@ func refIndex(before, after *evaluated) int {
 	return mib
 }
 
-func (p *Pricer) evaluate(c Case, host []string) (*evaluated, error) {
+func (p *Pricer) evaluate(c Case, host []model.Override) (*evaluated, error) {
 	s, err := p.scenario(host, c.Set)
 	if err != nil {
 		return nil, err
@@ -137,8 +128,8 @@ func (p *Pricer) evaluate(c Case, host []string) (*evaluated, error) {
 }
 
 // Price evaluates both cases of c at 8 B, 1 MiB and 1 GiB. host are this
-// machine's keys, applied to the scenario before each case's own.
-func (p *Pricer) Price(c Cost, host []string) *Price {
+// machine's keys, applied to the scenario with each case's own.
+func (p *Pricer) Price(c Cost, host []model.Override) *Price {
 	pr := &Price{Before: c.Before, After: c.After}
 	if c.Unpriced != "" {
 		pr.Note = c.Unpriced

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Prices are what the model says, in the order of the cases; checked as
@@ -29,7 +30,7 @@ func TestPrice(t *testing.T) {
 		}
 	}
 	// A degraded link on the same path.
-	pr = p.Price(Cost{Lead: "x", Before: Case{Path: "gdr", Set: []string{"gpu.pcie=gen5x16"}}, After: Case{Path: "gdr", Set: []string{"gpu.pcie=gen3x8"}}}, nil)
+	pr = p.Price(Cost{Lead: "x", Before: Case{Path: "gdr", Set: []model.Override{{Key: "gpu.pcie", Value: model.Link{Gen: 5, Lanes: 16}}}}, After: Case{Path: "gdr", Set: []model.Override{{Key: "gpu.pcie", Value: model.Link{Gen: 3, Lanes: 8}}}}}, nil)
 	if !strings.HasPrefix(pr.Summary, "x: the gdr path moves") || pr.Points[2].BandwidthAfter >= pr.Points[2].BandwidthBefore {
 		t.Errorf("%+v", pr)
 	}
@@ -37,10 +38,10 @@ func TestPrice(t *testing.T) {
 	if pr = p.Price(Cost{Lead: "x", Unpriced: "no parameter"}, nil); pr.Note != "no parameter" || len(pr.Points) != 0 {
 		t.Errorf("%+v", pr)
 	}
-	if pr = p.Price(Cost{Lead: "x", Before: Case{Path: "gdr", Set: []string{"nic.kind=ethernet", "nic.rdma=false"}}, After: Case{Path: "tcp"}}, nil); !strings.Contains(pr.Note, "not priced") {
+	if pr = p.Price(Cost{Lead: "x", Before: Case{Path: "gdr", Set: []model.Override{{Key: "nic.kind", Value: model.KindEthernet}, {Key: "nic.rdma", Value: false}}}, After: Case{Path: "tcp"}}, nil); !strings.Contains(pr.Note, "not priced") {
 		t.Errorf("infeasible: %+v", pr)
 	}
-	if pr = p.Price(Cost{Lead: "x", Before: Case{Path: "gdr", Set: []string{"no.such=key"}}, After: Case{Path: "tcp"}}, nil); !strings.Contains(pr.Note, "not priced") {
+	if pr = p.Price(Cost{Lead: "x", Before: Case{Path: "gdr", Set: []model.Override{{Key: "no.such", Value: "key"}}}, After: Case{Path: "tcp"}}, nil); !strings.Contains(pr.Note, "not priced") {
 		t.Errorf("bad key: %+v", pr)
 	}
 	// Identical cases: no difference.
@@ -54,17 +55,43 @@ func TestPrice(t *testing.T) {
 func TestHostKeysAndFix(t *testing.T) {
 	p := NewPricer(model.Default(), "preset default")
 	c := Cost{Lead: "x", Before: Case{Path: "gdr"}, After: Case{Path: "gdr"}}
-	slow := p.Price(c, []string{"gpu.pcie=gen3x4"})
+	slow := p.Price(c, []model.Override{{Key: "gpu.pcie", Value: model.Link{Gen: 3, Lanes: 4}}})
 	fast := p.Price(c, nil)
 	if !(slow.Points[2].BandwidthBefore < fast.Points[2].BandwidthBefore) {
 		t.Errorf("host key ignored: %g vs %g", slow.Points[2].BandwidthBefore, fast.Points[2].BandwidthBefore)
 	}
 	p.Fix("gpu.pcie=gen5x16")
-	if got := p.hostKeys([]string{"gpu.pcie=gen3x4", "nic.mtu=1500"}); len(got) != 1 || got[0] != "nic.mtu=1500" {
+	host := []model.Override{{Key: "gpu.pcie", Value: model.Link{Gen: 3, Lanes: 4}}, {Key: "nic.mtu", Value: units.Bytes(1500)}}
+	if got := p.hostKeys(host); len(got) != 1 || got[0].Key != "nic.mtu" {
 		t.Errorf("fixed key overridden: %v", got)
 	}
 	r := runTree(t, "cross-socket")
 	if len(r.Host) == 0 {
 		t.Fatal("no host keys")
+	}
+}
+
+// Every key a check suggests is typed: what it read reaches the scenario
+// through calib.Overrides, never as "key=value" text parsed back; only
+// names, kinds and families are text.
+func TestCaseKeysTyped(t *testing.T) {
+	text := map[string]bool{"gpu.model": true, "cpu.model": true, "cpu.family": true, "nic.model": true, "nic.kind": true, "network.switch": true}
+	n := 0
+	for _, tree := range []string{"cross-socket", "bridge-bad", "bad", "h200-vm", "pix-good"} {
+		r := runTree(t, tree)
+		for _, f := range r.Findings {
+			if f.Cost == nil {
+				continue
+			}
+			for _, o := range append(append([]model.Override(nil), f.Cost.Before.Set...), f.Cost.After.Set...) {
+				n++
+				if _, isText := o.Value.(string); isText && !text[o.Key] {
+					t.Errorf("%s %s: %s given as text %q", tree, f.ID, o.Key, o.Value)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no case keys seen")
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/topo"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // rdmaCheck reads the RDMA devices (/sys/class/infiniband): each port's
@@ -62,7 +65,7 @@ func (rdmaCheck) Run(e *Env) []Finding {
 			f.Title = "no RDMA device: GPU traffic between nodes can only take TCP"
 			f.Why = "Without an RDMA NIC (or with its driver not loaded: mlx5_ib, bnxt_re, irdma …) there is neither GPUDirect RDMA nor host-staged RDMA; NCCL uses its socket transport."
 			f.Fix = "On a host with an RDMA NIC: load its RDMA driver (modprobe mlx5_ib) and check ibv_devinfo. On this host there is none to use."
-			f.Cost = &Cost{Lead: "no RDMA", Before: Case{Path: "gdr", Set: []string{"nic.rdma=true", "nic.kind=roce"}},
+			f.Cost = &Cost{Lead: "no RDMA", Before: Case{Path: "gdr", Set: caseKeys(calib.Facts{NICKind: is(model.KindRoCE), RDMA: is(true)})},
 				After: Case{Path: "tcp"}}
 		} else {
 			f.Severity = Info
@@ -217,7 +220,7 @@ func mtuFinding(e *Env, s *topo.System, d topo.RDMADevice, p topo.RDMAPort) Find
 	f.Why = "RoCE carries at most the IB MTU that fits in the interface MTU; every RDMA message is cut into packets of that size, each with its own headers and NIC work."
 	f.Fix = "Raise the interface MTU to ≥ 4200 (9000 on an AI fabric, end to end): ip link set " + strings.Join(d.NetDevs, "/") + " mtu 9000."
 	f.Cost = &Cost{Lead: fmt.Sprintf("RoCE MTU %d instead of 4096", active),
-		Before: Case{Path: "gdr", Set: []string{"nic.kind=roce", "nic.mtu=9000"}},
-		After:  Case{Path: "gdr", Set: []string{"nic.kind=roce", fmt.Sprintf("nic.mtu=%d", m)}}}
+		Before: Case{Path: "gdr", Set: caseKeys(calib.Facts{NICKind: is(model.KindRoCE), MTU: is(units.Bytes(9000))})},
+		After:  Case{Path: "gdr", Set: caseKeys(calib.Facts{NICKind: is(model.KindRoCE), MTU: is(units.Bytes(m))})}}
 	return f
 }

@@ -2,6 +2,9 @@ package doctor
 
 import (
 	"fmt"
+
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
 )
 
 // Check is one family of checks: it reads what it needs through the Env
@@ -46,9 +49,11 @@ func CheckNames() []string {
 func Run(o Options) *Report {
 	e := newEnv(o)
 	r := &Report{Roots: o.Roots, GPUSource: gpuSourceLine(e)}
+	var host []model.Override
 	if o.Pricer != nil {
 		r.Scenario = o.Pricer.Name()
-		r.Host = o.Pricer.hostKeys(hostKeys(e))
+		host = o.Pricer.hostKeys(calib.Overrides(hostFacts(e)))
+		r.Host = texts(host)
 	}
 	for _, c := range checks {
 		for _, f := range runCheck(c, e) {
@@ -56,7 +61,7 @@ func Run(o Options) *Report {
 				f.Check = c.Name()
 			}
 			if f.Cost != nil && o.Pricer != nil {
-				f.Price = o.Pricer.Price(*f.Cost, r.Host)
+				f.Price = o.Pricer.Price(*f.Cost, host)
 			}
 			r.Findings = append(r.Findings, f)
 		}

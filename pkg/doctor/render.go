@@ -97,7 +97,7 @@ func writePrice(b *strings.Builder, p *Price) {
 			formatRate(pt.BandwidthBefore)+" → "+formatRate(pt.BandwidthAfter))
 	}
 	if len(p.Before.Set) > 0 || len(p.After.Set) > 0 {
-		wrapTo(b, "        ", "          ", fmt.Sprintf("(%s: %s; %s: %s)", p.Before.Path, setText(p.Before.Set), p.After.Path, setText(p.After.Set)))
+		wrapTo(b, "        ", "          ", fmt.Sprintf("(%s: %s; %s: %s)", p.Before.Path, setText(texts(p.Before.Set)), p.After.Path, setText(texts(p.After.Set))))
 	}
 }
 

@@ -5,7 +5,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/topo"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // ncclGDRLevel is NCCL's default limit for GPUDirect RDMA: it is used
@@ -205,8 +209,8 @@ func gpuNICFindings(e *Env, s *topo.System, gpus []topo.PCIDevice) []Finding {
 			f.Why = "NCCL uses GPUDirect RDMA only when GPU and NIC are at most " + string(ncclGDRLevel) + " apart (NCCL_NET_GDR_LEVEL); farther, the NIC reads a bounce buffer in host memory, and peer traffic across the host bridge or the sockets is slow on many platforms anyway."
 			f.Fix = "Run on a GPU that shares a PCIe switch with an RDMA NIC (NCCL picks the closest NIC by itself), or move the NIC to the GPU's switch. To force GPUDirect here: NCCL_NET_GDR_LEVEL=" + string(r.Class) + " (measure first: the model's peer factor for " + string(r.Class) + " is an assumption)."
 			f.Cost = &Cost{Lead: "NCCL turns GPUDirect RDMA off for this GPU",
-				Before: Case{Path: "gdr", Set: []string{"topology.gpu_nic=" + string(ncclGDRLevel)}},
-				After:  Case{Path: "rdma", Set: []string{"topology.gpu_nic=" + string(r.Class)}}}
+				Before: Case{Path: "gdr", Set: caseKeys(calib.Facts{GPUNIC: class(ncclGDRLevel)})},
+				After:  Case{Path: "rdma", Set: caseKeys(calib.Facts{GPUNIC: class(r.Class)})}}
 		}
 		out = append(out, f)
 	}
@@ -275,62 +279,66 @@ func gpuGPUFinding(e *Env, gpus []topo.PCIDevice) *Finding {
 	return f
 }
 
-// hostKeys are the scenario keys this machine's facts set, applied to the
-// scenario before every price: the GPU's PCIe link, and with an RDMA NIC its
-// class, link, kind, rate and MTU. Keys that cannot be read are left to the
+// hostFacts are this machine's facts that prices apply to the scenario
+// before every case (calib.Overrides): the first GPU's name (NVML) and
+// PCIe link (sysfs, else NVML), and with an RDMA NIC or a physical network
+// controller closest to it their class, the NIC's link, and with RDMA its
+// kind, rate and (RoCE) MTU. Facts that cannot be read are left to the
 // scenario.
-func hostKeys(e *Env) []string {
-	return once(e, "hostkeys", func() []string {
+func hostFacts(e *Env) calib.Facts {
+	return once(e, "hostfacts", func() calib.Facts {
+		var f calib.Facts
 		s, err := e.system()
 		if err != nil {
-			return nil
+			return f
 		}
 		gpus := s.GPUs()
-		var keys []string
 		var g topo.PCIDevice
 		if len(gpus) > 0 {
 			g = gpus[0]
-			link := g.Link.Max()
-			if link == "" {
-				link = nvmlMaxLink(e, g.Address)
+			at := src(sysTree, "bus/pci/devices/"+g.Address)
+			if gen, w := g.Link.MaxGen(), g.Link.MaxWidth; gen > 0 && w > 0 {
+				f.GPUPCIe = calib.Found(model.Link{Gen: gen, Lanes: w}, at+"/max_link_speed, max_link_width")
+			} else if d, ok := nvmlDevice(e, g.Address); ok && d.PCIeGenMax > 0 && d.PCIeWidthMax > 0 {
+				f.GPUPCIe = calib.Found(model.Link{Gen: d.PCIeGenMax, Lanes: d.PCIeWidthMax}, fmt.Sprintf("NVML nvmlDeviceGetMaxPcieLink*(gpu%d)", d.Index))
 			}
-			if link != "" {
-				keys = append(keys, "gpu.pcie="+link)
+			if d, ok := nvmlDevice(e, g.Address); ok && d.Name != "" {
+				f.GPU = calib.Found(d.Name, fmt.Sprintf("NVML nvmlDeviceGetName(gpu%d)", d.Index))
 			}
 		}
 		r, ok := closest(e)[g.Address]
 		if !ok || !(r.rdma || physicalNIC(r.nic)) {
-			return keys
+			return f
 		}
+		nicAt := src(sysTree, "bus/pci/devices/"+r.nic.Address)
 		if r.Class.PCIe() {
-			keys = append(keys, "topology.gpu_nic="+string(r.Class))
+			f.GPUNIC = calib.Found(model.Class(r.Class), "the PCI tree: GPU "+g.Address+" to its closest NIC "+r.nicName())
 		}
-		if l := r.nic.Link.Max(); l != "" {
-			keys = append(keys, "nic.pcie="+l)
+		if gen, w := r.nic.Link.MaxGen(), r.nic.Link.MaxWidth; gen > 0 && w > 0 {
+			f.NICPCIe = calib.Found(model.Link{Gen: gen, Lanes: w}, nicAt+"/max_link_speed, max_link_width")
 		}
 		if !r.rdma {
-			return keys
+			return f
 		}
 		for _, d := range s.RDMA {
 			if d.PCIAddress != r.nic.Address || len(d.Ports) == 0 {
 				continue
 			}
 			p := d.Ports[0]
-			switch topo.LinkKind(p.LinkLayer) {
-			case "ib":
-				keys = append(keys, "nic.kind=ib", "nic.rdma=true", "nic.mtu=4096")
-			case "roce":
-				keys = append(keys, "nic.kind=roce", "nic.rdma=true")
-				if m := netdevMTU(s, d.NetDevs); m > 0 {
-					keys = append(keys, fmt.Sprintf("nic.mtu=%d", m))
+			at := src(sysTree, fmt.Sprintf("class/infiniband/%s/ports/%d", d.Name, p.Port))
+			switch k := topo.LinkKind(p.LinkLayer); k {
+			case model.KindIB, model.KindRoCE:
+				f.NICKind, f.RDMA = calib.Found(k, at+"/link_layer"), calib.Found(true, src(sysTree, "class/infiniband/"+d.Name))
+				if m := netdevMTU(s, d.NetDevs); m > 0 && k == model.KindRoCE {
+					f.MTU = calib.Found(units.Bytes(m), "the MTU of "+strings.Join(d.NetDevs, "/"))
 				}
 			}
 			if p.Active() && p.RateBps > 0 {
-				keys = append(keys, fmt.Sprintf("nic.rate=%gGbit/s", p.RateBps/1e9))
+				f.NICRate = calib.Found(units.Rate(p.RateBps/8), at+"/rate")
 			}
 			break
 		}
-		return keys
+		return f
 	})
 }
 
@@ -345,18 +353,18 @@ func netdevMTU(s *topo.System, names []string) int {
 	return 0
 }
 
-// nvmlMaxLink is the GPU's maximum link as NVML reports it ("gen5x16").
-func nvmlMaxLink(e *Env, addr string) string {
+// nvmlDevice is the GPU at addr as NVML reports it.
+func nvmlDevice(e *Env, addr string) (record.GPUDevice, bool) {
 	g, err := e.gpuInventory()
 	if err != nil {
-		return ""
+		return record.GPUDevice{}, false
 	}
 	for _, d := range g.Devices {
 		if d.PCIBusID == addr {
-			return topo.LinkName(d.PCIeGenMax, d.PCIeWidthMax)
+			return d, true
 		}
 	}
-	return ""
+	return record.GPUDevice{}, false
 }
 
 // sortedKeys returns m's keys in order.

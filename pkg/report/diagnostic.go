@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/units"
 )
@@ -16,7 +16,7 @@ import (
 // summary.txt: each probe's outcome, the CUDA copies at every size, the NVML
 // cross-check of the sustained copies and this host's scenario values
 // (overrides, calib.ThisHost of the run).
-func DiagnosticText(rd *record.RunData, overrides []calib.Override) string {
+func DiagnosticText(rd *record.RunData, overrides []model.Override) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, "probes:")
 	for _, p := range rd.Manifest.Probes {
@@ -41,7 +41,11 @@ func DiagnosticText(rd *record.RunData, overrides []calib.Override) string {
 	if len(overrides) > 0 {
 		fmt.Fprintln(&b, "\nthis host (scenario overrides):")
 		for _, o := range overrides {
-			fmt.Fprintf(&b, "  %-18s %-12s %s\n", o.Key, o.Value, o.Source)
+			v, err := o.Text()
+			if err != nil {
+				v = "refused: " + err.Error()
+			}
+			fmt.Fprintf(&b, "  %-18s %-12s %s\n", o.Key, v, o.Source)
 		}
 	}
 	return b.String()

@@ -37,9 +37,72 @@ func FromImported(run *importers.Run, s *model.Scenario) Imported {
 // its series there.
 func judgeFile(s *model.Scenario, f ImportedFile, run Hardware) *ImportedModel {
 	m := &ImportedModel{Hardware: mergeHardware(f.Hardware, run)}
-	m.Scenario, m.Sets, m.Agrees, m.Refused = hardwareScenario(s, m.Hardware)
+	m.Scenario, m.Sets, m.Agrees, m.Refused = withHardware(s, hardwareFacts(m.Hardware))
 	m.Groups = calib.JudgeImported(m.Scenario, f.Series, f.NCCL, m.Hardware.MemoryGPU)
 	return m
+}
+
+// hardwareFacts are the facts of the hardware an output names, for
+// calib.Overrides: the first GPU, every NIC port (its link layer when it
+// says InfiniBand or RoCE, its rate, whether it is active) and the GPU–NIC
+// class.
+func hardwareFacts(hw Hardware) calib.Facts {
+	var f calib.Facts
+	if len(hw.GPUs) > 0 {
+		f.GPU = calib.Found(hw.GPUs[0], "the output's GPU"+lineOf(hw.GPUSource))
+	}
+	kinds := map[string]string{"InfiniBand": model.KindIB, "IB": model.KindIB, "RoCE": model.KindRoCE}
+	for _, n := range hw.NICs {
+		f.Ports = append(f.Ports, calib.Port{Name: n.Name, Kind: kinds[n.LinkLayer], Rate: units.Rate(n.RateBps / 8),
+			Down: n.State != "" && !strings.Contains(strings.ToLower(n.State), "active"), Source: n.Source})
+	}
+	if c, err := model.ParseClass(hw.GPUNIC); err == nil {
+		f.GPUNIC = calib.Found(c, "nearest GPU–NIC class"+lineOf(hw.GPUNICSource))
+	}
+	return f
+}
+
+// withHardware is base with the keys the facts give (calib.Overrides),
+// each with where it came from ("nic.rate=200Gbit/s (mlx5_0 port 1 port
+// rate (ibstat.txt line 9))"), then the keys the catalog entries they name
+// imply (gpu.model: the GPU's PCIe link, memory and NVLink); agrees are
+// the keys the facts confirm, refused those the scenario does not take
+// (left as base has them).
+func withHardware(base *model.Scenario, f calib.Facts) (s *model.Scenario, sets, agrees, refused []string) {
+	s = base.Clone()
+	for _, o := range calib.Overrides(f) {
+		text, err := o.Text()
+		if err != nil {
+			refused = append(refused, fmt.Sprintf("%s (%s): %v", o.Key, o.Source, err))
+			continue
+		}
+		if old, _ := s.Get(o.Key); old == text {
+			agrees = append(agrees, o.Key+"="+text)
+			continue
+		}
+		try := s.Clone()
+		if err := try.Apply(o); err != nil {
+			refused = append(refused, fmt.Sprintf("%s=%s (%s): %v", o.Key, text, o.Source, err))
+			continue
+		}
+		s = try
+		sets = append(sets, fmt.Sprintf("%s=%s (%s)", o.Key, text, o.Source))
+	}
+	for _, r := range s.Resolution() {
+		if r.Rule == model.RuleCatalog {
+			if old, _ := base.Get(r.Key); old != r.Value {
+				sets = append(sets, fmt.Sprintf("%s=%s (%s)", r.Key, r.Value, r.Source))
+			}
+		}
+	}
+	return s, sets, agrees, refused
+}
+
+func lineOf(src string) string {
+	if src == "" {
+		return ""
+	}
+	return ", " + src
 }
 
 // mergeHardware adds the run's inventory to a file's hardware where the

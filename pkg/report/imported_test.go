@@ -128,7 +128,7 @@ func TestImportedSection(t *testing.T) {
 		// UDP has no model.
 		"not compared: the model has no UDP path",
 		// The hardware of the run's ibstat file is used for every file.
-		"nic.rate=400Gbit/s (mlx5_0 port 1 port rate, ibstat.txt line 9)",
+		"nic.rate=400Gbit/s (mlx5_0 port 1 port rate (ibstat.txt line 9))",
 		"gpu.pcie=gen4x16 (A100-SXM4-80GB: NVIDIA A100 Tensor Core GPU datasheet (2021): PCIe Gen4 host interface (64 GB/s))",
 		"No measurements in this file",
 	} {

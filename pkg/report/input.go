@@ -101,8 +101,9 @@ type Variant struct {
 	Name string
 	// Why says in a sentence what the change means for the hardware.
 	Why string
-	// Sets are the key=value changes applied to the report's scenario.
-	Sets [][2]string
+	// Sets are the keys changed in the report's scenario, typed (applied
+	// together, Scenario.Apply).
+	Sets []model.Override
 	// Scenario is the changed scenario (filled by Variants or by Render).
 	Scenario *model.Scenario
 }

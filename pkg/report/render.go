@@ -274,8 +274,8 @@ func manifest(in *Input, d *doc, rep *Report, files []string) manifestJSON {
 	}
 	for _, v := range in.Variants {
 		sets := map[string]string{}
-		for _, kv := range v.Sets {
-			sets[kv[0]] = kv[1]
+		for _, o := range v.Sets {
+			sets[o.Key] = overrideText(o)
 		}
 		m.WhatIf = append(m.WhatIf, variantJSON{Name: v.Name, Why: v.Why, Sets: sets})
 	}

@@ -213,8 +213,11 @@ func TestVariants(t *testing.T) {
 		}
 		var got []string
 		for _, v := range vs {
-			for _, kv := range v.Sets {
-				got = append(got, kv[0]+"="+kv[1])
+			for _, o := range v.Sets {
+				if _, isText := o.Value.(string); isText {
+					t.Errorf("%s: what-if %s given as text %q", tc.preset, o.Key, o.Value)
+				}
+				got = append(got, o.Key+"="+overrideText(o))
 			}
 			if v.Scenario == nil || v.Why == "" {
 				t.Errorf("%s: variant %q is not resolved or not explained", tc.preset, v.Name)
@@ -231,7 +234,7 @@ func TestVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	vs, _ := Variants(s)
-	if vs[1].Sets[0][1] != "400Gbit/s" {
+	if overrideText(vs[1].Sets[0]) != "400Gbit/s" {
 		t.Errorf("at 800 Gbit/s the NIC rate is halved, got %v", vs[1].Sets)
 	}
 }

@@ -23,11 +23,11 @@ func Variants(s *model.Scenario) ([]Variant, error) {
 	if c := s.Topology.GPUNIC; c == model.PIX || c == model.PXB {
 		vs = append(vs, Variant{Name: "GPU and NIC on different sockets (SYS)",
 			Why:  fmt.Sprintf("the NIC sits on the other socket (topology.gpu_nic %s → SYS), so GPU↔NIC peer traffic crosses the inter-socket link; NCCL does not use GPUDirect RDMA there by default", c),
-			Sets: [][2]string{{"topology.gpu_nic", "SYS"}}})
+			Sets: []model.Override{{Key: "topology.gpu_nic", Value: model.SYS}}})
 	} else {
 		vs = append(vs, Variant{Name: "GPU and NIC under one PCIe switch (PIX)",
 			Why:  fmt.Sprintf("GPU and NIC move under one PCIe switch (topology.gpu_nic %s → PIX), the placement GPUDirect RDMA wants", c),
-			Sets: [][2]string{{"topology.gpu_nic", "PIX"}}})
+			Sets: []model.Override{{Key: "topology.gpu_nic", Value: model.PIX}}})
 	}
 	rate := s.NIC.Rate
 	const gbit = 1e9 / 8
@@ -35,12 +35,12 @@ func Variants(s *model.Scenario) ([]Variant, error) {
 		nr := 2 * rate
 		vs = append(vs, Variant{Name: "NIC rate doubled (" + nr.Gbits() + ")",
 			Why:  fmt.Sprintf("the next port generation on the same hosts (nic.rate %s → %s): the paths whose bottleneck is not the wire fall behind", rate.Gbits(), nr.Gbits()),
-			Sets: [][2]string{{"nic.rate", nr.BitString()}}})
+			Sets: []model.Override{{Key: "nic.rate", Value: nr}}})
 	} else {
 		nr := rate / 2
 		vs = append(vs, Variant{Name: "NIC rate halved (" + nr.Gbits() + ")",
 			Why:  fmt.Sprintf("the previous port generation on the same hosts (nic.rate %s → %s)", rate.Gbits(), nr.Gbits()),
-			Sets: [][2]string{{"nic.rate", nr.BitString()}}})
+			Sets: []model.Override{{Key: "nic.rate", Value: nr}}})
 	}
 	for i := range vs {
 		if err := vs[i].resolve(s); err != nil {
@@ -57,26 +57,39 @@ func (v *Variant) resolve(base *model.Scenario) error {
 	}
 	s := base.Clone()
 	ovs := make([]model.Override, len(v.Sets))
-	for i, kv := range v.Sets {
-		ovs[i] = model.Override{Key: kv[0], Value: kv[1], Source: "what-if " + v.Name}
+	for i, o := range v.Sets {
+		if o.Source == "" {
+			o.Source = "what-if " + v.Name
+		}
+		ovs[i] = o
 	}
 	if err := s.Apply(ovs...); err != nil {
 		return fmt.Errorf("report: what-if %q: %w", v.Name, err)
 	}
 	var kvs []string
-	for _, kv := range v.Sets {
-		kvs = append(kvs, kv[0]+"="+kv[1])
+	for _, o := range v.Sets {
+		kvs = append(kvs, o.Key+"="+overrideText(o))
 	}
 	s.Name = base.Name + " with " + strings.Join(kvs, ", ")
 	v.Scenario = s
 	return nil
 }
 
+// overrideText is an override's value as --set writes it (resolve has
+// checked it).
+func overrideText(o model.Override) string {
+	v, err := o.Text()
+	if err != nil {
+		return fmt.Sprint(o.Value)
+	}
+	return v
+}
+
 // setsText writes a variant's changes as --set arguments.
 func (v *Variant) setsText() string {
 	var parts []string
-	for _, kv := range v.Sets {
-		parts = append(parts, "--set "+kv[0]+"="+kv[1])
+	for _, o := range v.Sets {
+		parts = append(parts, "--set "+o.Key+"="+overrideText(o))
 	}
 	return strings.Join(parts, " ")
 }

@@ -6,69 +6,62 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
-// Derived is the scenario a row's hardware columns describe.
-type Derived struct {
-	Scenario *model.Scenario
-	// Base is the preset it starts from: the one of the same generation.
+// Mode says what a row is modeled from.
+type Mode string
+
+// The modes.
+const (
+	// Full: the preset of the row's generation (Reading.Base), what the
+	// row states and, where it names no hardware, the hardware of its era.
+	Full Mode = "full"
+	// Partial: the default preset and only what the row states: how far the
+	// model's defaults and rules carry from the hardware a row names.
+	Partial Mode = "partial"
+)
+
+// Modes lists the modes in print order.
+var Modes = []Mode{Full, Partial}
+
+// Reading is what a row's text says: the hardware facts it states (names
+// where it names hardware the catalog knows, the keys its columns give),
+// the assumptions of its era where it names no hardware, and its
+// software's keys.
+type Reading struct {
+	// Stated are the facts the row's gpu, nic, pcie and topology columns
+	// state, each with the column it was read from.
+	Stated calib.Facts
+	// Era is what the row's era implies where the row names nothing (an
+	// NVIDIA Tesla of 2015: a Kepler K40 on FDR InfiniBand; a Kepler GPU's
+	// host: Intel before Skylake): the full mode's assumptions.
+	Era calib.Facts
+	// Software are the keys the software column sets: who posts for the
+	// GPU, inline sizes, flows, chunks (profile).
+	//
+	// TODO(software.stack): when the model has the software.stack key
+	// (perftest, ucx, nccl, ...), the column names the stack and these keys
+	// become the stack's own.
+	Software []model.Override
+	// Base is the preset of the row's generation: the full mode's base.
 	Base string
-	// Set lists the keys taken from the row's columns, "key=value (why)".
+}
+
+// Derived is the scenario of a row in one mode.
+type Derived struct {
+	Mode     Mode
+	Scenario *model.Scenario
+	// Base is the preset it starts from: the one of the row's generation
+	// (full) or default (partial).
+	Base string
+	// Set lists what was given, "key=value (source)".
 	Set []string
-	// Assumed lists the defaults used where the row says n/s or nothing.
+	// Assumed lists the keys of the row's path the row leaves open, with
+	// the value the scenario took and the rule that gave it.
 	Assumed []string
-}
-
-func (d *Derived) set(key, value, why string) error {
-	if err := d.Scenario.Set(key, value); err != nil {
-		return err
-	}
-	d.Set = append(d.Set, fmt.Sprintf("%s=%s (%s)", key, value, why))
-	return nil
-}
-
-func (d *Derived) assume(key, why string) {
-	v, _ := d.Scenario.Get(key)
-	d.Assumed = append(d.Assumed, fmt.Sprintf("%s=%s (%s)", key, v, why))
-}
-
-// gpuFacts are datasheet facts ([gk] in the table's sense: general product
-// knowledge, never a published value) about a GPU named in a row.
-type gpuFacts struct {
-	match  string // substring of the gpu column, most specific first
-	gen    int    // PCIe generation
-	memory string // HBM/GDDR bandwidth (datasheet)
-	flush  bool   // compute capability below 9.0: NCCL flushes GDR receives (src/graph/paths.cc)
-	// socket is the inter-socket rate of the hosts of the GPU's generation
-	// ("": the base preset's).
-	socket string
-}
-
-var gpus = []gpuFacts{
-	{"H200", 5, "4.8TB/s", false, ""},        // H200 datasheet: HBM3e 4.8 TB/s, PCIe Gen5
-	{"H100 PCIe", 5, "2TB/s", false, ""},     // H100 PCIe datasheet: 2 TB/s
-	{"H100", 5, "3.35TB/s", false, ""},       // H100 SXM5 datasheet: 3.35 TB/s HBM3
-	{"A100", 4, "2.039TB/s", true, ""},       // A100 80GB datasheet
-	{"V100", 3, "900GB/s", true, ""},         // V100 datasheet: 900 GB/s HBM2, PCIe Gen3
-	{"P100", 3, "732GB/s", true, ""},         // P100 PCIe datasheet
-	{"T4", 3, "320GB/s", true, ""},           // T4 datasheet: 320 GB/s GDDR6, PCIe Gen3
-	{"RTX 6000 Ada", 4, "960GB/s", true, ""}, // RTX 6000 Ada datasheet
-	{"Quadro RTX 6000", 3, "672GB/s", true, ""},
-	// Kepler GPUs sat in Xeon E5 v2/v3 hosts (Ivy Bridge/Haswell; S16 names
-	// an Ivy Bridge host for its K40): NCCL's inter-socket bandwidth for
-	// Intel before Skylake is BDW_QPI_BW = 6 GB/s (src/graph/topo.h).
-	{"K40", 3, "288GB/s", true, "6GB/s"}, // Tesla K40 datasheet
-	{"K80", 3, "240GB/s", true, "6GB/s"}, // Tesla K80 datasheet: 480 GB/s for two GPUs
-	{"L40S", 4, "864GB/s", true, ""},     // L40S datasheet: PCIe Gen4 x16, 864 GB/s GDDR6
-	{"L4", 4, "300GB/s", true, ""},       // L4 datasheet
-	{"A10", 4, "600GB/s", true, ""},      // A10 datasheet
-	{"A30", 4, "933GB/s", true, ""},      // A30 datasheet
-	{"A40", 4, "696GB/s", true, ""},      // A40 datasheet
-	{"MI300X", 5, "5.3TB/s", false, ""},  // AMD Instinct MI300X datasheet: PCIe Gen5 x16, 5.3 TB/s HBM3
-	{"MI250", 4, "3.2TB/s", false, ""},   // AMD Instinct MI250X datasheet
-	{"MI100", 4, "1.2TB/s", false, ""},   // AMD Instinct MI100 datasheet
 }
 
 var (
@@ -76,215 +69,354 @@ var (
 	reMTU    = regexp.MustCompile(`MTU (\d+)`)
 	reCable  = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*m\b`)
 	reGen    = regexp.MustCompile(`(?i)(?:gen\s*([1-6])|PCIe ([1-6])\.0)`)
+	reLanes  = regexp.MustCompile(`\bx(1|2|4|8|16)\b`)
 	reInline = regexp.MustCompile(`inline < (\d+) ?B`)
 	reDist   = regexp.MustCompile(`distance (\d+)`)
 	reThread = regexp.MustCompile(`num_threads=(\d+)`)
 	reSocks  = regexp.MustCompile(`NSOCKS_PERTHREAD=(\d+), SOCKET_NTHREADS=(\d+)`)
+	reIB     = regexp.MustCompile(`InfiniBand|\bIB\b|HCA|EDR|FDR|HDR|NDR|QDR|SDR|Connect-IB|IPoIB`)
+	reIBGen  = regexp.MustCompile(`\b(XDR|NDR200|NDR|HDR100|HDR|EDR|FDR10|FDR|QDR|DDR|SDR)\b`)
+	reBack   = regexp.MustCompile(`back-to-back|both HCAs in one server|HCA loopback|localhost`)
+	reCPU    = regexp.MustCompile(`\b(?:Xeon|EPYC)(?: (?:Platinum|Gold|Silver|Bronze))? (?:[A-Z]\d-)?[A-Z]?\d{4}[A-Z+]*(?: v\d)?`)
+	reCount  = regexp.MustCompile(`^\d+x?\s+`)
+	reGbitsW = regexp.MustCompile(`\s*\d+(?:\.\d+)?\s*(?:Gb/s|Gbit/s|Gbps)\b`)
 )
 
-// ibRates are InfiniBand generations as sold for a 4X port (IBTA).
-var ibRates = []struct{ name, rate string }{
-	{"XDR", "800Gbit/s"}, {"NDR200", "200Gbit/s"}, {"NDR", "400Gbit/s"}, {"HDR100", "100Gbit/s"}, {"HDR", "200Gbit/s"},
-	{"EDR", "100Gbit/s"}, {"FDR", "56Gbit/s"}, {"QDR", "40Gbit/s"}, {"DDR", "20Gbit/s"}, {"SDR", "10Gbit/s"},
+// cpuGenerations are Intel and AMD generations a row may name for its host
+// instead of a model, with NCCL's class of each (src/graph/topo.cc: Intel
+// before Skylake is BDW).
+var cpuGenerations = []struct{ name, family string }{
+	{"Sandy Bridge", model.FamilyIntelBDW}, {"Ivy Bridge", model.FamilyIntelBDW}, {"Haswell", model.FamilyIntelBDW}, {"Broadwell", model.FamilyIntelBDW},
+	{"Skylake", model.FamilyIntelSKL}, {"Cascade Lake", model.FamilyIntelSKL}, {"Ice Lake", model.FamilyIntelSKL},
+	{"Sapphire Rapids", model.FamilyIntelSRP}, {"Granite Rapids", model.FamilyIntelSRP}, {"Emerald Rapids", model.FamilyIntelERP},
+}
+
+// eraHosts are the hosts of GPUs of an architecture the catalog's summary
+// names, for a row that states no CPU: Kepler Teslas sat in Xeon E5 v2/v3
+// servers (Ivy Bridge, Haswell; S16 names an Ivy Bridge host for its K40).
+var eraHosts = []struct{ arch, family, why string }{
+	{"Kepler", model.FamilyIntelBDW, "a Kepler GPU's host: Xeon E5 v2/v3 (Ivy Bridge, Haswell), NCCL's class of Intel before Skylake"},
+}
+
+// genericWords are the words of a column that name no product.
+var genericWords = map[string]bool{
+	"mellanox": true, "nvidia": true, "broadcom": true, "intel": true, "amd": true, "aws": true, "gcp": true, "google": true, "azure": true,
+	"ib": true, "infiniband": true, "nic": true, "nics": true, "nics/node": true, "hca": true, "hcas": true, "rdma": true, "ethernet": true,
+	"vm": true, "vnic": true, "gpu": true, "gpus": true, "single": true, "dual-port": true, "roce": true, "rocev2": true, "adapter": true,
+	"model": true, "of": true, "the": true, "and": true, "with": true, "per": true, "node": true, "host": true, "card": true, "cards": true,
 }
 
 func isNS(s string) bool {
 	t := strings.ToLower(strings.TrimSpace(s))
-	return t == "" || t == "n/s" || strings.HasPrefix(t, "n/s") || t == "n/a"
+	return t == "" || t == "n/s" || strings.HasPrefix(t, "n/s") || t == "n/a" || strings.HasPrefix(t, "none")
 }
 
-// Derive builds the scenario of a row from its gpu, nic, pcie, topology
-// and software columns. The rules, in order:
-//
-//   - base preset by generation: NDR or a Hopper GPU on InfiniBand →
-//     dgx-h100-ndr; HDR or an A100 → a100-hdr; older InfiniBand (EDR, FDR,
-//     QDR, SDR, Connect-IB, ConnectX-4/5) or a GPU before Ampere →
-//     gen3-edr; GCP's TCPXO NICs → gcp-a3-tcpx; otherwise default;
-//   - the GPU's PCIe generation, memory bandwidth and whether GPUDirect
-//     receives need a flush, from its datasheet (gpus); a stated PCIe
-//     generation wins;
-//   - the NIC's kind, rate as sold (an InfiniBand generation name or
-//     "N Gb/s"; a dual-port adapter carries both ports), MTU;
-//   - back to back ("back-to-back", both HCAs in one server, HCA loopback):
-//     no switch and the stated cable; otherwise the base's switch hops;
-//   - the GPU↔NIC class: "PIX"/"same PCIe switch"/"shared switch"/"PCIe
-//     distance ≤ 2" → PIX, "DGX PCIe switch" → PXB, a larger distance →
-//     PHB, "different NUMA node" → SYS;
-//   - a GPU or InfiniBand the row names only by its year (2015): that
-//     year's generation (Kepler K40, FDR), listed as assumed;
-//   - gdrcopy run from the socket that does not host the GPU: its BAR1
-//     loads and stores cross the inter-socket link (topology.cpu_gpu SYS);
-//   - the software (Profile): who posts for the GPU, inline sizes, flows,
-//     NCCL's sockets per connection and Google's TCPXO environment.
-func Derive(r Row) (*Derived, error) {
+// catalogName is the phrase of text that names catalog entries of the
+// kinds most narrowly: of every run of words of every part of the text
+// (parts split at commas, semicolons and parentheses; counts like "2x",
+// rates and generic words like "Mellanox" or "NIC" left out), the one that
+// matches the fewest entries, the longer of equals; "" when none matches.
+func catalogName(text string, kinds ...string) string {
+	var parts []string
+	for _, p := range regexp.MustCompile(`[,;()\[\]]`).Split(text, -1) {
+		p = reGbitsW.ReplaceAllString(reCount.ReplaceAllString(strings.TrimSpace(p), ""), "")
+		var ws []string
+		for _, w := range strings.Fields(p) {
+			if !genericWords[strings.ToLower(w)] {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) > 0 {
+			parts = append(parts, strings.Join(ws, " "))
+		}
+	}
+	best, bestN := "", 0
+	for _, p := range parts {
+		ws := strings.Fields(p)
+		for i := range ws {
+			for j := i + 1; j <= len(ws); j++ {
+				phrase := strings.Join(ws[i:j], " ")
+				if len(phrase) < 3 || isNumber(phrase) {
+					continue
+				}
+				n := 0
+				for _, k := range kinds {
+					n += len(model.CatalogMatches(k, phrase))
+				}
+				if n > 0 && (bestN == 0 || n < bestN || (n == bestN && len(phrase) > len(best))) {
+					best, bestN = phrase, n
+				}
+			}
+		}
+	}
+	return best
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// ibRate is the rate of an InfiniBand generation as the catalog has it.
+func ibRate(gen string) (units.Rate, string, bool) {
+	e, ok := model.LookupCatalog(model.CatalogInfiniBand, gen)
+	if !ok {
+		return 0, "", false
+	}
+	f, ok := e.Fact("nic.rate")
+	if !ok {
+		return 0, "", false
+	}
+	r, err := units.ParseRate(f.Value) // the catalog's data, checked when it loads
+	return r, "the catalog's " + e.Name + ": " + f.Source, err == nil
+}
+
+// base is the preset of a row's generation: NDR or a Hopper GPU on
+// InfiniBand → dgx-h100-ndr; HDR or an A100 → a100-hdr; older InfiniBand
+// (EDR, FDR, QDR, SDR, Connect-IB, ConnectX-4/5) or a GPU before Ampere →
+// gen3-edr; GCP's TCPXO NICs → gcp-a3-tcpx; otherwise default.
+func base(r Row) string {
 	gpu, nic := r.GPU, r.NIC
-	ib := regexp.MustCompile(`InfiniBand|\bIB\b|HCA|EDR|FDR|HDR|NDR|QDR|SDR|Connect-IB|IPoIB`).MatchString(nic)
-	base := "default"
+	ib := reIB.MatchString(nic)
 	switch {
 	case strings.Contains(nic, "TCPXO") || strings.Contains(gpu, "A3-Mega") || strings.Contains(gpu, "a3-mega"):
-		base = "gcp-a3-tcpx"
+		return "gcp-a3-tcpx"
 	case ib && (strings.Contains(nic, "NDR") && !strings.Contains(nic, "NDR200") || strings.Contains(nic, "400 Gb/s")):
-		base = "dgx-h100-ndr"
+		return "dgx-h100-ndr"
 	case ib && (strings.Contains(nic, "HDR") || strings.Contains(nic, "NDR200") || strings.Contains(gpu+r.Topology+nic, "A100")):
-		base = "a100-hdr"
+		return "a100-hdr"
 	case ib || regexp.MustCompile(`ConnectX-[45]|V100|P100|K40|K80|T4|Quadro`).MatchString(nic+" "+gpu):
-		base = "gen3-edr"
+		return "gen3-edr"
 	case strings.Contains(gpu, "A100"):
-		base = "a100-hdr"
+		return "a100-hdr"
 	}
-	s, err := model.Preset(base)
-	if err != nil {
-		return nil, err
-	}
-	d := &Derived{Scenario: s, Base: base}
+	return "default"
+}
 
-	// GPU.
-	found := false
-	// A GPU the row names only by its year: the Tesla generation NVIDIA
-	// sold then (2015: Kepler, the K40 the era's GPUDirect RDMA clusters
-	// ran; its facts below are the K40's).
-	match := gpu
-	if era := "2015"; strings.Contains(gpu, era) && strings.Contains(gpu, "n/s") {
-		match = "K40"
-		d.Assumed = append(d.Assumed, "GPU a Tesla of 2015: Kepler, the K40's datasheet facts")
-	}
-	for _, g := range gpus {
-		if strings.Contains(match, g.match) {
-			found = true
-			if err := d.set("gpu.pcie", fmt.Sprintf("gen%dx16", g.gen), g.match+" datasheet"); err != nil {
-				return nil, err
-			}
-			_ = d.set("gpu.memory_rate", g.memory, g.match+" datasheet")
-			_ = d.set("gpu.gdr_flush", strconv.FormatBool(g.flush), g.match+": compute capability "+map[bool]string{true: "below", false: "from"}[g.flush]+" 9.0 (NCCL ncclTopoNeedFlush)")
-			if g.socket != "" {
-				_ = d.set("topology.inter_socket_rate", g.socket, g.match+"-era host (Xeon E5 v2/v3): NCCL BDW_QPI_BW")
-			}
-			break
+// Read reads a row's columns:
+//
+//   - the GPU: the phrase of the gpu column that names catalog entries
+//     ("Tesla V100-SXM2-32GB", "H200" of "GPU0 of AWS p5en (H200)", "A100"
+//     of "A100 (DGX-A100)": the four A100s' shared facts); a stated PCIe
+//     generation ("PCIe Gen4", lanes x16 unless stated) is the GPU's link,
+//     and the NIC's too where the column says HCA, the NIC is InfiniBand
+//     or the row names no GPU;
+//   - the NIC: the phrase of the nic column that names catalog entries
+//     ("ConnectX-5 EDR", "NDR200", "Connect-IB", "EFA", "MT27700");
+//     InfiniBand words (InfiniBand, IB, HCA, a generation) → ib, RoCE →
+//     roce, Ethernet, vNIC, eth0, GbE → ethernet, loopback → loopback;
+//     "RDMA" → RDMA; the rate of a named InfiniBand generation, else
+//     "N Gb/s"; both ports of a dual-port adapter; a stated MTU (IPoIB: the
+//     IB MTU is the IP MTU + 4, RFC 4391);
+//   - back to back ("back-to-back", both HCAs in one server, HCA loopback,
+//     localhost): no switch, and the stated cable;
+//   - the GPU↔NIC class: "PIX"/"same PCIe switch"/"shared switch"/"PCIe
+//     distance ≤ 2" → PIX, "DGX PCIe switch" → PXB, a larger distance →
+//     PHB, "different NUMA node" → SYS; gdrcopy run from the socket that
+//     does not host the GPU: its BAR1 loads and stores cross the
+//     inter-socket link (topology.cpu_gpu SYS);
+//   - the CPU: a Xeon or EPYC model named in any column, else a
+//     generation (Ivy Bridge, Skylake, ...) as NCCL's family;
+//   - the era (full mode only): a GPU the row names only by its year
+//     (2015) is that year's Kepler K40 on FDR InfiniBand; a Kepler GPU
+//     with no CPU stated sat in an Intel host before Skylake;
+//   - the software (profile).
+func Read(r Row) Reading {
+	rd := Reading{Base: base(r)}
+	st := &rd.Stated
+	col := func(name string) string { return fmt.Sprintf("%s %s column", r.ID, name) }
+	quote := func(name, text string) string { return fmt.Sprintf("%s %q", col(name), strings.TrimSpace(text)) }
+
+	// The GPU.
+	gpuNamed := false
+	if !isNS(r.GPU) && !strings.Contains(strings.ToLower(r.GPU), "n/s") {
+		if n := catalogName(r.GPU, model.CatalogGPU); n != "" {
+			st.GPU, gpuNamed = calib.Found(n, quote("gpu", r.GPU)), true
 		}
 	}
-	if !found && !strings.HasPrefix(strings.ToLower(gpu), "none") && gpu != "n/a" {
-		d.assume("gpu.pcie", "GPU model not stated: the "+base+" preset's")
+	if strings.Contains(r.GPU, "2015") && strings.Contains(r.GPU, "n/s") {
+		// An NVIDIA Tesla the row names only by its year: the generation
+		// NVIDIA sold then (Kepler, the K40 the era's GPUDirect RDMA
+		// clusters ran).
+		rd.Era.GPU = calib.Found("K40", "assumed: "+col("gpu")+" names a Tesla of 2015 only: Kepler, the K40")
 	}
+	nic := r.NIC
+	ib := reIB.MatchString(nic)
 	if m := reGen.FindStringSubmatch(r.PCIe); m != nil {
-		g := m[1] + m[2]
-		_ = d.set("gpu.pcie", "gen"+g+"x16", "the row's PCIe column")
-		if strings.Contains(r.PCIe, "HCA") || strings.Contains(nic, "HCA") || ib || !found {
-			_ = d.set("nic.pcie", "gen"+g+"x16", "the row's PCIe column")
+		gen, _ := strconv.Atoi(m[1] + m[2])
+		lanes, src := 16, quote("pcie", r.PCIe)
+		if l := reLanes.FindStringSubmatch(r.PCIe); l != nil {
+			lanes, _ = strconv.Atoi(l[1])
+		} else {
+			src += ", x16 as GPUs and NICs of that generation are built"
 		}
-	} else if isNS(r.PCIe) {
-		d.assume("nic.pcie", "PCIe not stated")
+		link := calib.Found(model.Link{Gen: gen, Lanes: lanes}, src)
+		st.GPUPCIe = link
+		if strings.Contains(r.PCIe, "HCA") || strings.Contains(nic, "HCA") || ib || !gpuNamed {
+			st.NICPCIe = link
+		}
 	}
 
-	// NIC.
+	// The NIC.
+	if !isNS(nic) {
+		if n := catalogName(nic, model.CatalogNIC, model.CatalogInfiniBand); n != "" {
+			st.NIC = calib.Found(n, quote("nic", nic))
+		}
+	}
 	switch {
 	case strings.Contains(nic, "loopback") && !strings.Contains(nic, "HCA"):
-		_ = d.set("nic.kind", model.KindLoopback, "loopback")
-		_ = d.set("nic.rdma", "false", "loopback")
+		st.NICKind = calib.Found(model.KindLoopback, quote("nic", nic))
 	case strings.Contains(nic, "RoCE"):
-		_ = d.set("nic.kind", model.KindRoCE, "RoCE")
-		_ = d.set("nic.rdma", "true", "RoCE")
-	case strings.Contains(nic, "EFA"):
-		// EFA's SRD is reliable datagram RDMA over Ethernet: RoCE-like framing.
-		_ = d.set("nic.kind", model.KindRoCE, "EFA: RDMA over Ethernet (SRD), framed like RoCEv2")
-		_ = d.set("nic.rdma", "true", "EFA")
+		st.NICKind = calib.Found(model.KindRoCE, quote("nic", nic))
 	case ib:
-		_ = d.set("nic.kind", model.KindIB, "InfiniBand")
-		_ = d.set("nic.rdma", "true", "InfiniBand")
-		if d.Scenario.NIC.MTU > 4096 {
-			_ = d.set("nic.mtu", "4096", "IB MTU")
-		}
-	case strings.Contains(nic, "Ethernet") || strings.Contains(nic, "vNIC") || strings.Contains(nic, "eth0") || strings.Contains(nic, "GbE"):
-		_ = d.set("nic.kind", model.KindEthernet, "Ethernet without RDMA")
-		_ = d.set("nic.rdma", "false", "Ethernet without RDMA")
+		st.NICKind = calib.Found(model.KindIB, quote("nic", nic)+": InfiniBand")
+	case regexp.MustCompile(`Ethernet|vNIC|eth0|GbE`).MatchString(nic) && !strings.Contains(nic, "RDMA"):
+		st.NICKind = calib.Found(model.KindEthernet, quote("nic", nic)+": Ethernet without RDMA")
 	}
-	rate := ""
+	if regexp.MustCompile(`\bRDMA\b`).MatchString(nic) {
+		st.RDMA = calib.Found(true, quote("nic", nic))
+	}
 	if ib {
-		for _, g := range ibRates {
-			if strings.Contains(nic, g.name) {
-				rate = g.rate
+		if g := reIBGen.FindString(nic); g != "" {
+			if rate, src, ok := ibRate(g); ok {
+				st.NICRate = calib.Found(rate, quote("nic", nic)+": "+src)
+			}
+		}
+	}
+	if !st.NICRate.Known() {
+		if m := reGbits.FindStringSubmatch(nic); m != nil {
+			if g, err := strconv.ParseFloat(m[1], 64); err == nil {
+				st.NICRate = calib.Found(units.Rate(g*1e9/8), quote("nic", nic))
+			}
+		}
+	}
+	if !st.NICRate.Known() && ib && strings.Contains(r.GPU, "2015") {
+		// InfiniBand of a 2015 GPU cluster: FDR (ConnectX-3 / Connect-IB);
+		// EDR adapters (ConnectX-4) shipped from 2015 on.
+		rd.Era.NIC = calib.Found("FDR", "assumed: "+col("nic")+" names InfiniBand of 2015 without its generation: FDR (the ConnectX-3 era)")
+		if rate, src, ok := ibRate("FDR"); ok {
+			rd.Era.NICRate = calib.Found(rate, "assumed: FDR, "+src)
+		}
+	}
+	if strings.Contains(nic, "dual-port") {
+		st.PortsUsed = calib.Found(2, quote("nic", nic)+": a dual-port adapter, both ports")
+	}
+	if m := reMTU.FindStringSubmatch(nic); m != nil {
+		mtu, _ := strconv.Atoi(m[1])
+		src := quote("nic", nic)
+		if ib && strings.Contains(nic, "IPoIB") {
+			mtu += 4
+			src += ": the IB MTU of IPoIB's IP MTU + 4 (RFC 4391)"
+		}
+		st.MTU = calib.Found(units.Bytes(mtu), src)
+	}
+	if reBack.MatchString(nic + " " + r.Topology) {
+		st.Hops = calib.Found(0, col("nic")+" or topology column: back to back")
+		if m := reCable.FindStringSubmatch(nic); m != nil {
+			if c, err := strconv.ParseFloat(m[1], 64); err == nil {
+				st.Cable = calib.Found(units.Meters(c), quote("nic", nic))
+			}
+		}
+	}
+
+	// The GPU↔NIC class, and where the copying core sits.
+	top := r.Topology
+	switch {
+	case strings.Contains(top, "PIX") || strings.Contains(top, "same PCIe switch") || strings.Contains(top, "shared switch"):
+		st.GPUNIC = calib.Found(model.PIX, quote("topology", top))
+	case strings.Contains(top, "DGX PCIe switch"):
+		st.GPUNIC = calib.Found(model.PXB, quote("topology", top)+": GPU and NIC behind the DGX's PCIe switch tree")
+	case strings.Contains(top, "remote socket"):
+		// gdrcopy run from the socket that does not host the GPU (gdrcopy's
+		// README, "NUMA effects").
+		st.CPUGPU = calib.Found(model.SYS, quote("topology", top)+": the copying process runs on the socket that does not host the GPU")
+	case strings.Contains(top, "different NUMA node"):
+		st.GPUNIC = calib.Found(model.SYS, quote("topology", top))
+	case reDist.MatchString(top):
+		n, _ := strconv.Atoi(reDist.FindStringSubmatch(top)[1])
+		c, what := model.PIX, "one switch"
+		if n > 2 {
+			c, what = model.PHB, "through the host bridge"
+		}
+		st.GPUNIC = calib.Found(c, fmt.Sprintf("%s: PCIe distance %d, %s", quote("topology", top), n, what))
+	}
+
+	// The CPU.
+	all := r.GPU + "; " + r.NIC + "; " + r.PCIe + "; " + r.Topology
+	if m := reCPU.FindString(all); m != "" {
+		st.CPU = calib.Found(m, fmt.Sprintf("%s: %q", r.ID, m))
+	} else {
+		for _, g := range cpuGenerations {
+			if strings.Contains(all, g.name) {
+				st.CPUFamily = calib.Found(g.family, fmt.Sprintf("%s: a %s host, NCCL's class %s", r.ID, g.name, g.family))
 				break
 			}
 		}
 	}
-	if rate == "" {
-		if m := reGbits.FindStringSubmatch(nic); m != nil {
-			rate = m[1] + "Gbit/s"
-		}
-	}
-	if rate == "" && ib && strings.Contains(gpu, "2015") {
-		// InfiniBand of a 2015 GPU cluster: FDR (ConnectX-3 / Connect-IB,
-		// 56 Gb/s as sold); EDR adapters (ConnectX-4) shipped from 2015 on.
-		rate = "56Gbit/s"
-		d.Assumed = append(d.Assumed, "InfiniBand of 2015, generation not stated: FDR 56 Gb/s (ConnectX-3 era)")
-	}
-	if rate != "" {
-		if strings.Contains(nic, "dual-port") {
-			if x, err := units.ParseRate(rate); err == nil {
-				rate = (x * 2).BitString()
-				_ = d.set("nic.rate", rate, "dual-port adapter: both ports")
+	if !st.CPU.Known() && !st.CPUFamily.Known() {
+		name := st.GPU.Or(rd.Era.GPU).Value
+		if ms := model.CatalogMatches(model.CatalogGPU, name); name != "" && len(ms) > 0 {
+			for _, h := range eraHosts {
+				if strings.Contains(ms[0].Summary, h.arch) {
+					rd.Era.CPUFamily = calib.Found(h.family, "assumed: "+h.why)
+				}
 			}
-		} else {
-			_ = d.set("nic.rate", rate, "the row's NIC column")
 		}
-	} else if d.Scenario.NIC.Kind != model.KindLoopback {
-		d.assume("nic.rate", "NIC rate not stated: the "+base+" preset's")
 	}
-	if m := reMTU.FindStringSubmatch(nic); m != nil {
-		mtu, _ := strconv.Atoi(m[1])
-		if d.Scenario.NIC.Kind == model.KindIB && strings.Contains(nic, "IPoIB") {
-			mtu += 4 // IPoIB: IP MTU = IB MTU − 4 (RFC 4391)
-		}
-		_ = d.set("nic.mtu", strconv.Itoa(mtu), "the row's NIC column")
-	}
-	back := regexp.MustCompile(`back-to-back|both HCAs in one server|HCA loopback|localhost`).MatchString(nic + " " + r.Topology)
-	if back {
-		_ = d.set("network.hops", "0", "back to back")
-		if m := reCable.FindStringSubmatch(nic); m != nil {
-			_ = d.set("network.cable", m[1]+"m", "the row's NIC column")
-		} else {
-			_ = d.set("network.cable", "1m", "back to back, cable not stated: 1 m")
-		}
-	} else if d.Scenario.NIC.Kind != model.KindLoopback {
-		d.assume("network.hops", "switches not stated: the "+base+" preset's")
-	}
+	rd.Software = profile(r)
+	return rd
+}
 
-	// GPU↔NIC class.
-	top := r.Topology
-	switch {
-	case strings.Contains(top, "PIX") || strings.Contains(top, "same PCIe switch") || strings.Contains(top, "shared switch"):
-		_ = d.set("topology.gpu_nic", "PIX", "the row's topology column")
-	case strings.Contains(top, "DGX PCIe switch"):
-		_ = d.set("topology.gpu_nic", "PXB", "DGX-A100: GPU and NIC behind its PCIe switch tree (PXB)")
-	case strings.Contains(top, "remote socket"):
-		// gdrcopy run from the socket that does not host the GPU (gdrcopy's
-		// README, "NUMA effects"): its loads and stores cross the
-		// inter-socket link.
-		_ = d.set("topology.cpu_gpu", "SYS", "the copying process runs on the socket that does not host the GPU")
-	case strings.Contains(top, "different NUMA node"):
-		_ = d.set("topology.gpu_nic", "SYS", "GPU and NIC on different NUMA nodes")
-	case reDist.MatchString(top):
-		n, _ := strconv.Atoi(reDist.FindStringSubmatch(top)[1])
-		c := "PIX"
-		if n > 2 {
-			c = "PHB"
-		}
-		_ = d.set("topology.gpu_nic", c, fmt.Sprintf("PCIe distance %d: %s", n, map[string]string{"PIX": "one switch", "PHB": "through the host bridge"}[c]))
-	default:
-		if strings.Contains(r.Path, "gdr") || strings.Contains(r.Path, "staged") || strings.Contains(r.Path, "tcpx") {
-			d.assume("topology.gpu_nic", "GPU↔NIC placement not stated: the "+base+" preset's")
-		}
+// Derive builds the scenario of a row in a mode: the row's facts through
+// calib.Overrides (the one path from facts to a scenario) and its
+// software's keys, resolved on the mode's base.
+func Derive(r Row, mode Mode) (*Derived, error) {
+	rd := Read(r)
+	facts, base := rd.Stated, "default"
+	if mode == Full {
+		facts, base = rd.Stated.Merge(rd.Era), rd.Base
 	}
-	if err := profile(d, r); err != nil {
+	ovs := append(calib.Overrides(facts), rd.Software...)
+	s, err := model.Resolve(base, ovs...)
+	if err != nil {
 		return nil, err
 	}
-	if err := d.Scenario.Validate(); err != nil {
-		return nil, err
+	d := &Derived{Mode: mode, Scenario: s, Base: base}
+	for _, o := range ovs {
+		v, _ := o.Text() // Resolve took it
+		d.Set = append(d.Set, fmt.Sprintf("%s=%s (%s)", o.Key, v, o.Source))
 	}
+	d.Assumed = assumed(r, s)
 	return d, nil
 }
 
-// profile sets what the software column says about who drives the
-// transfer.
+// assumed lists the keys a row's path depends on that the row leaves
+// open: their value in s and the rule that gave it.
+func assumed(r Row, s *model.Scenario) []string {
+	network := r.NIC != "n/a" && s.NIC.Kind != model.KindLoopback
+	var want []string
+	if r.GPU != "n/a" && !strings.HasPrefix(strings.ToLower(r.GPU), "none") {
+		want = append(want, "gpu.pcie")
+	}
+	if network {
+		want = append(want, "nic.kind", "nic.rate", "nic.pcie", "network.hops")
+		if strings.Contains(r.Path, "gdr") || strings.Contains(r.Path, "staged") || strings.Contains(r.Path, "tcpx") {
+			want = append(want, "topology.gpu_nic")
+		}
+	}
+	var out []string
+	for _, res := range s.Resolution() {
+		for _, k := range want {
+			if res.Key == k && res.Rule != model.RuleGiven {
+				out = append(out, fmt.Sprintf("%s=%s (%s: %s)", k, res.Value, res.Rule, res.Source))
+			}
+		}
+	}
+	return out
+}
+
+// profile gives the keys of what the software column says about who
+// drives the transfer, typed.
 //
 //   - perftest posts from its own thread (no proxy) and never flushes; its
 //     latency tests send inline up to the stated size or perftest's
@@ -295,47 +427,57 @@ func Derive(r Row) (*Derived, error) {
 //     application thread: no proxy, no flush;
 //   - NCCL (nccl-tests, PyTorch) keeps its proxy and flush (the preset's);
 //   - NIXLBench with num_threads=N: N flows.
-func profile(d *Derived, r Row) error {
+//
+// TODO(software.stack): these are the stacks' own keys; with the
+// software.stack key the column names the stack (perftest, ucx, nccl) and
+// only the row's own settings (inline size, flows, chunk) stay here.
+func profile(r Row) []model.Override {
 	sw := r.Software
+	var out []model.Override
+	set := func(key string, v any, why string) {
+		out = append(out, model.Override{Key: key, Value: v, Source: r.ID + " software column: " + why})
+	}
 	switch {
 	case strings.Contains(sw, "perftest") || strings.Contains(sw, "ib_"):
-		_ = d.set("gpu.proxy_overhead", "0s", "perftest posts from its own thread")
-		_ = d.set("gpu.gdr_flush", "false", "perftest does not flush")
+		set("gpu.proxy_overhead", units.Seconds(0), "perftest posts from its own thread")
+		set("gpu.gdr_flush", false, "perftest does not flush")
 		if m := reInline.FindStringSubmatch(sw); m != nil {
-			_ = d.set("nic.inline_size", m[1]+"B", "the row's software column")
+			n, _ := strconv.Atoi(m[1])
+			set("nic.inline_size", units.Bytes(n), "inline < "+m[1]+" B")
 		} else if strings.Contains(sw, "_lat") {
 			if strings.Contains(sw, "send") {
-				_ = d.set("nic.inline_size", "236B", "perftest DEF_INLINE_SEND_RC_UC")
+				set("nic.inline_size", units.Bytes(236), "perftest DEF_INLINE_SEND_RC_UC")
 			} else {
-				_ = d.set("nic.inline_size", "220B", "perftest DEF_INLINE_WRITE")
+				set("nic.inline_size", units.Bytes(220), "perftest DEF_INLINE_WRITE")
 			}
 		} else {
-			_ = d.set("nic.inline_size", "0B", "perftest bandwidth tests send no inline data")
+			set("nic.inline_size", units.Bytes(0), "perftest bandwidth tests send no inline data")
 		}
 	case regexp.MustCompile(`OMB|osu_|MPI|UCX|rdmaPingPong|Mooncake|rCUDA`).MatchString(sw):
-		_ = d.set("gpu.proxy_overhead", "0s", "the application thread posts (no proxy thread)")
-		_ = d.set("gpu.gdr_flush", "false", "no GDR flush outside NCCL")
+		set("gpu.proxy_overhead", units.Seconds(0), "the application thread posts (no proxy thread)")
+		set("gpu.gdr_flush", false, "no GDR flush outside NCCL")
 	case strings.Contains(sw, "FasTrak"):
 		// Google's TCPXO NCCL environment (demo-run-nccl-test-tcpxo-via-mpi.sh,
 		// run by GoogleCloudPlatform/container-engine-accelerators
 		// gpudirect-tcpxo/nccl-test-latest.yaml): NCCL_FASTRAK_NUM_FLOWS=2,
 		// NCCL_BUFFSIZE=8388608 (8 MiB in NCCL_STEPS = 8 steps).
-		_ = d.set("stack.flows", "2", "NCCL_FASTRAK_NUM_FLOWS=2 in Google's TCPXO NCCL environment")
-		_ = d.set("pipeline.chunk", "1MiB", "NCCL_BUFFSIZE=8 MiB in Google's TCPXO NCCL environment, 8 steps")
+		set("stack.flows", 2, "NCCL_FASTRAK_NUM_FLOWS=2 in Google's TCPXO NCCL environment")
+		set("pipeline.chunk", units.Bytes(1<<20), "NCCL_BUFFSIZE=8 MiB in Google's TCPXO NCCL environment, 8 steps")
 	case strings.Contains(sw, "socket transport") && strings.Contains(r.NIC, "eth0") && strings.Contains(r.GPU, "a3-mega"):
 		// NCCL's socket transport on a Google gVNIC (PCI vendor 0x1ae0)
 		// opens 4 threads × 1 socket per connection (src/transport/net_socket.cc).
-		_ = d.set("stack.flows", "4", "NCCL sockets on a Google gVNIC: 4 threads × 1 socket (net_socket.cc)")
+		set("stack.flows", 4, "NCCL sockets on a Google gVNIC: 4 threads × 1 socket (net_socket.cc)")
 	case strings.Contains(sw, "NIXL"):
-		_ = d.set("gpu.proxy_overhead", "0s", "NIXL's worker threads post")
+		set("gpu.proxy_overhead", units.Seconds(0), "NIXL's worker threads post")
 	}
 	if m := reSocks.FindStringSubmatch(sw); m != nil {
 		t, _ := strconv.Atoi(m[2])
 		k, _ := strconv.Atoi(m[1])
-		_ = d.set("stack.flows", strconv.Itoa(t*k), "the row's software column: NCCL_NSOCKS_PERTHREAD × NCCL_SOCKET_NTHREADS sockets")
+		set("stack.flows", t*k, "NCCL_NSOCKS_PERTHREAD × NCCL_SOCKET_NTHREADS sockets")
 	}
 	if m := reThread.FindStringSubmatch(sw); m != nil {
-		_ = d.set("stack.flows", m[1], "the row's software column (num_threads)")
+		n, _ := strconv.Atoi(m[1])
+		set("stack.flows", n, "num_threads")
 	}
-	return nil
+	return out
 }

@@ -6,12 +6,16 @@
 // one row per published figure: the path, the quantity (one-way latency,
 // streaming bandwidth, a copy's time, a registration's cost, ...), the
 // message size, the value and the hardware it was measured on. For each
-// row the package derives a scenario from the row's hardware columns
-// (Derive: starting from the preset of the same generation and setting what
-// the row states; every default taken where the row says "n/s" is listed in
-// the result), evaluates the model's figure for the row's quantity and
-// reports published, modeled and their ratio, with the median and worst
-// error per source and per path (Summarize).
+// row the package reads what its text states as hardware facts (Read: the
+// catalog's names for the GPU, NIC and CPU it names, the keys its columns
+// give, calib.Facts) and derives a scenario from them through
+// calib.Overrides, in two modes (Derive): full, on the preset of the row's
+// generation with the hardware of its era where it names none, and
+// partial, on the default preset with only what the row states. Every key
+// of the row's path it leaves open is listed with the value taken and the
+// rule that gave it. It evaluates the model's figure for the row's quantity
+// and reports published, modeled and their ratio, with the median and worst
+// error per source and per path (Summarize), for each mode.
 //
 // Local copies (pinned and pageable cudaMemcpy, gdrcopy's BAR1 loads and
 // stores) are modeled with the model's local copies, collectives of many

@@ -14,7 +14,8 @@ import (
 // Result is one row modeled: the published value and the model's, in base
 // units (seconds or bytes per second), or the reason the row is left out.
 type Result struct {
-	Row Row
+	Row  Row
+	Mode Mode
 	// Model says what was evaluated: "gdr one-way latency at 64 KiB".
 	Model string
 	Bytes units.Bytes
@@ -23,7 +24,7 @@ type Result struct {
 	Published, Modeled, Ratio float64
 	// Excluded is why the row is not in the figures ("" when it is).
 	Excluded string
-	// Derived is the row's scenario (nil for excluded rows).
+	// Derived is the row's scenario in the mode (nil for excluded rows).
 	Derived *Derived
 	// Notes are choices made for this row beyond the scenario (a size the
 	// row does not state, a 0-byte message).
@@ -57,17 +58,20 @@ var paths = map[string]string{
 // path (local copies, registration).
 func ModelPath(tablePath string) string { return paths[tablePath] }
 
-// Run models every row.
-func Run(rows []Row) []Result {
+// Run models every row in the full mode.
+func Run(rows []Row) []Result { return RunMode(rows, Full) }
+
+// RunMode models every row in a mode.
+func RunMode(rows []Row, mode Mode) []Result {
 	out := make([]Result, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, modelRow(r))
+		out = append(out, modelRow(r, mode))
 	}
 	return out
 }
 
-func modelRow(r Row) Result {
-	res := Result{Row: r}
+func modelRow(r Row, mode Mode) Result {
+	res := Result{Row: r, Mode: mode}
 	pub, kind, err := parseValue(r.Value, r.Unit)
 	if err != nil {
 		res.Excluded = err.Error()
@@ -78,7 +82,7 @@ func modelRow(r Row) Result {
 		res.Excluded = why
 		return res
 	}
-	d, err := Derive(r)
+	d, err := Derive(r, mode)
 	if err != nil {
 		res.Excluded = "no scenario: " + err.Error()
 		return res

@@ -32,18 +32,15 @@ var copyVariants = []struct {
 // base with the run's GPU link: the copy latency and the rate the PCIe
 // link gives, not the measured one.
 func copyModel(base *model.Scenario, rd *record.RunData) (*model.Scenario, model.Stage, error) {
-	sets := []string{"gpu.copy_rate=0B/s", "gpu.cached_copy_latency=0s", "gpu.cached_copy_rate=0B/s", "gpu.cached_copy_knee=0B"}
-	ovs, _, err := calib.ThisHost(rd)
+	ovs := []model.Override{{Key: "gpu.copy_rate", Value: units.Rate(0)}, {Key: "gpu.cached_copy_latency", Value: units.Seconds(0)},
+		{Key: "gpu.cached_copy_rate", Value: units.Rate(0)}, {Key: "gpu.cached_copy_knee", Value: units.Bytes(0)}}
+	f, _, err := calib.RunFacts(rd)
 	if err != nil {
 		return nil, model.Stage{}, err
 	}
-	for _, o := range ovs {
-		if o.Key == "gpu.pcie" {
-			sets = append(sets, o.SetArg())
-		}
-	}
-	s, err := nb.With(base, sets...)
-	if err != nil {
+	ovs = append(ovs, calib.Overrides(calib.Facts{GPUPCIe: f.GPUPCIe})...)
+	s := base.Clone()
+	if err := s.Apply(ovs...); err != nil {
 		return nil, model.Stage{}, err
 	}
 	r, err := s.Route("tcp")

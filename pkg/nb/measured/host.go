@@ -22,7 +22,7 @@ func RunHost(rd *record.RunData) (string, error) {
 		return "", fmt.Errorf("nb: no run")
 	}
 	h, man := rd.Manifest.Host, rd.Manifest
-	facts, err := calib.HostFacts(rd)
+	inv, err := rd.Inventories()
 	if err != nil {
 		return "", err
 	}
@@ -38,8 +38,8 @@ func RunHost(rd *record.RunData) (string, error) {
 	t.Add("CPU", cpu)
 	t.Add("memory", units.Bytes(h.MemoryBytes).Human())
 	switch {
-	case facts.NVML != nil && len(facts.NVML.Devices) > 0:
-		for _, d := range facts.NVML.Devices {
+	case inv.NVML != nil && len(inv.NVML.Devices) > 0:
+		for _, d := range inv.NVML.Devices {
 			t.Add(fmt.Sprintf("GPU %d", d.Index), gpuLine(d))
 		}
 	case len(h.GPUs) > 0:
@@ -50,12 +50,12 @@ func RunHost(rd *record.RunData) (string, error) {
 		t.Add("GPU", "none found")
 	}
 	var drv []string
-	if facts.NVML != nil && facts.NVML.DriverVersion != "" {
-		drv = append(drv, "NVIDIA "+facts.NVML.DriverVersion)
+	if inv.NVML != nil && inv.NVML.DriverVersion != "" {
+		drv = append(drv, "NVIDIA "+inv.NVML.DriverVersion)
 	} else if h.Driver != "" {
 		drv = append(drv, "NVIDIA "+h.Driver)
 	}
-	if v := cudaVersion(facts); v != "" {
+	if v := cudaVersion(inv); v != "" {
 		drv = append(drv, "CUDA "+v)
 	}
 	t.Add("driver", cmp.Or(strings.Join(drv, ", "), "none found"))
@@ -68,8 +68,8 @@ func RunHost(rd *record.RunData) (string, error) {
 		nics = append(nics, s)
 	}
 	t.Add("network interfaces", cmp.Or(strings.Join(nics, "; "), "none found"))
-	if facts.Topo != nil {
-		for _, p := range facts.Topo.Pairs {
+	if inv.Topo != nil {
+		for _, p := range inv.Topo.Pairs {
 			line := fmt.Sprintf("%s: GPU %s to NIC %s", p.Class, p.GPU, p.NIC)
 			if names := nonEmpty(p.NICNames...); len(names) > 0 {
 				line += " (" + strings.Join(names, ", ") + ")"
@@ -110,7 +110,7 @@ func gpuLine(d record.GPUDevice) string {
 }
 
 // cudaVersion reads the CUDA version the driver supports (13000 is 13.0).
-func cudaVersion(f calib.GPUHostFacts) string {
+func cudaVersion(f record.Inventories) string {
 	v := 0
 	if f.NVML != nil {
 		v = f.NVML.CUDADriverVersion
@@ -145,19 +145,23 @@ func RunProbes(rd *record.RunData) string {
 }
 
 // ThisHost is the scenario base with every "this host" value the run
-// supports (rd.ThisHost: memcpy, system-call and TCP stack costs, PCIe
-// link, copy latency and rate, ...), then the sets (e.g. "nic.kind=loopback").
+// supports (calib.ThisHost: the GPU and its PCIe link, copy latency and
+// rate, the NIC, memcpy, system-call and TCP stack costs, ...), then the
+// sets (e.g. "nic.kind=loopback"), resolved together.
 func ThisHost(base *model.Scenario, rd *record.RunData, sets ...string) (*model.Scenario, error) {
+	if base == nil {
+		return nil, fmt.Errorf("nb: no scenario")
+	}
 	ovs, _, err := calib.ThisHost(rd)
 	if err != nil {
 		return nil, err
 	}
-	var all []string
-	for _, o := range ovs {
-		all = append(all, o.SetArg())
-	}
-	s, err := nb.With(base, append(all, sets...)...)
+	more, err := model.ParseSets(sets, "set")
 	if err != nil {
+		return nil, err
+	}
+	s := base.Clone()
+	if err := s.Apply(append(ovs, more...)...); err != nil {
 		return nil, err
 	}
 	s.Name = "this host " + rd.Manifest.Host.Name()
@@ -182,7 +186,11 @@ func ThisHostTable(base *model.Scenario, rd *record.RunData) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		t.Add(o.Key, before, o.Value, o.Source)
+		v, err := o.Text()
+		if err != nil {
+			return "", err
+		}
+		t.Add(o.Key, before, v, o.Source)
 	}
 	for _, n := range notes {
 		t.Add("", "", "", "not derived: "+n)

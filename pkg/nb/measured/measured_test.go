@@ -178,13 +178,13 @@ func TestThisHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := s.Get("cpu.memcpy_rate"); v != "6.74GB/s" {
-		t.Errorf("cpu.memcpy_rate %s, want the run's 6.74GB/s", v)
+	if v, _ := s.Get("cpu.memcpy_rate"); v != "6.743GB/s" {
+		t.Errorf("cpu.memcpy_rate %s, want the run's 6.743GB/s", v)
 	}
 	if s.NIC.Kind != model.KindLoopback || s.Name != "this host vm on loopback" {
 		t.Errorf("scenario %q, nic %s", s.Name, s.NIC.Kind)
 	}
-	if v, _ := base.Get("cpu.memcpy_rate"); v == "6.74GB/s" {
+	if v, _ := base.Get("cpu.memcpy_rate"); v == "6.743GB/s" {
 		t.Error("the base scenario was changed")
 	}
 
@@ -199,8 +199,9 @@ func TestThisHost(t *testing.T) {
 	}
 	for i, o := range ovs {
 		before, _ := base.Get(o.Key)
-		if r := rows[1+i]; r[0] != o.Key || r[1] != before || r[2] != o.Value {
-			t.Errorf("row %q, want %s %s → %s", r, o.Key, before, o.Value)
+		v, _ := o.Text()
+		if r := rows[1+i]; r[0] != o.Key || r[1] != before || r[2] != v {
+			t.Errorf("row %q, want %s %s → %s", r, o.Key, before, v)
 		}
 	}
 }
