@@ -77,6 +77,8 @@ var (
 	reCable  = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*m\b`)
 	reGen    = regexp.MustCompile(`(?i)(?:gen\s*([1-6])|PCIe ([1-6])\.0)`)
 	reInline = regexp.MustCompile(`inline < (\d+) ?B`)
+	reProg   = regexp.MustCompile(`ib_(?:send|write|read)_(?:lat|bw)`)
+	reSwitch = regexp.MustCompile(`(?:jump at|dip at) (\d+) ([KM])iB[^;]*(?:protocol switch|eager->rendezvous)`)
 	reDist   = regexp.MustCompile(`distance (\d+)`)
 	reThread = regexp.MustCompile(`num_threads=(\d+)`)
 	reSocks  = regexp.MustCompile(`NSOCKS_PERTHREAD=(\d+), SOCKET_NTHREADS=(\d+)`)
@@ -284,50 +286,73 @@ func Derive(r Row) (*Derived, error) {
 }
 
 // profile sets what the software column says about who drives the
-// transfer.
+// transfer: the software stack (software.stack) and its parameters.
 //
-//   - perftest posts from its own thread (no proxy) and never flushes; its
-//     latency tests send inline up to the stated size or perftest's
-//     default (src/perftest_parameters.h: DEF_INLINE_SEND_RC_UC 236 B,
-//     DEF_INLINE_WRITE 220 B); its bandwidth tests send none ("Max inline
-//     data : 0[B]" in the fixtures' ib_write_bw outputs);
-//   - MPI (OSU over UCX or another CUDA-aware MPI) posts from the
-//     application thread: no proxy, no flush;
-//   - NCCL (nccl-tests, PyTorch) keeps its proxy and flush (the preset's);
+//   - perftest posts from its own thread (no proxy) and never flushes:
+//     software.stack perftest, with the program (perftest.test: the last
+//     ib_* name the column gives), whose inline default the model derives
+//     (src/perftest_parameters.h: DEF_INLINE_SEND_RC_UC 236 B,
+//     DEF_INLINE_WRITE 220 B; bandwidth tests none), or the inline size
+//     the column states; ib_read_lat stays on the bare transport with
+//     DEF_INLINE_WRITE (the read branch of modelRow builds its request and
+//     data legs from it);
+//   - MPI over UCX (OMB, osu_*, UCX named): software.stack ucx, with the
+//     eager→rendezvous switch the row's notes name (ucx.rndv_thresh);
+//   - other MPI, rdmaPingPong, Mooncake, rCUDA and NIXL post from the
+//     application's own threads: the bare transport (software.stack none);
+//   - NCCL (nccl-tests, PyTorch, NCCL's socket transport): software.stack
+//     nccl, its proxy thread and, before Hopper, its flush;
 //   - NIXLBench with num_threads=N: N flows.
 func profile(d *Derived, r Row) error {
 	sw := r.Software
 	switch {
 	case strings.Contains(sw, "perftest") || strings.Contains(sw, "ib_"):
-		_ = d.set("gpu.proxy_overhead", "0s", "perftest posts from its own thread")
-		_ = d.set("gpu.gdr_flush", "false", "perftest does not flush")
+		progs := reProg.FindAllString(sw, -1)
+		prog := ""
+		if len(progs) > 0 {
+			prog = progs[len(progs)-1]
+		}
+		if strings.Contains(prog, "read") {
+			_ = d.set("software.stack", "none", "perftest's read test: the bare transport, its legs built by the read branch")
+			_ = d.set("nic.inline_size", "220B", "perftest DEF_INLINE_WRITE: the read branch's request leg")
+			break
+		}
+		_ = d.set("software.stack", "perftest", "perftest posts from its own thread and never flushes")
+		test := "write_lat"
+		switch {
+		case strings.Contains(prog, "send") && strings.HasSuffix(prog, "_bw"):
+			test = "send_bw"
+		case strings.HasSuffix(prog, "_bw"):
+			test = "write_bw"
+		case strings.Contains(prog, "send"):
+			test = "send_lat"
+		}
+		_ = d.set("perftest.test", test, "the row's software column ("+prog+")")
 		if m := reInline.FindStringSubmatch(sw); m != nil {
 			_ = d.set("nic.inline_size", m[1]+"B", "the row's software column")
-		} else if strings.Contains(sw, "_lat") {
-			if strings.Contains(sw, "send") {
-				_ = d.set("nic.inline_size", "236B", "perftest DEF_INLINE_SEND_RC_UC")
-			} else {
-				_ = d.set("nic.inline_size", "220B", "perftest DEF_INLINE_WRITE")
-			}
-		} else {
-			_ = d.set("nic.inline_size", "0B", "perftest bandwidth tests send no inline data")
 		}
-	case regexp.MustCompile(`OMB|osu_|MPI|UCX|rdmaPingPong|Mooncake|rCUDA`).MatchString(sw):
-		_ = d.set("gpu.proxy_overhead", "0s", "the application thread posts (no proxy thread)")
-		_ = d.set("gpu.gdr_flush", "false", "no GDR flush outside NCCL")
+	case regexp.MustCompile(`OMB|osu_|UCX`).MatchString(sw):
+		_ = d.set("software.stack", "ucx", "MPI over UCX: UCX's eager and rendezvous protocols")
+		if m := reSwitch.FindStringSubmatch(r.Notes); m != nil {
+			_ = d.set("ucx.rndv_thresh", m[1]+m[2]+"iB", "the eager→rendezvous switch the row's notes name")
+		}
+	case regexp.MustCompile(`MPI|rdmaPingPong|Mooncake|rCUDA|NIXL`).MatchString(sw):
+		_ = d.set("software.stack", "none", "the application's own threads post (no proxy thread, no flush)")
 	case strings.Contains(sw, "FasTrak"):
 		// Google's TCPXO NCCL environment (demo-run-nccl-test-tcpxo-via-mpi.sh,
 		// run by GoogleCloudPlatform/container-engine-accelerators
 		// gpudirect-tcpxo/nccl-test-latest.yaml): NCCL_FASTRAK_NUM_FLOWS=2,
 		// NCCL_BUFFSIZE=8388608 (8 MiB in NCCL_STEPS = 8 steps).
+		_ = d.set("software.stack", "nccl", "NCCL (nccl-tests)")
 		_ = d.set("stack.flows", "2", "NCCL_FASTRAK_NUM_FLOWS=2 in Google's TCPXO NCCL environment")
 		_ = d.set("pipeline.chunk", "1MiB", "NCCL_BUFFSIZE=8 MiB in Google's TCPXO NCCL environment, 8 steps")
 	case strings.Contains(sw, "socket transport") && strings.Contains(r.NIC, "eth0") && strings.Contains(r.GPU, "a3-mega"):
 		// NCCL's socket transport on a Google gVNIC (PCI vendor 0x1ae0)
 		// opens 4 threads × 1 socket per connection (src/transport/net_socket.cc).
+		_ = d.set("software.stack", "nccl", "NCCL's socket transport")
 		_ = d.set("stack.flows", "4", "NCCL sockets on a Google gVNIC: 4 threads × 1 socket (net_socket.cc)")
-	case strings.Contains(sw, "NIXL"):
-		_ = d.set("gpu.proxy_overhead", "0s", "NIXL's worker threads post")
+	case strings.Contains(sw, "NCCL") || strings.Contains(sw, "nccl"):
+		_ = d.set("software.stack", "nccl", "NCCL: its proxy thread drives the network")
 	}
 	if m := reSocks.FindStringSubmatch(sw); m != nil {
 		t, _ := strconv.Atoi(m[2])

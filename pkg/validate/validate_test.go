@@ -79,9 +79,12 @@ func TestDerive(t *testing.T) {
 	if r.Derived.Base != "gen3-edr" || s.Network.Hops != 0 || s.Network.Cable != 0.5 || s.NIC.InlineSize != 188 || s.NIC.Kind != "ib" {
 		t.Errorf("S25-03: base %s hops %d cable %v inline %v kind %s", r.Derived.Base, s.Network.Hops, s.Network.Cable, s.NIC.InlineSize, s.NIC.Kind)
 	}
-	r = find(t, "S08-01") // perftest on ConnectX-5 EDR: no proxy, no flush
-	if s := r.Derived.Scenario; s.GPU.ProxyOverhead != 0 || s.GPU.GDRFlush || s.NIC.Rate != 100e9/8 {
-		t.Errorf("S08-01: proxy %v flush %v rate %v", s.GPU.ProxyOverhead, s.GPU.GDRFlush, s.NIC.Rate)
+	r = find(t, "S08-01") // perftest on ConnectX-5 EDR: no proxy, no flush (the perftest stack), ib_send_lat
+	if s := r.Derived.Scenario; s.Software.Stack != "perftest" || s.Perftest.Test != "send_lat" || s.NIC.Rate != 100e9/8 {
+		t.Errorf("S08-01: stack %s test %s rate %v", s.Software.Stack, s.Perftest.Test, s.NIC.Rate)
+	}
+	if s := find(t, "S04-06").Derived.Scenario; s.Software.Stack != "ucx" || s.UCX.RndvThresh != 256<<10 {
+		t.Errorf("S04-06: stack %s rndv_thresh %v, want ucx from 256 KiB (the row's notes)", s.Software.Stack, s.UCX.RndvThresh)
 	}
 	if r := find(t, "S11-02"); r.Derived.Scenario.Topology.GPUNIC != "SYS" {
 		t.Errorf("S11-02 class %s", r.Derived.Scenario.Topology.GPUNIC)
