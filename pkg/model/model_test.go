@@ -153,7 +153,7 @@ func TestHandWorked(t *testing.T) {
 	Fs := st{1.5 * us, func(n float64) float64 { return tcpPk(n) * (0.2*us + 3*us*8948/65536) }, 65536}
 	Fr := st{2 * us, func(n float64) float64 { return n/6.74e9 + reads(n)*(0.25*us+0.8*us) }, 65536}
 	Bdev := st{0.25*us + 1.5*us, func(n float64) float64 { return seg(n) * 0.5 * us }, 65536}    // no copy
-	Cdev := st{doorbell + read + 0.5*us + nic, Ct.c, 8948}                                     // the GPU's read: a host read's path + 0.5 µs through BAR1
+	Cdev := st{doorbell + read + 0.5*us + nic, Ct.c, 8948}                                       // the GPU's read: a host read's path + 0.5 µs through BAR1
 	Edev := st{nic + write, Et.c, 8948}                                                          // payload by peer-to-peer, the completion to host memory
 	Frdev := st{2 * us, func(n float64) float64 { return reads(n) * (0.25*us + 0.8*us) }, 65536} // tokens, no copy
 	unpack := st{2.4 * us, func(n float64) float64 { return n / 1e12 }, 0}                       // a kernel launch; copy at 2 TB/s ÷ 2
@@ -167,7 +167,7 @@ func TestHandWorked(t *testing.T) {
 	}
 	Dr := st{net + 16/wire, func(n float64) float64 { return (n + roPk(n)*82) / wire }, 4096} // RETH 16 once, 82 B RoCEv2 per packet
 	Er := st{nic + write, func(n float64) float64 { return n/link + roPk(n)*5*ns }, 4096}
-	Cg := st{doorbell + read + 0.5*us + nic, Cr(1e9).c, 4096}                                                  // GPU memory: never inline, a host read's path + 0.5 µs through BAR1
+	Cg := st{doorbell + read + 0.5*us + nic, Cr(1e9).c, 4096}                                                    // GPU memory: never inline, a host read's path + 0.5 µs through BAR1
 	peer := st{11.3*us + 2*0.1*us + 0.15*us/2, func(n float64) float64 { return n / (0.975 * link * 0.833) }, 0} // NODE: 2 switch hops + half a UPI crossing; 5/6 for posted writes through the host bridge
 
 	paths := map[string]func(n float64) []st{

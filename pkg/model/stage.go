@@ -137,6 +137,9 @@ func (st Stage) Active(n units.Bytes) bool {
 // fixed cost and its size-dependent cost, as if it had the whole message
 // before the next stage starts.
 func (st Stage) Time(n units.Bytes) units.Seconds {
+	if !st.Active(n) {
+		return 0
+	}
 	return st.AlphaAt(n) + st.Cost(n)
 }
 
@@ -154,10 +157,9 @@ func (st Stage) AlphaAt(n units.Bytes) units.Seconds {
 
 // Cost is the size-dependent part of the stage's time for n bytes:
 // n·PerByte (with its knee) + packets(n)·PerPacket.
+// It does not ask whether the stage runs at n: its callers ask that of
+// the message's size (hardware takes the cost of a message's first unit).
 func (st Stage) Cost(n units.Bytes) units.Seconds {
-	if !st.Active(n) {
-		return 0
-	}
 	return st.bytesTime(n) + units.Seconds(packets(n, st.Packet))*st.PerPacket + units.Seconds(packets(n, st.Segment))*st.PerSegment
 }
 
