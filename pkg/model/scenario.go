@@ -132,13 +132,14 @@ type Scenario struct {
 	Stack struct {
 		Syscall      units.Seconds // one send()/recv() entry and exit
 		TxPerMessage units.Seconds // TCP transmit path per send (socket, TCP output, qdisc, driver doorbell)
-		RxPerMessage units.Seconds // TCP receive path per message (NAPI poll, IP/TCP input, ACK, socket queue)
+		RxPerMessage units.Seconds // one recv() call's own work, per read (beside Syscall)
 		Wakeup       units.Seconds // waking the blocked receiving thread
 		TxPerSegment units.Seconds // per TSO super-segment (or per packet without TSO)
 		RxPerPacket  units.Seconds // per received wire packet (driver, skb, GRO merge)
-		// RxPerAggregate is the protocol cost per GRO aggregate (IP/TCP
-		// input, ACK, socket queue): with GRO it is paid once per up to
-		// GROSize bytes, without GRO once per packet.
+		// RxPerAggregate is the protocol cost of a full GRO aggregate of
+		// GROSize bytes (IP/TCP input, ACK, socket queue): with GRO an
+		// aggregate is charged by the packets it merged, without GRO every
+		// packet pays it whole.
 		RxPerAggregate units.Seconds
 		GROSize        units.Bytes
 		ChecksumRate   units.Rate  // software checksum on one core, when the NIC does not offload it
@@ -577,11 +578,11 @@ var keys = []Key{
 
 	durationKey("stack.syscall", "entry and exit of one send() or recv()", func(s *Scenario) *units.Seconds { return &s.Stack.Syscall }, 0, 1e-3),
 	durationKey("stack.tx_per_message", "TCP transmit path per send", func(s *Scenario) *units.Seconds { return &s.Stack.TxPerMessage }, 0, 1e-3),
-	durationKey("stack.rx_per_message", "TCP receive path per message", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
+	durationKey("stack.rx_per_message", "one recv() call's own work, per read of up to stack.read_size (beside stack.syscall)", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
 	durationKey("stack.wakeup", "waking the blocked receiving thread", func(s *Scenario) *units.Seconds { return &s.Stack.Wakeup }, 0, 1e-3),
 	durationKey("stack.tx_per_segment", "per TSO super-segment (per packet without TSO)", func(s *Scenario) *units.Seconds { return &s.Stack.TxPerSegment }, 0, 1e-4),
 	durationKey("stack.rx_per_packet", "per received wire packet: driver, skb, GRO merge", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerPacket }, 0, 1e-4),
-	durationKey("stack.rx_per_aggregate", "per GRO aggregate (per packet without GRO): IP/TCP input, ACK, socket queue", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerAggregate }, 0, 1e-4),
+	durationKey("stack.rx_per_aggregate", "IP/TCP input, ACK and socket queueing of one full GRO aggregate of stack.gro_size, charged by the packets an aggregate merged (per packet whole without GRO), on the softirq's core", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerAggregate }, 0, 1e-4),
 	bytesKey("stack.gro_size", "largest GRO aggregate (GRO_MAX_SIZE)", func(s *Scenario) *units.Bytes { return &s.Stack.GROSize }, 1024, 512<<10),
 	rateKey("stack.checksum_rate", "software checksum on one core (used when the NIC does not offload it)", func(s *Scenario) *units.Rate { return &s.Stack.ChecksumRate }, false, false),
 	bytesKey("stack.tso_size", "TSO super-segment size", func(s *Scenario) *units.Bytes { return &s.Stack.TSOSize }, 1024, 256<<10),
