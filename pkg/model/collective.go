@@ -169,11 +169,12 @@ var (
 	ncclProtoBW = [3]float64{0.5, 0.92, 1}
 )
 
-// ncclNetOverhead is getNetOverhead: the proxy's post per step on Intel
-// x86, 1 µs (2 µs on AMD), three times that for Simple; an inter-node
-// ring's intra-node step costs at least this (tuning.cc).
-func (s *Scenario) ncclNetOverhead(p int) units.Seconds {
-	o := s.GPU.ProxyOverhead
+// ncclStepOverhead is getNetOverhead (nccl.net_overhead, the nccl stack's
+// proxy cost: 1 µs on Intel x86, 2 µs on AMD), three times that for
+// Simple; an inter-node ring's intra-node step costs at least this
+// (tuning.cc).
+func (s *Scenario) ncclStepOverhead(p int) units.Seconds {
+	o := s.NCCL.NetOverhead
 	if p == 2 {
 		o *= 3
 	}
@@ -269,7 +270,7 @@ func (s *Scenario) Collective(c Collective, n units.Bytes) (CollectiveResult, er
 		p, _ := protoIndex(name)
 		intra := intraLat[p]
 		if c.Nodes > 1 {
-			intra = max(intra, s.ncclNetOverhead(p))
+			intra = max(intra, s.ncclStepOverhead(p))
 		}
 		inter := max(netLat[p], pathLat)
 		lat := ncclBaseLat[p] + units.Seconds(res.Steps-res.InterSteps)*intra + units.Seconds(res.InterSteps)*inter
@@ -312,7 +313,7 @@ func (s *Scenario) ringLinks(c Collective) (units.Rate, string, units.Seconds, e
 	if !p.Internode {
 		return 0, "", 0, fmt.Errorf("path %s does not leave the node", c.Path)
 	}
-	rt := p.Route(s)
+	rt := p.Route(s.WithStack(StackNCCL)) // a collective is NCCL's: its hops run under the nccl stack
 	if !rt.Feasible {
 		return 0, "", 0, fmt.Errorf("the inter-node hop is infeasible: %s", rt.Reason)
 	}

@@ -50,12 +50,15 @@ func TestCollectiveOneNodeHandWorked(t *testing.T) {
 // all_gather of 16 ranks has 15 steps, one of them between nodes in NCCL's
 // count; the intra-node step is max(NVLink 3.4 µs, 3 × the 1 µs proxy
 // overhead) and the inter-node step max(NCCL's 14 µs, the path's own
-// latency).
+// latency under NCCL: its proxy hand-off of 1 µs on each side included).
 func TestCollectiveTwoNodesHandWorked(t *testing.T) {
 	s, _ := Preset("gcp-a3-tcpx")
 	s.Set("stack.flows", "2")
 	p, _ := LookupPath("devmem")
-	rt := p.Route(s)
+	rt := p.Route(s.WithStack(StackNCCL))
+	if d := rt.Evaluate(8).Latency - p.Route(s).Evaluate(8).Latency; !near9(float64(d), 2e-6) {
+		t.Errorf("devmem under NCCL: the proxy adds %v at 8 B, want 2 × 1 µs", d)
+	}
 	nic, _ := rt.Bidirectional(s.Pipeline.Chunk)
 	pathLat := float64(rt.Evaluate(8).Latency)
 	const us = 1e-6

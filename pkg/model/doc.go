@@ -11,16 +11,24 @@
 //
 // A Path (tcp, rdma, gdr, devmem, p2p-plain-nic, host-tcp, host-rdma,
 // gpu-peer) is an ordered table of stages, lettered A–G as the three-path
-// account tells the story. Path.Route puts a path on a scenario; a Route
+// account tells the story: the bare transport, as perftest's verbs run it.
+// A software Stack (software.stack: none, perftest, ucx, nccl, nvshmem; one
+// file each, registered like paths) adds its own named stages on top —
+// NCCL's proxy hand-off and pre-Hopper flush, UCX's eager and rendezvous
+// protocols (stages that run only over a range of sizes), NVSHMEM's
+// GPU-initiated posts. Path.Route puts a path on a scenario; a Route
 // evaluates at a message size to the latency the hardware gives (stages a
 // device streams packet by packet overlap; host steps follow one another),
 // the step-by-step sum, pipelined latency, streaming bandwidth with its
-// bottleneck, CPU time, DDR traffic, copies and PCIe crossings. A path that
-// cannot work on a scenario (p2p-plain-nic on a plain NIC, devmem without
-// header split) is infeasible with its reason instead of numbers. Sweep
-// evaluates many paths and sizes; Fastest, Crossovers and Ranked compare
-// them; Scenario.Collective models collectives; LocalCopies are the
-// single-node copies (host↔GPU, GPU peer, BAR1).
+// bottleneck (or, where the message rate binds, one core's message rate),
+// CPU time, DDR traffic, copies and PCIe crossings, and a note where the
+// figures assume something a reader may not (NCCL would not use GPUDirect
+// RDMA that far from the NIC). A path that cannot work on a scenario
+// (p2p-plain-nic on a plain NIC, devmem without header split) is infeasible
+// with its reason instead of numbers. Sweep evaluates many paths and sizes;
+// Fastest, Crossovers and Ranked compare them; Scenario.Collective models
+// collectives; LocalCopies are the single-node copies (host↔GPU, GPU peer,
+// BAR1).
 //
 // The hardware catalog (Catalog, LookupCatalog, NearCatalogNames) says
 // what a product name implies: GPUs, NICs, CPUs, switches and InfiniBand

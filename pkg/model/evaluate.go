@@ -15,6 +15,10 @@ type Result struct {
 	Bytes    units.Bytes
 	Feasible bool
 	Reason   string
+	// Note says what the figures assume that a reader may not (NCCL would
+	// not use GPUDirect RDMA this far from the NIC; a software stack that
+	// leaves this path bare); "" when nothing.
+	Note string
 
 	// Latency is the latency the hardware gives one message: stages that
 	// hand data on as they go (Stage.Grain: a NIC reading, the wire, a NIC
@@ -48,8 +52,19 @@ type Result struct {
 
 	// CPU seconds per message, both nodes, and per side.
 	CPU, CPUSender, CPUReceiver units.Seconds
-	// Cores needed to carry LineRate, both nodes, and per side.
+	// Cores needed to carry LineRate, both nodes, and per side. Where the
+	// message rate binds (MessageBound) they are 0: no number of cores
+	// carries a line rate that per-message work, not the bytes, sets.
 	Cores, CoresSender, CoresReceiver float64
+	// MessageBound: at this size the line rate is set by per-message or
+	// per-packet work (the NIC's message rate, a stage's fixed cost), not
+	// by the bytes: "cores at line rate" does not apply, and
+	// MessagesPerCore says what one core does instead.
+	MessageBound bool
+	// MessagesPerCore is how many messages per second one core of the
+	// busier side handles (1 / its CPU seconds per message); 0 when the
+	// path uses no CPU.
+	MessagesPerCore float64
 
 	DDRBytes  float64 // payload bytes read or written in DDR, both nodes
 	Copies    int     // explicit payload copies
@@ -64,14 +79,21 @@ type StageResult struct {
 	Name   string
 	Letter string
 	Side   Side
-	// Latency is the stage's store-and-forward time T(n).
-	Latency   units.Seconds
+	// Latency is the stage's step-by-step time T(n): its fixed cost and
+	// its size-dependent cost (the stage table adds up to Result.StepByStep).
+	Latency units.Seconds
+	// Alpha is the fixed cost the stage was charged at this size
+	// (Stage.AlphaAt: an inline send's smaller one up to nic.inline_size).
 	Alpha     units.Seconds
 	Rate      units.Rate // asymptotic stage bandwidth (+Inf: no per-byte cost)
 	CPU       units.Seconds
 	DDRBytes  float64
 	Crossings int
 	Copy      bool
+	// Inactive: the stage does not run at this size (a protocol of a
+	// software stack that another protocol replaces there); it costs
+	// nothing.
+	Inactive bool
 }
 
 // Evaluate computes the route at message size n (n ≥ 1).
@@ -81,7 +103,7 @@ func (r *Route) Evaluate(n units.Bytes) Result {
 
 // evaluate fills buf (when it has room) with the stage results.
 func (r *Route) evaluate(n units.Bytes, buf []StageResult) Result {
-	res := Result{Path: r.Path.Name, Bytes: n, Feasible: r.Feasible, Reason: r.Reason}
+	res := Result{Path: r.Path.Name, Bytes: n, Feasible: r.Feasible, Reason: r.Reason, Note: r.Note}
 	if !r.Feasible {
 		return res
 	}
@@ -95,9 +117,13 @@ func (r *Route) evaluate(n units.Bytes, buf []StageResult) Result {
 		t := st.Time(n)
 		cpu := st.CPU(n)
 		res.StepByStep += t
+		active := st.Active(n)
 		res.Stages[i] = StageResult{Name: st.Name, Letter: st.Letter, Side: st.Side,
-			Latency: t, Alpha: st.Alpha, Rate: st.Rate(), CPU: cpu,
-			DDRBytes: st.DDR * float64(n), Crossings: st.Crossings, Copy: st.Copy}
+			Latency: t, Alpha: st.AlphaAt(n), Rate: st.Rate(), CPU: cpu, Inactive: !active}
+		if !active {
+			continue
+		}
+		res.Stages[i].DDRBytes, res.Stages[i].Crossings, res.Stages[i].Copy = st.DDR*float64(n), st.Crossings, st.Copy
 		switch st.Side {
 		case Receiver:
 			res.CPUReceiver += cpu
@@ -127,7 +153,15 @@ func (r *Route) evaluate(n units.Bytes, buf []StageResult) Result {
 	if res.Pipelined > res.Latency {
 		res.Pipelined, res.Chunks = res.Latency, 1
 	}
-	res.Bandwidth, res.Bottleneck, res.LineRate = streaming(r.Stages, loads, n)
+	var byteShare float64
+	res.Bandwidth, res.Bottleneck, res.LineRate, byteShare = streamingShare(r.Stages, loads, n)
+	if busier := max(res.CPUSender, res.CPUReceiver); busier > 0 {
+		res.MessagesPerCore = 1 / float64(busier)
+	}
+	if byteShare < 0.5 {
+		res.MessageBound = true
+		return res
+	}
 	perSec := float64(res.LineRate) / float64(n) // messages per second at line rate
 	res.CoresSender = float64(res.CPUSender) * perSec
 	res.CoresReceiver = float64(res.CPUReceiver) * perSec
@@ -150,6 +184,9 @@ func (r *Route) evaluate(n units.Bytes, buf []StageResult) Result {
 func hardware(stages []Stage, n units.Bytes) units.Seconds {
 	var t, rest units.Seconds
 	for _, st := range stages {
+		if !st.Active(n) {
+			continue
+		}
 		if st.Grain <= 0 {
 			t += rest + st.Time(n)
 			rest = 0
@@ -194,6 +231,7 @@ func indexUses(stages []Stage, resources []Resource) []resourceUses {
 		for _, st := range stages {
 			for _, u := range st.Uses {
 				if u.Resource == res.Name {
+					u.from, u.until = st.From, st.Until
 					ru.uses = append(ru.uses, u)
 				}
 			}
@@ -220,19 +258,30 @@ func period(stages []Stage, loads []resourceUses, n units.Bytes) units.Seconds {
 // workers) and every shared resource. It returns the bandwidth with every
 // limit and the line rate, which leaves out CPU limits.
 func streaming(stages []Stage, loads []resourceUses, n units.Bytes) (bw units.Rate, bottleneck string, line units.Rate) {
+	bw, bottleneck, line, _ = streamingShare(stages, loads, n)
+	return bw, bottleneck, line
+}
+
+// streamingShare is streaming, and the share of the line rate's limit
+// that is per-byte work at n (1: all bytes; near 0: the message rate binds).
+func streamingShare(stages []Stage, loads []resourceUses, n units.Bytes) (bw units.Rate, bottleneck string, line units.Rate, byteShare float64) {
 	worst, worstLine := 0.0, 0.0
 	wStage, wRes := -1, -1
+	byteShare = 1
 	for i, st := range stages {
 		// A CPU stage's occupancy is CPU time, counted in its side's CPU
 		// resource (whose capacity is the same number of cores).
-		if st.OnCPU {
+		if st.OnCPU || !st.Active(n) {
 			continue
 		}
 		busy := float64(st.Busy(n)) / float64(max(st.Parallel, 1))
 		if busy > worst {
 			worst, wStage, wRes = busy, i, -1
 		}
-		worstLine = max(worstLine, busy)
+		if busy > worstLine {
+			worstLine = busy
+			byteShare = float64(st.bytesBusy(n)) / float64(max(st.Parallel, 1)) / busy
+		}
 	}
 	for i, ru := range loads {
 		var load float64
@@ -243,8 +292,15 @@ func streaming(stages []Stage, loads []resourceUses, n units.Bytes) (bw units.Ra
 		if busy > worst {
 			worst, wStage, wRes = busy, -1, i
 		}
-		if !ru.res.CPU {
-			worstLine = max(worstLine, busy)
+		if !ru.res.CPU && busy > worstLine {
+			worstLine = busy
+			var perByte float64
+			for _, u := range ru.uses {
+				if u.load(n) > 0 {
+					perByte += float64(n) * u.PerByte
+				}
+			}
+			byteShare = perByte / load
 		}
 	}
 	bw, line = units.Rate(math.Inf(1)), units.Rate(math.Inf(1))
@@ -267,7 +323,7 @@ func streaming(stages []Stage, loads []resourceUses, n units.Bytes) (bw units.Ra
 	default:
 		bottleneck = "nothing"
 	}
-	return bw, bottleneck, line
+	return bw, bottleneck, line, byteShare
 }
 
 // Sweep evaluates every path at every size: results are path-major, in the
@@ -316,7 +372,7 @@ func (r *Route) Bidirectional(n units.Bytes) (units.Rate, string) {
 	if !r.Feasible {
 		return 0, ""
 	}
-	merged := map[string]string{"cpu:sender": "cpu:node", "cpu:receiver": "cpu:node", "ddr:sender": "ddr:node", "ddr:receiver": "ddr:node"}
+	merged := map[string]string{"cpu:sender": "cpu:node", "cpu:receiver": "cpu:node", "cpu:receiver-softirq": "cpu:node-softirq", "ddr:sender": "ddr:node", "ddr:receiver": "ddr:node"}
 	var res []Resource
 	seen := map[string]bool{}
 	for _, rs := range r.Resources {

@@ -19,7 +19,7 @@ func TestLocalCopiesHandWorked(t *testing.T) {
 	raw := 8e9 * 16 * 128 / 130 / 8          // gen3 x16 after 128b/130b: 15.754 GB/s
 	pinned := raw * 256 / (256 + 28) * 0.873 // MPS 256 B, 28 B per TLP, 87.3 % copy efficiency: 12.40 GB/s
 	wc := raw * 64 / (64 + 28)               // one 64-byte posted write per write-combining buffer: 10.96 GB/s
-	rtt := 0.8*us + 0.5*us                   // pcie.read_latency + gpu.bar_read_latency
+	rtt := 0.6*us + 0.5*us                   // pcie.read_latency + gpu.bar_read_latency
 	for _, tc := range []struct {
 		copy string
 		n    float64

@@ -22,6 +22,9 @@ type JSONStage struct {
 	CPU      float64 `json:"cpu_s"`
 	DDRBytes float64 `json:"ddr_bytes"`
 	Copy     bool    `json:"copy"`
+	// Inactive: the stage does not run at this size (a software stack's
+	// other protocol does).
+	Inactive bool `json:"inactive,omitempty"`
 }
 
 // JSONResult is one path × size in the JSON contract of `gpupath model`
@@ -48,7 +51,19 @@ type JSONResult struct {
 	Chunks        *int        `json:"chunks,omitempty"`
 	StepByStep    *float64    `json:"step_latency_s,omitempty"`
 	Registration  *float64    `json:"registration_s,omitempty"`
+	// Note says what the figures assume (Result.Note).
+	Note string `json:"note,omitempty"`
+	// MessageBound, MessagesPerCore and CoresNote: where the message
+	// rate binds, cores_at_line_rate is left out and one core's message
+	// rate given instead.
+	MessageBound    bool     `json:"message_bound,omitempty"`
+	MessagesPerCore *float64 `json:"messages_per_core_s,omitempty"`
+	CoresNote       string   `json:"cores_note,omitempty"`
 }
+
+// CoresNote says why cores at line rate are not given where the message
+// rate binds.
+const CoresNote = "the message rate binds at this size (per-message or per-packet work, not the bytes, sets the line rate): cores at line rate do not apply; messages_per_core_s is what one core of the busier side handles"
 
 // JSON converts a result to its contract form.
 func (r Result) JSON() JSONResult {
@@ -61,12 +76,20 @@ func (r Result) JSON() JSONResult {
 	j.Latency, j.Pipelined, j.Bandwidth = f(float64(r.Latency)), f(float64(r.Pipelined)), f(finite(float64(r.Bandwidth)))
 	j.CPU, j.DDRBytes, j.Copies, j.Crossings = f(float64(r.CPU)), f(r.DDRBytes), i(r.Copies), i(r.Crossings)
 	j.Bottleneck, j.LineRate = r.Bottleneck, f(finite(float64(r.LineRate)))
-	j.Cores, j.CoresSender, j.CoresReceiver, j.Chunks = f(r.Cores), f(r.CoresSender), f(r.CoresReceiver), i(r.Chunks)
-	j.StepByStep, j.Registration = f(float64(r.StepByStep)), f(float64(r.Registration))
+	j.Chunks = i(r.Chunks)
+	if r.MessageBound {
+		j.MessageBound, j.CoresNote = true, CoresNote
+	} else {
+		j.Cores, j.CoresSender, j.CoresReceiver = f(r.Cores), f(r.CoresSender), f(r.CoresReceiver)
+	}
+	if r.MessagesPerCore > 0 {
+		j.MessagesPerCore = f(r.MessagesPerCore)
+	}
+	j.StepByStep, j.Registration, j.Note = f(float64(r.StepByStep)), f(float64(r.Registration)), r.Note
 	j.Stages = make([]JSONStage, len(r.Stages))
 	for k, st := range r.Stages {
 		j.Stages[k] = JSONStage{Name: st.Name, Letter: st.Letter, Side: string(st.Side), Latency: float64(st.Latency),
-			Alpha: float64(st.Alpha), CPU: float64(st.CPU), DDRBytes: st.DDRBytes, Copy: st.Copy}
+			Alpha: float64(st.Alpha), CPU: float64(st.CPU), DDRBytes: st.DDRBytes, Copy: st.Copy, Inactive: st.Inactive}
 	}
 	return j
 }
@@ -137,7 +160,8 @@ func GivenLine(s *Scenario) string {
 // CSVHeader is the header row of WriteCSV.
 var CSVHeader = []string{"scenario", "path", "bytes", "feasible", "latency_s", "pipelined_latency_s", "bandwidth_Bps",
 	"bottleneck", "line_rate_Bps", "cpu_s", "cpu_sender_s", "cpu_receiver_s", "cores_at_line_rate",
-	"ddr_bytes", "copies", "pcie_crossings", "chunks", "reason", "step_latency_s", "registration_s"}
+	"ddr_bytes", "copies", "pcie_crossings", "chunks", "reason", "step_latency_s", "registration_s",
+	"message_bound", "messages_per_core_s", "note"}
 
 // WriteCSV writes one row per path × size, with a header.
 func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
@@ -149,12 +173,19 @@ func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
 	for _, r := range results {
 		row := []string{s.Name, r.Path, strconv.FormatInt(int64(r.Bytes), 10), strconv.FormatBool(r.Feasible)}
 		if r.Feasible {
+			cores, mpc := g(r.Cores), ""
+			if r.MessageBound {
+				cores = "—"
+			}
+			if r.MessagesPerCore > 0 {
+				mpc = g(r.MessagesPerCore)
+			}
 			row = append(row, g(float64(r.Latency)), g(float64(r.Pipelined)), g(finite(float64(r.Bandwidth))), r.Bottleneck,
-				g(finite(float64(r.LineRate))), g(float64(r.CPU)), g(float64(r.CPUSender)), g(float64(r.CPUReceiver)), g(r.Cores),
+				g(finite(float64(r.LineRate))), g(float64(r.CPU)), g(float64(r.CPUSender)), g(float64(r.CPUReceiver)), cores,
 				g(r.DDRBytes), strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), strconv.Itoa(r.Chunks), "",
-				g(float64(r.StepByStep)), g(float64(r.Registration)))
+				g(float64(r.StepByStep)), g(float64(r.Registration)), strconv.FormatBool(r.MessageBound), mpc, r.Note)
 		} else {
-			row = append(row, "", "", "", "", "", "", "", "", "", "", "", "", "", r.Reason, "", "")
+			row = append(row, "", "", "", "", "", "", "", "", "", "", "", "", "", r.Reason, "", "", "", "", "")
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -174,11 +205,12 @@ func WriteTable(w io.Writer, s *Scenario, results []Result) error {
 	for _, warn := range s.Warnings() {
 		fmt.Fprintln(w, "warning: "+warn)
 	}
-	fmt.Fprintf(w, "latency: as the hardware moves one message (device stages overlap packet by packet); step by step: Σ of the stages, each finishing before the next;\npipelined: in %s software chunks; bandwidth: streaming, with its bottleneck; cores: CPU cores both nodes need to carry the line rate;\nDDR B/B: DDR bytes per payload byte; PCIe: payload transfers over PCIe\n\n", s.Pipeline.Chunk.Human())
+	fmt.Fprintf(w, "latency: as the hardware moves one message (device stages overlap packet by packet); step by step: Σ of the stages, each finishing before the next;\npipelined: in %s software chunks; bandwidth: streaming, with its bottleneck; cores: CPU cores both nodes need to carry the line rate (—: the message rate binds);\nDDR B/B: payload bytes DMA engines and CPUs read or write in DDR per payload byte, as if every access reached DDR (DDIO's last-level-cache hits and write-allocate reads are not modeled);\nPCIe: payload transfers over PCIe; software stack: %s\n\n", s.Pipeline.Chunk.Human(), s.Software.Stack)
 	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true, true, false}}
 	t.add("path", "size", "latency", "step by step", "pipelined", "bandwidth", "CPU/msg", "cores", "DDR B/B", "copies", "PCIe", "bottleneck")
 	var notes []string
-	prev := ""
+	prev, bound := "", false
+	noted := map[string]bool{}
 	for _, r := range results {
 		first := r.Path != prev
 		if first && prev != "" {
@@ -192,9 +224,20 @@ func WriteTable(w io.Writer, s *Scenario, results []Result) error {
 			}
 			continue
 		}
+		if r.Note != "" && !noted[r.Path+r.Note] {
+			noted[r.Path+r.Note] = true
+			notes = append(notes, r.Path+": note: "+r.Note)
+		}
 		ddr := units.FormatSig(r.DDRBytes/float64(r.Bytes), 2)
+		cores := humanCores(r.Cores)
+		if r.MessageBound {
+			cores, bound = "—", true
+		}
 		t.add(r.Path, r.Bytes.Human(), r.Latency.Human(), r.StepByStep.Human(), r.Pipelined.Human(), r.Bandwidth.Human(), r.CPU.Human(),
-			humanCores(r.Cores), ddr, strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), r.Bottleneck)
+			cores, ddr, strconv.Itoa(r.Copies), strconv.Itoa(r.Crossings), r.Bottleneck)
+	}
+	if bound {
+		notes = append(notes, "cores —: "+CoresNote+" (the JSON and CSV give messages_per_core_s)")
 	}
 	if err := t.write(w); err != nil {
 		return err

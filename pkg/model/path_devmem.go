@@ -31,5 +31,5 @@ func buildDevmem(s *Scenario) ([]Stage, string) {
 	if len(missing) > 0 {
 		return nil, "infeasible: devmem TCP needs header split, flow steering and checksum offload on the NIC (headers to host memory, payload to GPU memory, and the CPU never reads the payload to checksum it); this NIC lacks " + strings.Join(missing, ", ")
 	}
-	return append(s.hostTCPStages(true), s.unpack()), ""
+	return append(s.hostTCPStages(atGPU), s.unpack()), ""
 }

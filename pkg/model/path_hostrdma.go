@@ -11,5 +11,5 @@ func buildHostRDMA(s *Scenario) ([]Stage, string) {
 	if why := s.noRDMA(); why != "" {
 		return nil, why
 	}
-	return s.rdmaStages(false), ""
+	return s.rdmaStages(atHost), ""
 }

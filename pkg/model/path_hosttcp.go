@@ -7,4 +7,4 @@ func init() {
 		Build: buildHostTCP})
 }
 
-func buildHostTCP(s *Scenario) ([]Stage, string) { return s.hostTCPStages(false), "" }
+func buildHostTCP(s *Scenario) ([]Stage, string) { return s.hostTCPStages(atHost), "" }

@@ -12,6 +12,6 @@ func buildRDMA(s *Scenario) ([]Stage, string) {
 		return nil, why
 	}
 	st := []Stage{s.copyD2H()}
-	st = append(st, s.rdmaStages(false)...)
+	st = append(st, s.rdmaStages(atBounce)...)
 	return append(st, s.copyH2D()), ""
 }

@@ -17,7 +17,7 @@ func buildTCP(s *Scenario) ([]Stage, string) {
 	// The CPU's socket copies read and write the bounce buffer: its copies
 	// are cached-buffer copies.
 	st := []Stage{s.handoff(s.cached(s.copyD2H()))}
-	st = append(st, s.hostTCPStages(false)...)
+	st = append(st, s.hostTCPStages(atBounce)...)
 	return append(st, s.handoff(s.cached(s.copyH2D()))), ""
 }
 

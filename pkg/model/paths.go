@@ -96,14 +96,21 @@ type Path struct {
 	// Registration is the one-time registration of an n-byte buffer on one
 	// node (nil: none).
 	Registration func(s *Scenario, n units.Bytes) units.Seconds
+	// Note says what the path's figures assume on s that a reader may not
+	// (gdr: NCCL would not use GPUDirect RDMA this far from the NIC); nil
+	// or "": nothing.
+	Note func(s *Scenario) string
 }
 
 // Route is a path resolved for one scenario: its stages and the resources
 // they share, ready to be evaluated at any message size.
 type Route struct {
-	Path      Path
-	Feasible  bool
-	Reason    string // why not, when infeasible
+	Path     Path
+	Feasible bool
+	Reason   string // why not, when infeasible
+	// Note says what the figures assume that a reader may not (see
+	// Result.Note).
+	Note      string
 	Stages    []Stage
 	Resources []Resource
 	Chunk     units.Bytes
@@ -251,7 +258,16 @@ func ParsePaths(list string) ([]Path, error) {
 // Route resolves the path for scenario s.
 func (p Path) Route(s *Scenario) *Route {
 	stages, reason := p.Build(s)
-	r := &Route{Path: p, Feasible: reason == "", Reason: reason, Stages: stages,
+	note := ""
+	if reason == "" {
+		stages, note, reason = s.wrap(p, stages)
+	}
+	if reason != "" {
+		stages, note = nil, ""
+	} else if p.Note != nil {
+		note = joinNotes(p.Note(s), note)
+	}
+	r := &Route{Path: p, Feasible: reason == "", Reason: reason, Note: note, Stages: stages,
 		Resources: s.resources(), Chunk: s.Pipeline.Chunk, bidir: s.PCIe.BidirFactor}
 	if p.Registration != nil && r.Feasible {
 		sc := s.Clone()
@@ -272,4 +288,15 @@ func (s *Scenario) MustRoute(name string) *Route {
 		panic(err)
 	}
 	return r
+}
+
+// joinNotes joins the notes that are not empty with "; ".
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }

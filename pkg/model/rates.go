@@ -108,16 +108,14 @@ func (s *Scenario) classExtraLatency(c Class) units.Seconds {
 	return 0
 }
 
-func (s *Scenario) peerExtraLatency() units.Seconds { return s.classExtraLatency(s.Topology.GPUNIC) }
-
-// stagedExtraLatency is what a host-staged path pays when GPU and NIC sit
-// on different sockets: the bounce buffer is local to one of them, so the
-// NIC's DMA crosses the inter-socket link.
-func (s *Scenario) stagedExtraLatency() units.Seconds {
-	if s.Topology.GPUNIC == SYS {
-		return s.Topology.InterSocketLatency
-	}
-	return 0
+// peerExtraLatency is what a GPU↔NIC peer transfer adds, one way, to the
+// same transfer between the NIC and host memory: the class's extra
+// latency, less the switch levels beyond one that the NIC's own levels
+// (topology.nic_switches, which every NIC transaction pays) already count
+// — a second level of a PXB tree is on the NIC's way to the host too.
+func (s *Scenario) peerExtraLatency() units.Seconds {
+	extra := s.classExtraLatency(s.Topology.GPUNIC) - units.Seconds(max(s.Topology.NICSwitches-1, 0))*s.PCIe.SwitchLatency
+	return max(extra, 0)
 }
 
 func (s *Scenario) flows() int { return min(s.Stack.Flows, s.CPU.Cores) }
@@ -131,6 +129,7 @@ func (s *Scenario) resources() []Resource {
 	return []Resource{
 		{Name: "cpu:sender", Label: "sender CPU (" + cores + ")", Capacity: float64(f), CPU: true},
 		{Name: "cpu:receiver", Label: "receiver CPU (" + cores + ")", Capacity: float64(f), CPU: true},
+		{Name: "cpu:receiver-softirq", Label: "receiver softirq CPU (" + cores + ")", Capacity: float64(f), CPU: true},
 		{Name: "ddr:sender", Label: "sender DDR", Capacity: float64(s.Memory.Rate)},
 		{Name: "ddr:receiver", Label: "receiver DDR", Capacity: float64(s.Memory.Rate)},
 		{Name: "pcie:sender-gpu:up", Label: "sender GPU PCIe link (from GPU)", Capacity: float64(s.gpuLinkRate())},

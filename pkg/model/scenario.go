@@ -100,12 +100,9 @@ type Scenario struct {
 		// to a DMA read of host memory (the NIC reading GPU memory).
 		BARReadLatency units.Seconds
 		// GDRFlush: the receiving GPU needs a flush (a read through the NIC)
-		// before it may consume data the NIC wrote (Ampere and earlier).
+		// before it may consume data the NIC wrote (Ampere and earlier);
+		// NCCL flushes such GPUs (the nccl stack).
 		GDRFlush bool
-		// ProxyOverhead is the cost of the CPU proxy thread that posts and
-		// polls network operations on behalf of GPU kernels, per message and
-		// side (NCCL's network overhead); 0: the application posts itself.
-		ProxyOverhead units.Seconds
 		// PinLatency and PinPerPage: registering GPU memory for RDMA (pinning
 		// through nvidia-peermem / dma-buf): a fixed cost and one per 64 KiB
 		// GPU page.
@@ -135,13 +132,14 @@ type Scenario struct {
 	Stack struct {
 		Syscall      units.Seconds // one send()/recv() entry and exit
 		TxPerMessage units.Seconds // TCP transmit path per send (socket, TCP output, qdisc, driver doorbell)
-		RxPerMessage units.Seconds // TCP receive path per message (NAPI poll, IP/TCP input, ACK, socket queue)
+		RxPerMessage units.Seconds // one recv() call's own work, per read (beside Syscall)
 		Wakeup       units.Seconds // waking the blocked receiving thread
 		TxPerSegment units.Seconds // per TSO super-segment (or per packet without TSO)
 		RxPerPacket  units.Seconds // per received wire packet (driver, skb, GRO merge)
-		// RxPerAggregate is the protocol cost per GRO aggregate (IP/TCP
-		// input, ACK, socket queue): with GRO it is paid once per up to
-		// GROSize bytes, without GRO once per packet.
+		// RxPerAggregate is the protocol cost of a full GRO aggregate of
+		// GROSize bytes (IP/TCP input, ACK, socket queue): with GRO an
+		// aggregate is charged by the packets it merged, without GRO every
+		// packet pays it whole.
 		RxPerAggregate units.Seconds
 		GROSize        units.Bytes
 		ChecksumRate   units.Rate  // software checksum on one core, when the NIC does not offload it
@@ -151,6 +149,17 @@ type Scenario struct {
 		// copy and socket system calls (the tcp path's A→B and F→G): caches,
 		// TLB and branch predictors are cold after the kernel ran.
 		Handoff units.Seconds
+		// RxCopyRate is the rate of recv()'s kernel→user copy of socket
+		// buffers the NIC wrote: they have left the caches by the time the
+		// reader copies them (a cold copy on one core).
+		RxCopyRate units.Rate
+		// ReadSize is how much one recv() asks for: a message larger than it
+		// takes several reads, each a system call.
+		ReadSize units.Bytes
+		// RxColocated: the reader runs on the core whose softirq receives
+		// its flow (aRFS, or the scheduler's wake-affine placement), so the
+		// two receive loads share one core per flow; false: a core each.
+		RxColocated bool
 	}
 	NIC struct {
 		Model string
@@ -206,6 +215,10 @@ type Scenario struct {
 		// BAR1 (gdrcopy) sits: PHB on the GPU's own socket, SYS on the
 		// other (its accesses cross the inter-socket link).
 		CPUGPU Class
+		// NICSwitches is how many PCIe switch levels sit between the NIC and
+		// its root port: every NIC↔host transaction (doorbell, DMA read,
+		// DMA write, completion) crosses each of them.
+		NICSwitches int
 	}
 	Network struct {
 		Switch     string // the switch model, free text or a catalog name
@@ -215,6 +228,35 @@ type Scenario struct {
 	}
 	Pipeline struct {
 		Chunk units.Bytes
+	}
+	// Software is the software stack that drives the transport (Stack).
+	Software struct {
+		Stack string // software.stack: none, perftest, ucx, nccl, nvshmem
+	}
+	// Perftest holds perftest's choices (stack perftest).
+	Perftest struct {
+		Test string // write_lat, send_lat, write_bw, send_bw
+	}
+	// UCX holds UCX's parameters (stack ucx).
+	UCX struct {
+		// RndvThresh is the size from which UCX sends by rendezvous
+		// (UCX_RNDV_THRESH); 0: auto, where UCX's cost model makes the
+		// rendezvous the faster.
+		RndvThresh units.Bytes
+		// GDRCopyLatency and GDRCopyRate are UCX's estimate of a gdr_copy
+		// put into GPU memory (UCX_GDR_COPY_LAT put, UCX_GDR_COPY_BW
+		// put_shared): the eager protocol's unpack of a GPU destination.
+		GDRCopyLatency units.Seconds
+		GDRCopyRate    units.Rate
+	}
+	// NCCL holds NCCL's parameters (stack nccl, and collectives).
+	NCCL struct {
+		// NetOverhead is getNetOverhead: the proxy's cost per network step
+		// and side.
+		NetOverhead units.Seconds
+		// GDRLevel is NCCL_NET_GDR_LEVEL: the farthest GPU↔NIC class at
+		// which NCCL uses GPUDirect RDMA.
+		GDRLevel Class
 	}
 	// Loopback holds a measured one-way TCP transfer over the loopback
 	// device (α and β of a fit), used in place of the modeled TCP stages
@@ -521,7 +563,6 @@ var keys = []Key{
 	rateRangeKey("gpu.memory_rate", "GPU memory (HBM/GDDR) bandwidth; a copy inside GPU memory (devmem's unpack) runs at half of it", func(s *Scenario) *units.Rate { return &s.GPU.MemoryRate }, 1e9, 1e14),
 	durationKey("gpu.bar_read_latency", "what a peer read of GPU memory through BAR1 adds to a DMA read of host memory", func(s *Scenario) *units.Seconds { return &s.GPU.BARReadLatency }, 0, 1e-5),
 	boolKey("gpu.gdr_flush", "the receiving GPU needs a flush (a read through the NIC) before it consumes data the NIC wrote (Ampere and earlier)", func(s *Scenario) *bool { return &s.GPU.GDRFlush }),
-	durationKey("gpu.proxy_overhead", "CPU proxy thread posting and polling network operations for GPU kernels, per message and side (gdr); 0s: the application posts itself (perftest, MPI)", func(s *Scenario) *units.Seconds { return &s.GPU.ProxyOverhead }, 0, 1e-4),
 	durationKey("gpu.pin_latency", "registering GPU memory for RDMA: fixed cost (pin through nvidia-peermem or dma-buf, NIC registration)", func(s *Scenario) *units.Seconds { return &s.GPU.PinLatency }, 0, 1e-2),
 	durationKey("gpu.pin_per_page", "registering GPU memory for RDMA: cost per 64 KiB GPU page", func(s *Scenario) *units.Seconds { return &s.GPU.PinPerPage }, 0, 1e-4),
 
@@ -537,16 +578,19 @@ var keys = []Key{
 
 	durationKey("stack.syscall", "entry and exit of one send() or recv()", func(s *Scenario) *units.Seconds { return &s.Stack.Syscall }, 0, 1e-3),
 	durationKey("stack.tx_per_message", "TCP transmit path per send", func(s *Scenario) *units.Seconds { return &s.Stack.TxPerMessage }, 0, 1e-3),
-	durationKey("stack.rx_per_message", "TCP receive path per message", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
+	durationKey("stack.rx_per_message", "one recv() call's own work, per read of up to stack.read_size (beside stack.syscall)", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerMessage }, 0, 1e-3),
 	durationKey("stack.wakeup", "waking the blocked receiving thread", func(s *Scenario) *units.Seconds { return &s.Stack.Wakeup }, 0, 1e-3),
 	durationKey("stack.tx_per_segment", "per TSO super-segment (per packet without TSO)", func(s *Scenario) *units.Seconds { return &s.Stack.TxPerSegment }, 0, 1e-4),
 	durationKey("stack.rx_per_packet", "per received wire packet: driver, skb, GRO merge", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerPacket }, 0, 1e-4),
-	durationKey("stack.rx_per_aggregate", "per GRO aggregate (per packet without GRO): IP/TCP input, ACK, socket queue", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerAggregate }, 0, 1e-4),
+	durationKey("stack.rx_per_aggregate", "IP/TCP input, ACK and socket queueing of one full GRO aggregate of stack.gro_size, charged by the packets an aggregate merged (per packet whole without GRO), on the softirq's core", func(s *Scenario) *units.Seconds { return &s.Stack.RxPerAggregate }, 0, 1e-4),
 	bytesKey("stack.gro_size", "largest GRO aggregate (GRO_MAX_SIZE)", func(s *Scenario) *units.Bytes { return &s.Stack.GROSize }, 1024, 512<<10),
 	rateKey("stack.checksum_rate", "software checksum on one core (used when the NIC does not offload it)", func(s *Scenario) *units.Rate { return &s.Stack.ChecksumRate }, false, false),
 	bytesKey("stack.tso_size", "TSO super-segment size", func(s *Scenario) *units.Bytes { return &s.Stack.TSOSize }, 1024, 256<<10),
 	intKey("stack.flows", "parallel TCP flows, each served by one core per side", func(s *Scenario) *int { return &s.Stack.Flows }, 1, 1024),
 	optional(durationKey("stack.handoff", "extra cost when one thread alternates between a GPU copy and socket system calls (tcp path: A→B, F→G); 0s: none", func(s *Scenario) *units.Seconds { return &s.Stack.Handoff }, 0, 1e-3)),
+	rateKey("stack.rx_copy_rate", "recv()'s kernel→user copy of socket buffers the NIC wrote, on one core (they have left the caches: a cold copy)", func(s *Scenario) *units.Rate { return &s.Stack.RxCopyRate }, false, false),
+	bytesKey("stack.read_size", "bytes one recv() asks for (a larger message takes several reads, a system call each)", func(s *Scenario) *units.Bytes { return &s.Stack.ReadSize }, 1, 1<<30),
+	boolKey("stack.rx_colocated", "the reader runs on the core whose softirq receives its flow (aRFS): the two receive loads share one core per flow; false: a core each", func(s *Scenario) *bool { return &s.Stack.RxColocated }),
 
 	stringKey("nic.model", "free text", func(s *Scenario) *string { return &s.NIC.Model }),
 	enumKey("nic.kind", "ib | roce | ethernet | loopback", func(s *Scenario) *string { return &s.NIC.Kind }, KindIB, KindRoCE, KindEthernet, KindLoopback),
@@ -582,6 +626,7 @@ var keys = []Key{
 	floatKey("topology.phb_write_factor", "peer-to-peer posted writes (into GPU memory) through a host bridge (PHB, NODE): fraction of the link rate", func(s *Scenario) *float64 { return &s.Topology.PHBWriteFactor }, 0, 1),
 	rateRangeKey("topology.inter_socket_rate", "peer-to-peer bandwidth across sockets (SYS), both directions alike", func(s *Scenario) *units.Rate { return &s.Topology.InterSocketRate }, 1e8, 1e13),
 	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *units.Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
+	intKey("topology.nic_switches", "PCIe switch levels between the NIC and its root port: the doorbell, DMA reads and writes and completions cross each (pcie.switch_latency)", func(s *Scenario) *int { return &s.Topology.NICSwitches }, 0, 4),
 	classKey("topology.cpu_gpu", "where the core that loads and stores GPU memory through BAR1 (gdrcopy) sits: PHB on the GPU's socket, SYS across the inter-socket link", func(s *Scenario) *Class { return &s.Topology.CPUGPU }),
 
 	stringKey("network.switch", "free text, or a switch the catalog knows (gpupath catalog list)", func(s *Scenario) *string { return &s.Network.Switch }),
@@ -591,6 +636,14 @@ var keys = []Key{
 
 	bytesKey("pipeline.chunk", "chunk size of a pipelined transfer", func(s *Scenario) *units.Bytes { return &s.Pipeline.Chunk }, 1024, 1<<30),
 
+	stackKey(),
+	enumKey("perftest.test", "the perftest program (stack perftest): write_lat | send_lat (latency tests, inline sends) | write_bw | send_bw (bandwidth tests, none inline)", func(s *Scenario) *string { return &s.Perftest.Test }, PerftestTests...),
+	bytesKey("ucx.rndv_thresh", "UCX_RNDV_THRESH: the size from which UCX sends by rendezvous (stack ucx); 0B: auto, where UCX's cost model makes rendezvous the faster", func(s *Scenario) *units.Bytes { return &s.UCX.RndvThresh }, 0, 1<<30),
+	durationKey("ucx.gdr_copy_latency", "UCX_GDR_COPY_LAT put: UCX's latency of a gdr_copy put into GPU memory (the eager protocol's unpack)", func(s *Scenario) *units.Seconds { return &s.UCX.GDRCopyLatency }, 0, 1e-4),
+	rateKey("ucx.gdr_copy_rate", "UCX_GDR_COPY_BW put_shared: UCX's bandwidth of a gdr_copy put into GPU memory", func(s *Scenario) *units.Rate { return &s.UCX.GDRCopyRate }, false, false),
+	durationKey("nccl.net_overhead", "NCCL's getNetOverhead: the proxy thread's cost per network step and side (stack nccl and collectives)", func(s *Scenario) *units.Seconds { return &s.NCCL.NetOverhead }, 0, 1e-4),
+	classKey("nccl.gdr_level", "NCCL_NET_GDR_LEVEL: the farthest GPU↔NIC class at which NCCL uses GPUDirect RDMA (PXB unless set)", func(s *Scenario) *Class { return &s.NCCL.GDRLevel }),
+
 	optional(durationKey("loopback.latency", "measured one-way TCP transfer over loopback: fixed cost α (used when nic.kind is loopback and loopback.rate > 0)", func(s *Scenario) *units.Seconds { return &s.Loopback.Latency }, 0, 1e-2)),
 	optional(rateKey("loopback.rate", "measured one-way TCP transfer over loopback: bandwidth β; 0B/s: model the stack stages instead", func(s *Scenario) *units.Rate { return &s.Loopback.Rate }, true, false)),
 	optional(bytesKey("loopback.knee", "size past which the loopback transfer runs at loopback.rate_beyond (a cache edge); 0B: none", func(s *Scenario) *units.Bytes { return &s.Loopback.Knee }, 0, 1<<40)),
@@ -599,6 +652,25 @@ var keys = []Key{
 }
 
 func optional(k Key) Key { k.Optional = true; return k }
+
+// stackKey is software.stack: one of the registered stacks, checked when
+// it is set (stacks register themselves at init, after the key table).
+func stackKey() Key {
+	return typedKey("software.stack", "the software stack driving the transport: none (the bare transport, as perftest's verbs run it) | perftest | ucx | nccl | nvshmem", "none|perftest|ucx|nccl|nvshmem",
+		func(s *Scenario) *string { return &s.Software.Stack },
+		func(v string) (string, error) {
+			t := strings.ToLower(strings.TrimSpace(v))
+			if _, err := LookupStack(t); err != nil {
+				return "", err
+			}
+			return t, nil
+		}, func(v string, text string) error {
+			if _, err := LookupStack(v); err != nil {
+				return fmt.Errorf("%q: %v", text, err)
+			}
+			return nil
+		}, func(v string) any { return v }, func(v string) string { return v })
+}
 
 func durationKeyFreq() Key {
 	return typedKey("cpu.clock", "core clock (reports CPU costs in cycles)", "frequency", func(s *Scenario) *units.Hertz { return &s.CPU.Clock },

@@ -40,7 +40,8 @@ func TestScenarioFileBadInput(t *testing.T) {
 		{"factor zero", "pcie:\n  bidir_factor: 0\n", []string{"pcie.bidir_factor", "out of range"}},
 		{"inline", "nic:\n  inline_size: 8KiB\n", []string{"nic.inline_size", "out of range"}},
 		{"hbm", "gpu:\n  memory_rate: 200000GB/s\n", []string{"gpu.memory_rate", "out of range"}},
-		{"proxy", "gpu:\n  proxy_overhead: 1ms\n", []string{"gpu.proxy_overhead", "out of range"}},
+		{"proxy", "nccl:\n  net_overhead: 1ms\n", []string{"nccl.net_overhead", "out of range"}},
+		{"stack", "software:\n  stack: mpich\n", []string{"software.stack", "unknown software stack", "ucx"}},
 		{"encoding", "nic:\n  encoding: manchester\n", []string{"nic.encoding", "not one of"}},
 	} {
 		_, err := Parse([]byte(tc.yaml), "s.yaml")

@@ -40,6 +40,13 @@ const (
 // A stage with SmallMax > 0 costs SmallAlpha instead of Alpha for messages
 // of at most SmallMax bytes (an inline send: the payload rides in the work
 // request, no DMA read of it).
+//
+// A stage with From or Until set runs only for messages of From ≤ n <
+// Until bytes (Until 0: no upper bound): a software stack that switches
+// protocol with the size (UCX's eager protocol below its rendezvous
+// threshold, the rendezvous above it) lists the stages of both, each with
+// its range. Outside its range a stage costs nothing, loads nothing and is
+// reported inactive.
 type Stage struct {
 	Name   string // short: "cudaMemcpy D2H"
 	Letter string // the seed's letter A–G, "" where none applies
@@ -62,6 +69,9 @@ type Stage struct {
 	Grain         units.Bytes   // hand-off unit within a message (0: the whole message)
 	SmallMax      units.Bytes   // messages up to this size cost SmallAlpha (0: none)
 	SmallAlpha    units.Seconds
+	// From and Until bound the message sizes the stage runs for: From ≤ n
+	// < Until (Until 0: no upper bound).
+	From, Until units.Bytes
 	// StreamPerByte, when set, is the per-byte busy time of the stage when
 	// messages or chunks follow each other back to back (a measured
 	// streaming rate), in place of its single-message per-byte time.
@@ -94,6 +104,8 @@ type Use struct {
 	PerByte    float64
 	PerPacket  float64
 	Packet     units.Bytes
+
+	from, until units.Bytes // the stage's active range, copied in by indexUses
 }
 
 // Resource is something stages share, with a capacity in units per second
@@ -115,14 +127,28 @@ func packets(n, per units.Bytes) float64 {
 	return math.Ceil(float64(n) / float64(per))
 }
 
-// Time is the stage's store-and-forward time for a message of n bytes.
+// Active reports whether the stage runs for a message of n bytes (From ≤ n
+// < Until, Until 0 meaning no bound).
+func (st Stage) Active(n units.Bytes) bool {
+	return n >= st.From && (st.Until <= 0 || n < st.Until)
+}
+
+// Time is the stage's step-by-step time for a message of n bytes: its
+// fixed cost and its size-dependent cost, as if it had the whole message
+// before the next stage starts.
 func (st Stage) Time(n units.Bytes) units.Seconds {
+	if !st.Active(n) {
+		return 0
+	}
 	return st.AlphaAt(n) + st.Cost(n)
 }
 
 // AlphaAt is the stage's fixed cost for a message of n bytes: SmallAlpha up
-// to SmallMax bytes, else Alpha.
+// to SmallMax bytes, else Alpha (0 when the stage does not run at n).
 func (st Stage) AlphaAt(n units.Bytes) units.Seconds {
+	if !st.Active(n) {
+		return 0
+	}
 	if st.SmallMax > 0 && n <= st.SmallMax {
 		return st.SmallAlpha
 	}
@@ -131,6 +157,8 @@ func (st Stage) AlphaAt(n units.Bytes) units.Seconds {
 
 // Cost is the size-dependent part of the stage's time for n bytes:
 // n·PerByte (with its knee) + packets(n)·PerPacket.
+// It does not ask whether the stage runs at n: its callers ask that of
+// the message's size (hardware takes the cost of a message's first unit).
 func (st Stage) Cost(n units.Bytes) units.Seconds {
 	return st.bytesTime(n) + units.Seconds(packets(n, st.Packet))*st.PerPacket + units.Seconds(packets(n, st.Segment))*st.PerSegment
 }
@@ -163,6 +191,9 @@ func (st Stage) Rate() units.Rate {
 
 // CPU is the stage's CPU seconds for a message of n bytes.
 func (st Stage) CPU(n units.Bytes) units.Seconds {
+	if !st.Active(n) {
+		return 0
+	}
 	return st.CPUPerMessage + units.Seconds(float64(n))*st.CPUPerByte + units.Seconds(packets(n, st.Packet))*st.CPUPerPacket +
 		units.Seconds(packets(n, st.Segment))*st.CPUPerSegment
 }
@@ -171,12 +202,30 @@ func (st Stage) CPU(n units.Bytes) units.Seconds {
 // messages (or chunks) of n bytes: its per-chunk occupancy plus its
 // size-dependent time, or its streaming per-byte time when it has one.
 func (st Stage) Busy(n units.Bytes) units.Seconds {
+	if !st.Active(n) {
+		return 0
+	}
 	if st.StreamPerByte > 0 {
 		return st.Occupancy + units.Seconds(float64(n))*st.StreamPerByte
 	}
 	return st.Occupancy + st.Cost(n)
 }
 
+// bytesBusy is the per-byte part of Busy(n): the stage's time for the
+// bytes themselves, without its fixed and per-packet costs.
+func (st Stage) bytesBusy(n units.Bytes) units.Seconds {
+	if !st.Active(n) {
+		return 0
+	}
+	if st.StreamPerByte > 0 {
+		return units.Seconds(float64(n)) * st.StreamPerByte
+	}
+	return st.bytesTime(n)
+}
+
 func (u Use) load(n units.Bytes) float64 {
+	if n < u.from || (u.until > 0 && n >= u.until) {
+		return 0
+	}
 	return u.PerMessage + float64(n)*u.PerByte + packets(n, u.Packet)*u.PerPacket
 }

@@ -69,9 +69,26 @@ func (s *Scenario) unpack() Stage {
 		Uses: []Use{{Resource: "cpu:receiver", PerMessage: float64(a)}, {Resource: "hbm:receiver", PerByte: 2}}}
 }
 
-// hostTCPStages are B–F of the TCP path; with devmem the payload never
-// touches DDR or the CPU (the NIC reads and writes GPU memory).
-func (s *Scenario) hostTCPStages(devmem bool) []Stage {
+// bufAt is where a NIC's DMA finds or leaves the payload.
+type bufAt int
+
+const (
+	// atHost: host memory on the NIC's own socket (host-tcp, host-rdma:
+	// the application's buffers are socket-local).
+	atHost bufAt = iota
+	// atBounce: a bounce buffer in host memory next to the GPU (tcp, rdma):
+	// with GPU and NIC on different sockets (SYS) the NIC's DMA crosses the
+	// inter-socket link to reach it.
+	atBounce
+	// atGPU: GPU memory, by PCIe peer-to-peer through BAR1 (gdr, devmem).
+	atGPU
+)
+
+// hostTCPStages are B–F of the TCP path, the payload in host memory at at
+// (atHost or atBounce) or, with devmem (atGPU), never touching DDR or the
+// CPU (the NIC reads and writes GPU memory).
+func (s *Scenario) hostTCPStages(at bufAt) []Stage {
+	devmem := at == atGPU
 	w := s.tcpWire()
 	f := s.flows()
 
@@ -106,42 +123,22 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 		b.Uses = append(b.Uses, Use{Resource: "ddr:sender", PerByte: b.DDR})
 	}
 
-	// F: receive. With GRO the driver merges the packets of a flow into
-	// aggregates of up to stack.gro_size and IP/TCP runs once per
-	// aggregate; without GRO every packet climbs the stack on its own.
-	fr := Stage{Name: "TCP/IP receive + kernel→user copy", Letter: "F", Side: Receiver, OnCPU: true, Parallel: f,
-		What: "interrupt and NAPI poll, GRO, IP/TCP input per aggregate, checksum check (unless offloaded), ACKs, waking the reader; recv() copies the payload from socket buffers to user memory as it arrives",
-		Copy: true, DDR: 2, PerPacket: s.Stack.RxPerPacket, Packet: w.payload}
-	if s.NIC.GRO && s.NIC.Kind != KindLoopback {
-		fr.PerSegment, fr.Segment = s.Stack.RxPerAggregate, s.Stack.GROSize
-		fr.Grain = s.Stack.GROSize
-	} else {
-		fr.PerPacket += s.Stack.RxPerAggregate
-		fr.Grain = w.payload
+	// F: receive, on two resources. The softirq (the core the NIC's
+	// interrupt lands on) runs the driver per packet and IP/TCP input per
+	// GRO aggregate; the reader's core runs recv(): one system call per
+	// read of up to stack.read_size bytes and the copy to user memory. With
+	// stack.rx_colocated the reader runs on the softirq's core and both
+	// loads share it — as they must when the node has fewer than two cores
+	// per flow.
+	soft := "cpu:receiver-softirq"
+	if s.Stack.RxColocated || s.NIC.Kind == KindLoopback || 2*f > s.CPU.Cores {
+		soft = "cpu:receiver"
 	}
-	cpuF := s.Stack.RxPerMessage + s.Stack.Wakeup + s.Stack.Syscall
-	fr.Alpha = s.NIC.IRQLatency + cpuF
-	fr.PerByte = units.Seconds(1 / float64(s.CPU.MemcpyRate))
-	if devmem {
-		fr.Name = "devmem receive (headers only)"
-		fr.What = "the CPU runs TCP on the headers the NIC split off; the payload is already in GPU memory, and recvmsg() returns tokens that point at it (given back with SO_DEVMEM_DONTNEED)"
-		fr.Copy, fr.DDR, fr.PerByte = false, 0, 0
-	}
-	if !s.NIC.ChecksumOffload && !devmem {
-		fr.PerByte += units.Seconds(1 / float64(s.Stack.ChecksumRate))
-	}
+	fs := s.softirq(w, f, soft, devmem)
+	fr := s.recvCall(w, f, fs.Grain, devmem)
 	if s.NIC.Kind == KindLoopback {
-		fr.Alpha = cpuF // no interrupt: loopback delivers in softirq context on the sending core
-		fr.What = "IP/TCP input on the loopback device (softirq), waking the reader; recv() copies the payload from socket buffers to user memory"
-	}
-	fr.Occupancy = cpuF
-	fr.CPUPerMessage, fr.CPUPerByte, fr.CPUPerPacket, fr.CPUPerSegment = cpuF, fr.PerByte, fr.PerPacket, fr.PerSegment
-	fr.Uses = []Use{{Resource: "cpu:receiver", PerMessage: float64(cpuF), PerByte: float64(fr.PerByte), PerPacket: float64(fr.PerPacket), Packet: fr.Packet}}
-	if fr.Segment > 0 {
-		fr.Uses = append(fr.Uses, Use{Resource: "cpu:receiver", PerPacket: float64(fr.PerSegment), Packet: fr.Segment})
-	}
-	if fr.DDR > 0 {
-		fr.Uses = append(fr.Uses, Use{Resource: "ddr:receiver", PerByte: fr.DDR})
+		fs.Alpha = 0 // no interrupt: loopback delivers in softirq context on the sending core
+		fs.What = "IP/TCP input on the loopback device (softirq on the sending core), per packet and per aggregate"
 	}
 
 	if s.NIC.Kind == KindLoopback && s.Loopback.Rate > 0 && !devmem {
@@ -176,109 +173,162 @@ func (s *Scenario) hostTCPStages(devmem bool) []Stage {
 	if s.NIC.Kind == KindLoopback {
 		lo := Stage{Name: "loopback device", Side: Network, Grain: w.payload,
 			What: "no NIC and no wire: the kernel hands the segments to the receiving socket (replaces C, D and E)"}
-		return []Stage{b, lo, fr}
+		return []Stage{b, lo, fs, fr}
 	}
-	c := s.nicRead(devmem, false, w)
+	c := s.nicRead(at, false, w)
 	d := s.wireStage(w)
-	e := s.nicWrite(devmem, w)
-	return []Stage{b, c, d, e, fr}
+	e := s.nicWrite(at, w)
+	return []Stage{b, c, d, e, fs, fr}
 }
 
-// rdmaStages are B–F of the RDMA paths: post, NIC read, wire, NIC write,
-// poll; from and to GPU memory (gdr) a CPU proxy thread posts and polls
-// for the GPU, and a GPU before Hopper needs a flush.
-func (s *Scenario) rdmaStages(gpu bool) []Stage {
-	w := s.rdmaWire()
-	postCPU := s.NIC.PostCost
-	post := Stage{Name: "post work request", Letter: "B", Side: Sender, OnCPU: true,
-		What: "ibv_post_send: the CPU writes a work request and rings the NIC's doorbell — no copy, no protocol work"}
-	pollCPU := s.NIC.PollCost
-	poll := Stage{Name: "poll completion", Letter: "F", Side: Receiver, OnCPU: true,
-		What: "ibv_poll_cq: the receiver's CPU sees the completion the NIC wrote; the payload is already in place"}
-	if gpu && s.GPU.ProxyOverhead > 0 {
-		postCPU += s.GPU.ProxyOverhead
-		pollCPU += s.GPU.ProxyOverhead
-		post.Name = "proxy posts work request"
-		post.What = fmt.Sprintf("the GPU kernel hands the send to a CPU proxy thread, which sees it and posts the work request (gpu.proxy_overhead %s + nic.post_cost)", s.GPU.ProxyOverhead.Human())
-		poll.Name = "proxy polls completion"
-		poll.What = fmt.Sprintf("the receiver's proxy thread polls the completion and tells the GPU kernel that the data is in place (nic.poll_cost + gpu.proxy_overhead %s)", s.GPU.ProxyOverhead.Human())
+// softirq is the first half of stage F: the interrupt (after the NIC's
+// moderation delay), the NAPI poll and the driver per packet, GRO, and
+// IP/TCP input. With GRO the driver merges a flow's packets into
+// aggregates of up to stack.gro_size and IP/TCP input runs once per
+// aggregate: it is charged by the packets an aggregate merged, so a full
+// aggregate costs stack.rx_per_aggregate and the one packet of a small
+// message its share (payload/gro_size of it); without GRO every packet
+// climbs the stack on its own and pays it whole.
+func (s *Scenario) softirq(w wireFormat, f int, res string, devmem bool) Stage {
+	st := Stage{Name: "softirq: NAPI, GRO, IP/TCP input", Letter: "F", Side: Receiver, OnCPU: true, Parallel: f,
+		What:   "the NIC's interrupt (after its moderation delay, nic.irq_latency), the NAPI poll and the driver per packet, GRO merging them into aggregates, IP/TCP input, ACKs and the socket queue, on the core the interrupt lands on",
+		Alpha:  s.NIC.IRQLatency,
+		Packet: w.payload, Grain: w.payload}
+	per := s.Stack.RxPerPacket
+	if s.NIC.GRO && s.NIC.Kind != KindLoopback {
+		per += units.Seconds(float64(s.Stack.RxPerAggregate) * float64(w.payload) / float64(s.Stack.GROSize))
+		st.Grain = s.Stack.GROSize
+	} else {
+		per += s.Stack.RxPerAggregate
 	}
-	post.Alpha, post.Occupancy, post.CPUPerMessage = postCPU, postCPU, postCPU
-	post.Uses = []Use{{Resource: "cpu:sender", PerMessage: float64(postCPU)}}
-	poll.Alpha, poll.Occupancy, poll.CPUPerMessage = pollCPU, pollCPU, pollCPU
-	poll.Uses = []Use{{Resource: "cpu:receiver", PerMessage: float64(pollCPU)}}
-	st := []Stage{post, s.nicRead(gpu, !gpu, w), s.wireStage(w), s.nicWrite(gpu, w), poll}
-	if gpu && s.GPU.GDRFlush {
-		st = append(st, s.gdrFlush())
+	st.PerPacket = per
+	if !s.NIC.ChecksumOffload && !devmem {
+		st.PerByte = units.Seconds(1 / float64(s.Stack.ChecksumRate))
+		st.What += "; it checks the checksums in software (no offload)"
+	}
+	if devmem {
+		st.What += "; only the headers, which the NIC split off into host memory"
+	}
+	st.CPUPerPacket, st.CPUPerByte = st.PerPacket, st.PerByte
+	st.Uses = []Use{{Resource: res, PerByte: float64(st.PerByte), PerPacket: float64(st.PerPacket), Packet: st.Packet}}
+	return st
+}
+
+// recvCall is the second half of stage F: the reader is woken and recv()
+// copies the payload from the socket buffers into user memory as it
+// arrives, one system call (stack.syscall + stack.rx_per_message) per read
+// of up to stack.read_size bytes. The socket buffers are what the NIC
+// wrote: the copy reads them cold, at stack.rx_copy_rate.
+func (s *Scenario) recvCall(w wireFormat, f int, grain units.Bytes, devmem bool) Stage {
+	perRead := s.Stack.Syscall + s.Stack.RxPerMessage
+	st := Stage{Name: "recv(): wake the reader, copy to user", Letter: "F", Side: Receiver, OnCPU: true, Parallel: f, Copy: true, DDR: 2,
+		What:  fmt.Sprintf("the blocked reader is woken (stack.wakeup) and recv() copies the payload from socket buffers to user memory as it arrives, at %s (stack.rx_copy_rate: the buffers the NIC wrote have left the caches), one system call per read of up to %s (stack.read_size)", s.Stack.RxCopyRate.Human(), s.Stack.ReadSize.Human()),
+		Alpha: s.Stack.Wakeup, Occupancy: s.Stack.Wakeup, PerByte: units.Seconds(1 / float64(s.Stack.RxCopyRate)),
+		PerPacket: perRead, Packet: s.Stack.ReadSize, Grain: min(grain, s.Stack.ReadSize)}
+	if devmem {
+		st.Name = "devmem recvmsg() (tokens, no copy)"
+		st.What = "the reader is woken and recvmsg() returns tokens that point at the payload already in GPU memory (given back with SO_DEVMEM_DONTNEED): no copy"
+		st.Copy, st.DDR, st.PerByte = false, 0, 0
+	}
+	st.CPUPerMessage, st.CPUPerByte, st.CPUPerPacket = st.Alpha, st.PerByte, st.PerPacket
+	st.Uses = []Use{{Resource: "cpu:receiver", PerMessage: float64(st.Alpha), PerByte: float64(st.PerByte), PerPacket: float64(st.PerPacket), Packet: st.Packet}}
+	if st.DDR > 0 {
+		st.Uses = append(st.Uses, Use{Resource: "ddr:receiver", PerByte: st.DDR})
 	}
 	return st
 }
 
-// gdrFlush is the receiver's flush before the GPU may read what the NIC
-// wrote (GPUs before Hopper): the proxy posts an RDMA read of one word of
-// the GPU buffer through the NIC (its completion orders the earlier
-// writes) and polls for it — a host-driven round trip inside one node.
-func (s *Scenario) gdrFlush() Stage {
-	cpu := s.NIC.PostCost + s.NIC.PollCost
-	a := cpu + 2*(s.PCIe.WriteLatency+s.NIC.Latency) + s.PCIe.ReadLatency + s.GPU.BARReadLatency + 2*s.peerExtraLatency()
-	return Stage{Name: "GDR flush (read through the NIC)", Side: Receiver, Alpha: a, Occupancy: a, CPUPerMessage: cpu,
-		What: "the receiver's proxy posts an RDMA read of one word of the GPU buffer to the local NIC and waits for it: the read's completion makes the NIC's earlier writes visible to the GPU (needed on Ampere and earlier, gpu.gdr_flush)",
-		Uses: []Use{{Resource: "cpu:receiver", PerMessage: float64(cpu)}}}
+// rdmaStages are B–F of the RDMA paths as the bare transport runs them:
+// the application posts the work request from its own thread, the NIC
+// reads the payload at at (host memory, a bounce buffer, GPU memory), the
+// wire, the remote NIC writes it, and the application polls the
+// completion. Software stacks (Stack) add their own stages on top.
+func (s *Scenario) rdmaStages(at bufAt) []Stage {
+	w := s.rdmaWire()
+	post := cpuStage("post work request", "B", Sender, s.NIC.PostCost,
+		"ibv_post_send: the application's thread writes a work request and rings the NIC's doorbell (nic.post_cost) — no copy, no protocol work")
+	poll := cpuStage("poll completion", "F", Receiver, s.NIC.PollCost,
+		"ibv_poll_cq: the receiving application's thread sees the completion the NIC wrote (nic.poll_cost); the payload is already in place")
+	return []Stage{post, s.nicRead(at, at != atGPU, w), s.wireStage(w), s.nicWrite(at, w), poll}
 }
 
+// nicHostLatency is one crossing of the PCIe switch levels between the
+// NIC and its root port (topology.nic_switches × pcie.switch_latency):
+// what every NIC↔host transaction adds each way.
+func (s *Scenario) nicHostLatency() units.Seconds {
+	return units.Seconds(s.Topology.NICSwitches) * s.PCIe.SwitchLatency
+}
+
+// stagedSocket is what a bounce buffer next to the GPU costs the NIC's DMA
+// when GPU and NIC sit on different sockets: one inter-socket crossing
+// each way of a transaction (host buffers of the host paths are
+// socket-local and pay none).
+func (s *Scenario) stagedSocket(at bufAt) bool { return at == atBounce && s.Topology.GPUNIC == SYS }
+
 // nicRead is stage C: the NIC takes the doorbell (the work request comes
-// with it, written by the CPU through the NIC's BAR), DMA-reads the payload
-// from host memory or (peer) from GPU memory and streams it out packet by
-// packet. A small send from host memory may be inline: the CPU wrote the
-// payload into the work request, so no DMA read round trip.
-func (s *Scenario) nicRead(fromGPU, inline bool, w wireFormat) Stage {
+// with it, written by the CPU through the NIC's BAR: a posted write across
+// the NIC's switch levels), DMA-reads the payload from host memory or
+// (atGPU) from GPU memory and streams it out packet by packet. A small
+// send from host memory may be inline: the CPU wrote the payload into the
+// work request, so no DMA read round trip.
+func (s *Scenario) nicRead(at bufAt, inline bool, w wireFormat) Stage {
 	c := Stage{Name: "NIC DMA read (host memory)", Letter: "C", Side: Sender, Crossings: 1, Grain: w.payload,
 		What: "the NIC takes the doorbell and work request, DMA-reads the payload from host DDR over its PCIe link and sends it packet by packet"}
-	c.Alpha = s.PCIe.WriteLatency + s.PCIe.ReadLatency + s.NIC.Latency
+	doorbell := s.PCIe.WriteLatency + s.nicHostLatency()
 	c.PerPacket, c.Packet = units.Seconds(1/s.NIC.MessageRate), w.payload // the NIC engine's per-packet work
-	if fromGPU {
+	read := s.PCIe.ReadLatency + 2*s.nicHostLatency()
+	if at == atGPU {
+		// gpu.bar_read_latency is measured as what a read of GPU memory
+		// takes beyond a read of host memory on the same host (the
+		// perftest fixtures): the peer read is charged the host read's
+		// path, that, and the class's extra both ways.
 		c.Name = "NIC DMA read (GPU memory, P2P)"
-		c.What = fmt.Sprintf("the NIC DMA-reads the payload straight from GPU memory through the GPU's BAR1 by PCIe peer-to-peer (%s) at %s; GPU memory cannot be inlined", s.Topology.GPUNIC, s.PeerReadRate().Human())
-		c.Alpha += s.GPU.BARReadLatency + 2*s.peerExtraLatency() // a read is a round trip
+		c.What = fmt.Sprintf("the NIC takes the doorbell, then DMA-reads the payload straight from GPU memory through the GPU's BAR1 by PCIe peer-to-peer (%s) at %s; GPU memory cannot be inlined", s.Topology.GPUNIC, s.PeerReadRate().Human())
+		c.Alpha = doorbell + read + s.GPU.BARReadLatency + 2*s.peerExtraLatency() + s.NIC.Latency // a read is a round trip
 		c.PerByte = units.Seconds(1 / float64(s.PeerReadRate()))
 		c.Uses = []Use{{Resource: "pcie:sender-gpu:up", PerByte: 1}, {Resource: "pcie:sender-nic:down", PerByte: 1}, {Resource: "p2p:sender", PerByte: 1}}
-	} else {
-		c.Alpha += 2 * s.stagedExtraLatency()
-		c.PerByte = units.Seconds(1 / float64(s.nicLinkRate()))
-		c.DDR = 1
-		c.Uses = []Use{{Resource: "pcie:sender-nic:down", PerByte: 1}, {Resource: "ddr:sender", PerByte: 1}}
-		if s.Topology.GPUNIC == SYS { // the bounce buffer sits on the GPU's socket: the NIC reads it across sockets
-			c.Uses = append(c.Uses, Use{Resource: "socket:sender", PerByte: 1})
-		}
-		if inline && s.NIC.InlineSize > 0 {
-			c.SmallMax = s.NIC.InlineSize
-			c.SmallAlpha = s.PCIe.WriteLatency + s.NIC.Latency
-			c.What += fmt.Sprintf("; up to %s the payload rides inline in the work request (nic.inline_size): no DMA read", s.NIC.InlineSize)
-		}
+		return c
+	}
+	c.PerByte = units.Seconds(1 / float64(s.nicLinkRate()))
+	c.DDR = 1
+	c.Uses = []Use{{Resource: "pcie:sender-nic:down", PerByte: 1}, {Resource: "ddr:sender", PerByte: 1}}
+	if s.stagedSocket(at) { // the bounce buffer sits on the GPU's socket: the NIC reads it across sockets
+		read += 2 * s.Topology.InterSocketLatency
+		c.Uses = append(c.Uses, Use{Resource: "socket:sender", PerByte: 1})
+		c.What += "; the bounce buffer sits on the GPU's socket, so the read crosses the inter-socket link"
+	}
+	c.Alpha = doorbell + read + s.NIC.Latency
+	if inline && s.NIC.InlineSize > 0 {
+		c.SmallMax = s.NIC.InlineSize
+		c.SmallAlpha = doorbell + s.NIC.Latency
+		c.What += fmt.Sprintf("; up to %s the payload rides inline in the work request (nic.inline_size): no DMA read", s.NIC.InlineSize)
 	}
 	return c
 }
 
-// nicWrite is stage E.
-func (s *Scenario) nicWrite(toGPU bool, w wireFormat) Stage {
+// nicWrite is stage E: the receiving NIC writes the payload and then the
+// completion (a posted write each, across the NIC's switch levels to host
+// memory; the payload by peer-to-peer when it goes to GPU memory).
+func (s *Scenario) nicWrite(at bufAt, w wireFormat) Stage {
 	e := Stage{Name: "NIC DMA write (host memory)", Letter: "E", Side: Receiver, Crossings: 1, Grain: w.payload,
-		What: "the receiving NIC DMA-writes the payload into host DDR over its PCIe link, packet by packet as it arrives"}
-	e.Alpha = s.NIC.Latency + s.PCIe.WriteLatency
+		What: "the receiving NIC DMA-writes the payload into host DDR over its PCIe link, packet by packet as it arrives, then the completion"}
+	e.Alpha = s.NIC.Latency + s.PCIe.WriteLatency + s.nicHostLatency()
 	e.PerPacket, e.Packet = units.Seconds(1/s.NIC.MessageRate), w.payload
-	if toGPU {
+	if at == atGPU {
 		e.Name = "NIC DMA write (GPU memory, P2P)"
-		e.What = fmt.Sprintf("the receiving NIC DMA-writes the payload straight into GPU memory by PCIe peer-to-peer (%s) at %s", s.Topology.GPUNIC, s.PeerWriteRate().Human())
+		e.What = fmt.Sprintf("the receiving NIC DMA-writes the payload straight into GPU memory by PCIe peer-to-peer (%s) at %s, then the completion into host memory", s.Topology.GPUNIC, s.PeerWriteRate().Human())
 		e.Alpha += s.peerExtraLatency()
 		e.PerByte = units.Seconds(1 / float64(s.PeerWriteRate()))
 		e.Uses = []Use{{Resource: "pcie:receiver-nic:up", PerByte: 1}, {Resource: "pcie:receiver-gpu:down", PerByte: 1}, {Resource: "p2p:receiver", PerByte: 1}}
-	} else {
-		e.Alpha += s.stagedExtraLatency()
-		e.PerByte = units.Seconds(1 / float64(s.nicLinkRate()))
-		e.DDR = 1
-		e.Uses = []Use{{Resource: "pcie:receiver-nic:up", PerByte: 1}, {Resource: "ddr:receiver", PerByte: 1}}
-		if s.Topology.GPUNIC == SYS {
-			e.Uses = append(e.Uses, Use{Resource: "socket:receiver", PerByte: 1})
-		}
+		return e
+	}
+	e.PerByte = units.Seconds(1 / float64(s.nicLinkRate()))
+	e.DDR = 1
+	e.Uses = []Use{{Resource: "pcie:receiver-nic:up", PerByte: 1}, {Resource: "ddr:receiver", PerByte: 1}}
+	if s.stagedSocket(at) {
+		e.Alpha += s.Topology.InterSocketLatency
+		e.Uses = append(e.Uses, Use{Resource: "socket:receiver", PerByte: 1})
+		e.What += "; the bounce buffer sits on the GPU's socket, so the writes cross the inter-socket link"
 	}
 	return e
 }

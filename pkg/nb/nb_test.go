@@ -36,24 +36,24 @@ func TestStageTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := cells(h)
-	// Header, seven stages A–G in the seed's order, the total.
-	if len(rows) != 9 {
-		t.Fatalf("%d rows, want 9:\n%s", len(rows), h)
+	// Header, the stages in the order of their letters A–G (F, the
+	// receive, on two cores: the softirq and the reader), the total.
+	var letters string
+	for _, r := range rows[1 : len(rows)-1] {
+		letters += r[0]
 	}
-	for i, l := range "ABCDEFG" {
-		if rows[i+1][0] != string(l) {
-			t.Errorf("row %d: step %q, want %c", i+1, rows[i+1][0], l)
-		}
+	if letters != "ABCDEFFG" {
+		t.Fatalf("stage letters %q, want ABCDEFFG:\n%s", letters, h)
 	}
 	p, _ := model.LookupPath("tcp")
 	res := p.Route(s).Evaluate(Small)
-	total := rows[8]
+	total := rows[len(rows)-1]
 	if total[1] != "total" || total[3] != res.Latency.Human() || total[9] != "4" {
 		t.Errorf("total row %q: want latency %s and 4 copies", total, res.Latency.Human())
 	}
 	// The shares add up to about 100%.
 	sum := 0.0
-	for _, r := range rows[1:8] {
+	for _, r := range rows[1 : len(rows)-1] {
 		var v float64
 		if _, err := fmt.Sscan(strings.TrimSuffix(r[4], "%"), &v); err == nil {
 			sum += v
@@ -463,6 +463,9 @@ func TestTexts(t *testing.T) {
 	p, _ := model.LookupPath("tcp")
 	big := p.Route(s).Evaluate(256 << 20)
 	want := fmt.Sprintf("- 256 MiB: %s against %s pipelined in %d chunks, ", big.Latency.Human(), big.Pipelined.Human(), big.Chunks)
+	if big.Chunks <= 1 {
+		want = fmt.Sprintf("- 256 MiB: %s either way (the hardware's overlap is as good as chunks)", big.Latency.Human())
+	}
 	if !strings.Contains(md, "- 4 B: ") || !strings.Contains(md, "(one chunk)") || !strings.Contains(md, want) {
 		t.Errorf("PipelineGain:\n%s\nwant %q", md, want)
 	}

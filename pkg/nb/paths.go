@@ -48,7 +48,8 @@ func rate(r units.Rate) string {
 }
 
 // StageTable is the path's stage table at message size n: each stage with
-// its seed letter, side, store-and-forward time and share of the total,
+// its letter, side, its own time (T(n): the stage alone) and share of the
+// step-by-step sum,
 // fixed cost α, rate β, CPU time, DDR bytes, whether it copies the payload,
 // and what happens there; the last row is the total. An infeasible path
 // gives a paragraph with the model's reason instead.
@@ -62,8 +63,8 @@ func StageTable(s *model.Scenario, path string, n units.Bytes) (string, error) {
 	}
 	res := r.Evaluate(n)
 	t := &Table{
-		Caption: fmt.Sprintf("%s — %s, %s message on %s: %s store-and-forward, %d copies",
-			path, r.Path.Title, n.Human(), s.Name, res.Latency.Human(), res.Copies),
+		Caption: fmt.Sprintf("%s — %s, %s message on %s: %s one way as the hardware moves it (%s step by step), %d copies",
+			path, r.Path.Title, n.Human(), s.Name, res.Latency.Human(), res.StepByStep.Human(), res.Copies),
 		Head:  []string{"step", "stage", "side", "time", "share", "fixed α", "rate β", "CPU", "DDR bytes", "copy", "what happens"},
 		Right: []bool{false, false, false, true, true, true, true, true, true, false, false},
 	}

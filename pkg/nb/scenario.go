@@ -57,7 +57,8 @@ func Host() string {
 }
 
 // PipelineGain says in Markdown how much pipelining in the scenario's
-// chunks gains over store-and-forward for path at each size.
+// chunks gains over one message as the hardware moves it, for path at
+// each size.
 func PipelineGain(s *model.Scenario, path string, sizes ...units.Bytes) (string, error) {
 	r, err := s.Route(path)
 	if err != nil {
@@ -67,12 +68,16 @@ func PipelineGain(s *model.Scenario, path string, sizes ...units.Bytes) (string,
 		return "", fmt.Errorf("nb: %s is infeasible on %s: %s", path, s.Name, r.Reason)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "`%s` on `%s`, store-and-forward (each stage finishes before the next) against pipelined in %s chunks:\n",
+	fmt.Fprintf(&b, "`%s` on `%s`, one message as the hardware moves it (device stages overlap packet by packet) against software pipelined in %s chunks:\n",
 		path, s.Name, s.Pipeline.Chunk.Human())
 	for _, n := range sizes {
 		res := r.Evaluate(n)
 		if res.Chunks <= 1 {
-			fmt.Fprintf(&b, "- %s: %s either way (one chunk).\n", n.Human(), res.Latency.Human())
+			why := "one chunk"
+			if n > s.Pipeline.Chunk {
+				why = "the hardware's overlap is as good as chunks"
+			}
+			fmt.Fprintf(&b, "- %s: %s either way (%s).\n", n.Human(), res.Latency.Human(), why)
 			continue
 		}
 		fmt.Fprintf(&b, "- %s: %s against %s pipelined in %d chunks, %s less time.\n", n.Human(), res.Latency.Human(),

@@ -33,7 +33,9 @@ var seedLetters = []struct{ letter, role, meaning, key string }{
 
 // Breakdown draws, for each of a few message sizes (in.Sizes, at most
 // four; nil: BreakdownSizes), one horizontal bar per feasible path split
-// into its stages' store-and-forward latencies, coloured by seed letter
+// into its stages' step-by-step times (each stage as if it had the whole
+// message before the next starts: they add up to the step-by-step
+// latency, not the one-message latency), coloured by seed letter
 // A–G (LetterColors), with the total at the end of the bar. Infeasible
 // paths are listed, not drawn. It reads Scenario (required), Paths and
 // Sizes.
@@ -60,7 +62,7 @@ func Breakdown(in Input) (*Figure, error) {
 	used := map[string]bool{}
 	for k, n := range c.sizes {
 		p := breakdownPanel(routes, n, k == 0, used, &f.Data)
-		f.panels = append(f.panels, axes{p: p, xlabel: "latency (store-and-forward)"})
+		f.panels = append(f.panels, axes{p: p, xlabel: "latency (step by step)"})
 	}
 	for _, l := range seedLetters {
 		if used[l.letter] {
@@ -74,7 +76,7 @@ func Breakdown(in Input) (*Figure, error) {
 	if n := infeasibleNote(bad); n != "" {
 		f.Notes = append(f.Notes, n)
 	}
-	f.Caption = caption("Each path's one-way store-and-forward latency split into its stages, at "+humanList(c.sizes)+
+	f.Caption = caption("Each path's one-way step-by-step latency (each stage finishing before the next starts) split into its stages, at "+humanList(c.sizes)+
 		"; each stage coloured by the seed's letter (A–G), total at the end of the bar. Each panel has its own scale.", f.Provenance, reasons)
 	return f, nil
 }

@@ -27,7 +27,7 @@ type Input struct {
 	// Measured series are drawn over the model curves.
 	Measured []Measured
 	// Pipelined adds the pipelined latency (dotted) to Latency, and makes
-	// Residuals compare latency with it instead of store-and-forward.
+	// Residuals compare latency with it instead of the one-message latency.
 	Pipelined bool
 }
 

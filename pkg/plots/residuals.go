@@ -14,8 +14,8 @@ import (
 // Residuals draws the model's error against measurement, in percent,
 // against message size: 100·(model − measured)/measured for every
 // measured point (positive: the model predicts more than was measured).
-// One panel for latency (points with Seconds; the store-and-forward
-// latency, or the pipelined one when in.Pipelined) and one for bandwidth
+// One panel for latency (points with Seconds; the one-message latency,
+// or the pipelined one when in.Pipelined) and one for bandwidth
 // (points with Rate), each drawn only when some point has it. Every
 // measured series must name a path (Measured.Path) that is feasible in
 // the scenario. It reads Scenario (required), Measured (required) and
@@ -63,7 +63,7 @@ func Residuals(in Input) (*Figure, error) {
 		}
 	}
 	f.panelGap = 22
-	which := "store-and-forward"
+	which := "one-message"
 	if in.Pipelined {
 		which = "pipelined (" + c.Scenario.Pipeline.Chunk.Human() + " chunks)"
 	}

@@ -314,7 +314,8 @@ func caption(what, prov string, reasons []string) string {
 
 // Latency plots one-way latency against message size, log–log: one solid
 // (or, for the host references, dashed) line per feasible path with its
-// store-and-forward latency, the pipelined latency dotted when
+// one-message latency (as the hardware moves one message: device stages
+// overlap packet by packet), the pipelined latency dotted when
 // in.Pipelined, and measured latencies (Point.Seconds) as points. Paths
 // infeasible in the scenario are listed, not drawn. It reads Scenario,
 // Paths, Sizes, Measured and Pipelined.
@@ -338,7 +339,7 @@ func Latency(in Input) (*Figure, error) {
 	}
 	what := "One-way latency against message size (log–log)."
 	if c.Scenario != nil {
-		what += " Lines: the model's store-and-forward latency, each stage finishing before the next starts"
+		what += " Lines: the model's one-message latency, as the hardware moves one message (device stages overlap packet by packet)"
 		if len(q) > 1 {
 			what += "; dotted: pipelined in " + c.Scenario.Pipeline.Chunk.Human() + " chunks"
 		}

@@ -533,11 +533,19 @@ func (w *pdfWriter) badge(x, y float64, kind, text string) {
 	w.color(inkRGB)
 }
 
-// pre writes preformatted text in a monospaced font on a light band.
+// pre writes preformatted text in a monospaced font on a light band. A
+// block that breaks across pages leaves at least preWidow lines for its
+// last page (it breaks earlier otherwise), so no page holds only its tail.
 func (w *pdfWriter) pre(text string) {
 	const fs = 7.2
+	const preWidow = 8
 	lh := fs * 1.32
 	w.fonts.use("LiberationMono", "", fs)
+	type line struct {
+		text   string
+		indent float64
+	}
+	var all []line
 	for _, raw := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		w.fonts.use("LiberationMono", "", fs)
 		body := strings.TrimLeft(raw, " ")
@@ -545,18 +553,35 @@ func (w *pdfWriter) pre(text string) {
 		ls := w.lines(body, textW-20-w.doc.GetStringWidth(lead))
 		ls[0] = lead + ls[0]
 		for i, l := range ls {
-			w.room(lh)
-			w.color(bandRGB)
-			w.doc.Rect(marginL, w.y, textW, lh, "F")
-			w.color(inkRGB)
-			w.fonts.use("LiberationMono", "", fs)
 			indent := 5.0
 			if i > 0 {
 				indent = 15
 			}
-			w.textLine(marginL+indent, w.y, textW-indent-5, lh, l, "L")
-			w.y += lh
+			all = append(all, line{l, indent})
 		}
+	}
+	stopAt := -1 // the line that starts the next page early, once per page
+	for i, l := range all {
+		if i == stopAt {
+			w.newPage()
+			stopAt = -1
+		}
+		if left, fit := len(all)-i, int((pageH-marginB-w.y)/lh); stopAt < 0 && fit < left && left-fit < preWidow {
+			// The rest would leave a tail of a few lines on the next page:
+			// write only left-preWidow lines here (none: break now).
+			if here := left - preWidow; here <= 0 && w.y > marginT {
+				w.newPage()
+			} else if here > 0 {
+				stopAt = i + here
+			}
+		}
+		w.room(lh)
+		w.color(bandRGB)
+		w.doc.Rect(marginL, w.y, textW, lh, "F")
+		w.color(inkRGB)
+		w.fonts.use("LiberationMono", "", fs)
+		w.textLine(marginL+l.indent, w.y, textW-l.indent-5, lh, l.text, "L")
+		w.y += lh
 	}
 	w.y += 8
 }

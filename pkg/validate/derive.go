@@ -39,12 +39,9 @@ type Reading struct {
 	// NVIDIA Tesla of 2015: a Kepler K40 on FDR InfiniBand; a Kepler GPU's
 	// host: Intel before Skylake): the full mode's assumptions.
 	Era calib.Facts
-	// Software are the keys the software column sets: who posts for the
-	// GPU, inline sizes, flows, chunks (profile).
-	//
-	// TODO(software.stack): when the model has the software.stack key
-	// (perftest, ucx, nccl, ...), the column names the stack and these keys
-	// become the stack's own.
+	// Software are the keys the software column sets: the software stack
+	// (software.stack) and the row's own settings of it (inline sizes,
+	// flows, chunks, the eager→rendezvous switch) (profile).
 	Software []model.Override
 	// Base is the preset of the row's generation: the full mode's base.
 	Base string
@@ -71,6 +68,8 @@ var (
 	reGen    = regexp.MustCompile(`(?i)(?:gen\s*([1-6])|PCIe ([1-6])\.0)`)
 	reLanes  = regexp.MustCompile(`\bx(1|2|4|8|16)\b`)
 	reInline = regexp.MustCompile(`inline < (\d+) ?B`)
+	reProg   = regexp.MustCompile(`ib_(?:send|write|read)_(?:lat|bw)`)
+	reSwitch = regexp.MustCompile(`(?:jump at|dip at) (\d+) ([KM])iB[^;]*(?:protocol switch|eager->rendezvous)`)
 	reDist   = regexp.MustCompile(`distance (\d+)`)
 	reThread = regexp.MustCompile(`num_threads=(\d+)`)
 	reSocks  = regexp.MustCompile(`NSOCKS_PERTHREAD=(\d+), SOCKET_NTHREADS=(\d+)`)
@@ -89,6 +88,51 @@ var cpuGenerations = []struct{ name, family string }{
 	{"Sandy Bridge", model.FamilyIntelBDW}, {"Ivy Bridge", model.FamilyIntelBDW}, {"Haswell", model.FamilyIntelBDW}, {"Broadwell", model.FamilyIntelBDW},
 	{"Skylake", model.FamilyIntelSKL}, {"Cascade Lake", model.FamilyIntelSKL}, {"Ice Lake", model.FamilyIntelSKL},
 	{"Sapphire Rapids", model.FamilyIntelSRP}, {"Granite Rapids", model.FamilyIntelSRP}, {"Emerald Rapids", model.FamilyIntelERP},
+}
+
+// reYear finds a year a column dates its hardware by.
+var reYear = regexp.MustCompile(`\b(20[0-3]\d)\b`)
+
+// teslaOf is NVIDIA's newest data-center GPU of a year (NVIDIA's launch
+// announcements: K40 November 2013, K80 November 2014, P100 2016, V100
+// 2017, A100 May 2020, H100 2022, H200 2024); the Kepler K40 stands for
+// 2013–2015, the GPU the era's GPUDirect RDMA clusters ran.
+func teslaOf(year int) string {
+	switch {
+	case year < 2013:
+		return ""
+	case year <= 2015:
+		return "K40"
+	case year == 2016:
+		return "P100-PCIE-16GB"
+	case year <= 2019:
+		return "V100-SXM2-32GB"
+	case year <= 2021:
+		return "A100-SXM4-80GB"
+	case year <= 2023:
+		return "H100-SXM5-80GB"
+	}
+	return "H200"
+}
+
+// ibOf is the InfiniBand generation GPU clusters ran in a year (IBTA
+// roadmap and the adapters' launches: QDR 2008, FDR 2011, EDR adapters
+// from late 2015 (ConnectX-4), HDR 2019–2020, NDR 2022): a generation
+// counts from the year after its adapters shipped.
+func ibOf(year int) string {
+	switch {
+	case year < 2009:
+		return ""
+	case year <= 2011:
+		return "QDR"
+	case year <= 2015:
+		return "FDR"
+	case year <= 2019:
+		return "EDR"
+	case year <= 2022:
+		return "HDR"
+	}
+	return "NDR"
 }
 
 // eraHosts are the hosts of GPUs of an architecture the catalog's summary
@@ -217,9 +261,12 @@ func base(r Row) string {
 //     inter-socket link (topology.cpu_gpu SYS);
 //   - the CPU: a Xeon or EPYC model named in any column, else a
 //     generation (Ivy Bridge, Skylake, ...) as NCCL's family;
-//   - the era (full mode only): a GPU the row names only by its year
-//     (2015) is that year's Kepler K40 on FDR InfiniBand; a Kepler GPU
-//     with no CPU stated sat in an Intel host before Skylake;
+//   - a year the row dates its hardware by (both modes: it is stated): a
+//     Tesla named only by its year is NVIDIA's data-center GPU of that year
+//     (teslaOf), InfiniBand named only by its year the generation GPU
+//     clusters ran then (ibOf);
+//   - the era (full mode only): a Kepler GPU with no CPU stated sat in an
+//     Intel host before Skylake;
 //   - the software (profile).
 func Read(r Row) Reading {
 	rd := Reading{Base: base(r)}
@@ -234,11 +281,17 @@ func Read(r Row) Reading {
 			st.GPU, gpuNamed = calib.Found(n, quote("gpu", r.GPU)), true
 		}
 	}
-	if strings.Contains(r.GPU, "2015") && strings.Contains(r.GPU, "n/s") {
-		// An NVIDIA Tesla the row names only by its year: the generation
-		// NVIDIA sold then (Kepler, the K40 the era's GPUDirect RDMA
-		// clusters ran).
-		rd.Era.GPU = calib.Found("K40", "assumed: "+col("gpu")+" names a Tesla of 2015 only: Kepler, the K40")
+	year := 0
+	if m := reYear.FindStringSubmatch(r.GPU + " " + r.NIC); m != nil {
+		year, _ = strconv.Atoi(m[1])
+	}
+	if !gpuNamed && year > 0 && strings.Contains(r.GPU, "Tesla") {
+		// An NVIDIA Tesla the row names only by its year: the data-center
+		// GPU NVIDIA sold that year. The year is stated, so both modes read
+		// it.
+		if g := teslaOf(year); g != "" {
+			st.GPU = calib.Found(g, fmt.Sprintf("%s names a Tesla of %d only: the %s, NVIDIA's data-center GPU of that year", col("gpu"), year, g))
+		}
 	}
 	nic := r.NIC
 	ib := reIB.MatchString(nic)
@@ -290,12 +343,14 @@ func Read(r Row) Reading {
 			}
 		}
 	}
-	if !st.NICRate.Known() && ib && strings.Contains(r.GPU, "2015") {
-		// InfiniBand of a 2015 GPU cluster: FDR (ConnectX-3 / Connect-IB);
-		// EDR adapters (ConnectX-4) shipped from 2015 on.
-		rd.Era.NIC = calib.Found("FDR", "assumed: "+col("nic")+" names InfiniBand of 2015 without its generation: FDR (the ConnectX-3 era)")
-		if rate, src, ok := ibRate("FDR"); ok {
-			rd.Era.NICRate = calib.Found(rate, "assumed: FDR, "+src)
+	if !st.NICRate.Known() && ib && year > 0 {
+		// InfiniBand a row dates but does not name: the generation GPU
+		// clusters ran that year (stated through the year, both modes).
+		if g := ibOf(year); g != "" {
+			st.NIC = calib.Found(g, fmt.Sprintf("%s names InfiniBand of %d without its generation: %s, what GPU clusters ran that year", col("nic"), year, g))
+			if rate, src, ok := ibRate(g); ok {
+				st.NICRate = calib.Found(rate, g+", "+src)
+			}
 		}
 	}
 	if strings.Contains(nic, "dual-port") {
@@ -415,22 +470,24 @@ func assumed(r Row, s *model.Scenario) []string {
 	return out
 }
 
-// profile gives the keys of what the software column says about who
-// drives the transfer, typed.
+// profile gives, typed, what the software column says about who drives
+// the transfer: the software stack (software.stack) and its parameters.
 //
-//   - perftest posts from its own thread (no proxy) and never flushes; its
-//     latency tests send inline up to the stated size or perftest's
-//     default (src/perftest_parameters.h: DEF_INLINE_SEND_RC_UC 236 B,
-//     DEF_INLINE_WRITE 220 B); its bandwidth tests send none ("Max inline
-//     data : 0[B]" in the fixtures' ib_write_bw outputs);
-//   - MPI (OSU over UCX or another CUDA-aware MPI) posts from the
-//     application thread: no proxy, no flush;
-//   - NCCL (nccl-tests, PyTorch) keeps its proxy and flush (the preset's);
+//   - perftest posts from its own thread (no proxy) and never flushes:
+//     software.stack perftest, with the program (perftest.test: the last
+//     ib_* name the column gives), whose inline default the model derives
+//     (src/perftest_parameters.h: DEF_INLINE_SEND_RC_UC 236 B,
+//     DEF_INLINE_WRITE 220 B; bandwidth tests none), or the inline size
+//     the column states; ib_read_lat stays on the bare transport with
+//     DEF_INLINE_WRITE (the read branch of modelRow builds its request and
+//     data legs from it);
+//   - MPI over UCX (OMB, osu_*, UCX named): software.stack ucx, with the
+//     eager→rendezvous switch the row's notes name (ucx.rndv_thresh);
+//   - other MPI, rdmaPingPong, Mooncake, rCUDA and NIXL post from the
+//     application's own threads: the bare transport (software.stack none);
+//   - NCCL (nccl-tests, PyTorch, NCCL's socket transport): software.stack
+//     nccl, its proxy thread and, before Hopper, its flush;
 //   - NIXLBench with num_threads=N: N flows.
-//
-// TODO(software.stack): these are the stacks' own keys; with the
-// software.stack key the column names the stack (perftest, ucx, nccl) and
-// only the row's own settings (inline size, flows, chunk) stay here.
 func profile(r Row) []model.Override {
 	sw := r.Software
 	var out []model.Override
@@ -439,36 +496,58 @@ func profile(r Row) []model.Override {
 	}
 	switch {
 	case strings.Contains(sw, "perftest") || strings.Contains(sw, "ib_"):
-		set("gpu.proxy_overhead", units.Seconds(0), "perftest posts from its own thread")
-		set("gpu.gdr_flush", false, "perftest does not flush")
+		progs := reProg.FindAllString(sw, -1)
+		prog := ""
+		if len(progs) > 0 {
+			prog = progs[len(progs)-1]
+		}
+		if strings.Contains(prog, "read") {
+			set("software.stack", "none", "perftest's read test: the bare transport, its legs built by the read branch")
+			set("nic.inline_size", units.Bytes(220), "perftest DEF_INLINE_WRITE: the read branch's request leg")
+			break
+		}
+		set("software.stack", "perftest", "perftest posts from its own thread and never flushes")
+		test := "write_lat"
+		switch {
+		case strings.Contains(prog, "send") && strings.HasSuffix(prog, "_bw"):
+			test = "send_bw"
+		case strings.HasSuffix(prog, "_bw"):
+			test = "write_bw"
+		case strings.Contains(prog, "send"):
+			test = "send_lat"
+		}
+		set("perftest.test", test, prog)
 		if m := reInline.FindStringSubmatch(sw); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			set("nic.inline_size", units.Bytes(n), "inline < "+m[1]+" B")
-		} else if strings.Contains(sw, "_lat") {
-			if strings.Contains(sw, "send") {
-				set("nic.inline_size", units.Bytes(236), "perftest DEF_INLINE_SEND_RC_UC")
-			} else {
-				set("nic.inline_size", units.Bytes(220), "perftest DEF_INLINE_WRITE")
-			}
-		} else {
-			set("nic.inline_size", units.Bytes(0), "perftest bandwidth tests send no inline data")
 		}
-	case regexp.MustCompile(`OMB|osu_|MPI|UCX|rdmaPingPong|Mooncake|rCUDA`).MatchString(sw):
-		set("gpu.proxy_overhead", units.Seconds(0), "the application thread posts (no proxy thread)")
-		set("gpu.gdr_flush", false, "no GDR flush outside NCCL")
+	case regexp.MustCompile(`OMB|osu_|UCX`).MatchString(sw):
+		set("software.stack", "ucx", "MPI over UCX: UCX's eager and rendezvous protocols")
+		if m := reSwitch.FindStringSubmatch(r.Notes); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			mult := units.Bytes(1 << 10)
+			if m[2] == "M" {
+				mult = 1 << 20
+			}
+			set("ucx.rndv_thresh", units.Bytes(n)*mult, "the eager→rendezvous switch the row's notes name: "+m[1]+" "+m[2]+"iB")
+		}
+	case regexp.MustCompile(`MPI|rdmaPingPong|Mooncake|rCUDA|NIXL`).MatchString(sw):
+		set("software.stack", "none", "the application's own threads post (no proxy thread, no flush)")
 	case strings.Contains(sw, "FasTrak"):
 		// Google's TCPXO NCCL environment (demo-run-nccl-test-tcpxo-via-mpi.sh,
 		// run by GoogleCloudPlatform/container-engine-accelerators
 		// gpudirect-tcpxo/nccl-test-latest.yaml): NCCL_FASTRAK_NUM_FLOWS=2,
 		// NCCL_BUFFSIZE=8388608 (8 MiB in NCCL_STEPS = 8 steps).
+		set("software.stack", "nccl", "NCCL (nccl-tests)")
 		set("stack.flows", 2, "NCCL_FASTRAK_NUM_FLOWS=2 in Google's TCPXO NCCL environment")
 		set("pipeline.chunk", units.Bytes(1<<20), "NCCL_BUFFSIZE=8 MiB in Google's TCPXO NCCL environment, 8 steps")
 	case strings.Contains(sw, "socket transport") && strings.Contains(r.NIC, "eth0") && strings.Contains(r.GPU, "a3-mega"):
 		// NCCL's socket transport on a Google gVNIC (PCI vendor 0x1ae0)
 		// opens 4 threads × 1 socket per connection (src/transport/net_socket.cc).
+		set("software.stack", "nccl", "NCCL's socket transport")
 		set("stack.flows", 4, "NCCL sockets on a Google gVNIC: 4 threads × 1 socket (net_socket.cc)")
-	case strings.Contains(sw, "NIXL"):
-		set("gpu.proxy_overhead", units.Seconds(0), "NIXL's worker threads post")
+	case strings.Contains(sw, "NCCL") || strings.Contains(sw, "nccl"):
+		set("software.stack", "nccl", "NCCL: its proxy thread drives the network")
 	}
 	if m := reSocks.FindStringSubmatch(sw); m != nil {
 		t, _ := strconv.Atoi(m[2])

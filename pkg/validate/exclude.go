@@ -22,9 +22,7 @@ var byID = map[string]string{
 	"S03-01": s03dh, "S03-04": s03dh, "S03-07": s03dh, "S03-10": s03dh, "S03-13": s03dh,
 	"S02-01": "the one row of S02 that cannot be the path it claims: 5.7 µs is 2.7× the modeled GPUDirect RDMA one-way latency on the same generation (2.1 µs: Kepler, FDR, one switch) and 2.1–2.3× the 2.5–2.8 µs that S04 measures D-D through UCX on newer hardware, while the same article's staged figures (S02-03, S02-05: cudaMemcpy + RDMA) sit within 20 % of the model — so the 3.6 µs surplus is not in the path the staged rows share: it is the unnamed 2015 CUDA-aware MPI's own per-message work on device buffers (the article does not break it out)",
 	"S22-02": s22rdma, "S22-04": s22rdma,
-	"S04-06": "osu_bw below the protocol switch at 256 KiB that the row's notes name: UCX's eager protocol sets the ~6.5 GB/s plateau, not the zero-copy gdr transfer the model describes",
-	"S04-07": "osu_bw below the protocol switch at 256 KiB that the row's notes name: UCX's eager protocol sets the ~6.5 GB/s plateau, not the zero-copy gdr transfer the model describes",
-	"S05-01": s05eager, "S05-02": s05eager, "S05-03": s05eager,
+	"S05-01": s05rate1, "S05-03": s05rate8k,
 	"S06-03": "README: a pathological lower bound — no GPUDirect RDMA, the sender reads GPU memory through BAR1 with gdrcopy",
 	"S09-01": "README: software-limited (the reporter says UCX and NIXL reach line rate on the same hardware); useful only as a caution",
 	"S18-03": "a NIXL-level average including transfer preparation and posting (the notes: 'incl. prep/post'), not the data path's latency",
@@ -35,7 +33,8 @@ var byID = map[string]string{
 const (
 	s03staged = "README: a developer-filed bug report — 'the staged numbers show an UCX protocol-selection problem, not the best achievable staging'"
 	s03dh     = "send buffer on the GPU, receive buffer on the host (the source's D->H table): a mixed path the model does not have (its gdr is GPU to GPU)"
-	s05eager  = "osu_bw at or below UCX's eager→rendezvous switch at 8 KiB that the row's notes name: the eager protocol's bounce copies set the rate, not the zero-copy gdr transfer"
+	s05rate1  = "osu_bw of 1-byte messages is a message rate: 2.55 M messages/s, 0.39 µs each, set by the MPI library's and UCP's work per request (request objects, tag matching, progress), which UCX's own cost model — the ucx stack's per-message costs, 85 ns to post and 45 ns to receive (src/uct/ib/base/ib_iface.h, src/ucp/core/ucp_context.c) — does not carry: the model would give 9.5 MB/s; the eager protocol's transfer itself is modeled at 4 KiB (S05-02, within 3 %)"
+	s05rate8k = "osu_bw at 8 KiB, the first size of UCX's rendezvous (the row's notes), is the rendezvous's message rate: 3.84 µs a message, against the 0.4 µs of CPU per message that UCX's own cost model gives the RTS, the RDMA read and the FIN (PROTO_OVERHEAD rndv_rts 275 ns and its transports' overheads, src/ucp/core/ucp_context.c): the rest is per-request work of UCP and the MPI library that no sourced constant names; from 64 KiB the wire sets the rate and the row's source is modeled (S05-04..07)"
 	s19eth0   = "the source names the figure's bottleneck — 'bottlenecked by single eth0 NIC' — but not that NIC's rate (the nic column: speed n/s), and times PyTorch's all_reduce from a torchrun script rather than nccl-tests: 3.5 GB/s of bus bandwidth is a 28 Gbit/s NIC, which only the row itself says; on the preset's 200 Gbit/s the ring model gives 15.2 GB/s and 112 µs at 64 KiB (NCCL sockets on a gVNIC: 4 flows)"
 	s22rdma   = "the figure is the student library's ring buffer over RDMA, not the verbs path alone: its README at the row's commit ('Remarks') says every write produces a completion that must be polled ('we need to poll the queue or we run out of memory') and that how completions are reaped moves the round trips by ~50 %; its other README version gives 2.62 µs for the same LAN round trip. The modeled inline RDMA-write round trip on the default HCA (the row states none) is 1.56 µs LAN and 1.34 µs HCA loopback, 2.3× and 2.2× below"
 )
