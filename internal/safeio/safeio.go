@@ -4,6 +4,10 @@
 // waited on or read without end), at most a stated number of bytes (the
 // limit is named in the error), and the context checked between chunks so
 // an interrupt ends a long read. It does not parse anything.
+//
+// It also writes every output file gpupath makes (write.go): through a
+// temporary file and a rename, refusing what exists unless forced, so no
+// reader sees half a file and no user file is replaced by accident.
 package safeio
 
 import (

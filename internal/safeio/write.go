@@ -1,0 +1,124 @@
+package safeio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ErrExists says an output path already holds something (a file, a
+// directory, a symbolic link, dangling or not) and replacing it was not
+// asked for.
+var ErrExists = errors.New("exists (add --force to replace it)")
+
+// File is an output file being written: the bytes go to a temporary file
+// beside the destination, and only Commit puts them at the destination's
+// name (a rename), so a reader never sees half a file and a failed or
+// abandoned write (ENOSPC, an interrupt) leaves what was there before.
+type File struct {
+	f     *os.File
+	path  string
+	force bool
+	done  bool
+}
+
+// Create starts an output file at path. Unless force is set, anything
+// already at path — a file, a directory, a link (even one that points
+// nowhere) — is refused with ErrExists before anything is written. With
+// force, a regular file or a link is replaced (a link itself, never the
+// file it points to); a directory never is.
+func Create(path string, force bool) (*File, error) {
+	if err := checkDest(path, force); err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &File{f: f, path: path, force: force}, nil
+}
+
+func checkDest(path string, force bool) error {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case st.IsDir():
+		return fmt.Errorf("%s: is a directory", path)
+	case !force:
+		return fmt.Errorf("%s: %w", path, ErrExists)
+	case st.Mode()&os.ModeSymlink == 0 && !st.Mode().IsRegular():
+		return fmt.Errorf("%s: %w, and is not a regular file (%s)", path, ErrExists, kind(st.Mode()))
+	}
+	return nil
+}
+
+// Write implements io.Writer.
+func (w *File) Write(p []byte) (int, error) { return w.f.Write(p) }
+
+// Commit flushes the file to disk and renames it to its destination. A
+// destination that appeared meanwhile is refused unless force was given.
+func (w *File) Commit() error {
+	if w.done {
+		return errors.New("safeio: file already committed or aborted")
+	}
+	w.done = true
+	tmp := w.f.Name()
+	err := w.f.Sync()
+	if e := w.f.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = checkDest(w.path, w.force)
+	}
+	if err == nil {
+		err = os.Rename(tmp, w.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// Abort removes the temporary file; the destination is untouched. It may
+// be deferred: after Commit it does nothing.
+func (w *File) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+// WriteFile writes data to path through Create and Commit.
+func WriteFile(path string, data []byte, force bool) error {
+	return WriteWith(path, force, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteWith writes path through Create, fill and Commit; an error from fill
+// leaves nothing behind.
+func WriteWith(path string, force bool, fill func(io.Writer) error) error {
+	f, err := Create(path, force)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := fill(f); err != nil {
+		return err
+	}
+	return f.Commit()
+}
