@@ -70,3 +70,65 @@ func TestValidateDataRanges(t *testing.T) {
 		exit2(t, tc.msg+" "+tc.value, code, errOut, "t.csv:3: X-2: ", tc.want)
 	}
 }
+
+// doctor --save-tree checks its destination before doing any work (a
+// directory, an existing file or a dangling link without --force: exit 2),
+// and with --force replaces a file through the one writer.
+func TestDoctorSaveTreeRefuses(t *testing.T) {
+	tree := unpackDoctorTree(t, "empty")
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine.txt")
+	if err := os.WriteFile(mine, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"existing file", mine, "exists (add --force"},
+		{"dangling link", dangling, "exists (add --force"},
+		{"directory", dir, "is a directory"},
+		{"missing parent", filepath.Join(dir, "no", "x.txt"), "does not exist"},
+	} {
+		out, errOut, code := invoke(t, doctorArgs(tree, "--save-tree", tc.path)...)
+		exit2(t, tc.name, code, errOut, "--save-tree", tc.want)
+		if out != "" {
+			t.Errorf("%s: doctor ran before refusing its destination:\n%s", tc.name, out)
+		}
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "precious" {
+		t.Errorf("--save-tree overwrote %s without --force", mine)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nowhere")); err == nil {
+		t.Error("--save-tree wrote through a dangling link")
+	}
+	if _, errOut, code := invoke(t, doctorArgs(tree, "--save-tree", mine, "--force")...); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(mine); !strings.HasPrefix(string(b), "# gpupath doctor --save-tree") {
+		t.Errorf("--force did not replace the file: %.80q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// fit --out refuses a dangling link without --force (and writes nothing
+// through it).
+func TestFitOutRefusesDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "out.yaml")
+	if err := os.Symlink(filepath.Join(dir, "target.yaml"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := invoke(t, "fit", "--data", run, "--out", dangling)
+	exit2(t, "dangling --out", code, errOut, "exists (add --force")
+	if _, err := os.Stat(filepath.Join(dir, "target.yaml")); err == nil {
+		t.Error("fit wrote through a dangling link")
+	}
+}
