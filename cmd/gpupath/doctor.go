@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/internal/fstree"
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/doctor/nvmlsrc"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -30,9 +31,15 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bootRoot := fl.String("boot", "/boot", "`dir` holding config-<release> (the kernel config when /proc/config.gz is absent); \"\" skips it")
 	format := fl.String("format", "text", "output format: text or json")
 	nvmlMode := fl.String("nvml", "auto", "GPU facts: auto (NVML when --sysfs is /sys), on, off, or a JSON `file` of GPU facts (the nvml probe's inventory)")
-	save := fl.String("save-tree", "", "also write every file doctor read into this archive `file` (a fixture of this host: internal/fstree format)")
+	save := fl.String("save-tree", "", "also write every file doctor read into this archive `file` (a fixture of this host: internal/fstree format; an existing file only with --force)")
+	force := fl.Bool("force", false, "let --save-tree replace an existing file")
 	if err := parseFlags(fl, args, false); err != nil {
 		return err
+	}
+	if *save != "" {
+		if err := checkOutFile("--save-tree", *save, *force); err != nil {
+			return err
+		}
 	}
 	if *format != "text" && *format != "json" {
 		return usagef("--format %q: use text or json", *format)
@@ -90,7 +97,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *save != "" {
-		return saveTree(*save, recs, opts.GPU.(*savingSource), rep)
+		return saveTree(*save, *force, recs, opts.GPU.(*savingSource), rep)
 	}
 	return nil
 }
@@ -144,7 +151,7 @@ func (s *savingSource) GPUInventory() (*record.GPUInventory, error) {
 
 // saveTree writes what doctor read as one archive: sys/, proc/, boot/ and,
 // when NVML answered, nvml.json.
-func saveTree(name string, recs []*fstree.Recorder, gpu *savingSource, rep *doctor.Report) error {
+func saveTree(name string, force bool, recs []*fstree.Recorder, gpu *savingSource, rep *doctor.Report) error {
 	header := []string{
 		"gpupath doctor --save-tree: every file, directory and link doctor read on this host",
 		fmt.Sprintf("roots: sysfs %s, procfs %s, boot %s", rep.Roots.Sys, rep.Roots.Proc, rep.Roots.Boot),
@@ -170,13 +177,8 @@ func saveTree(name string, recs []*fstree.Recorder, gpu *savingSource, rep *doct
 		header = append(header, "no GPU facts: "+gpu.err.Error())
 	}
 	fstree.Sort(all)
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := fstree.Write(f, header, all); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	// Through the one writer: a temporary file renamed into place, so a
+	// failed write (a full disk) leaves what was at name before.
+	err := safeio.WriteWith(name, force, func(w io.Writer) error { return fstree.Write(w, header, all) })
+	return outFileError("--save-tree", err)
 }

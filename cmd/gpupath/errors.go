@@ -15,6 +15,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
 	"github.com/gpupath/gpupath/pkg/units"
+	"github.com/gpupath/gpupath/pkg/validate"
 )
 
 // Version is the tool version written into every report and manifest.
@@ -85,6 +86,8 @@ func limitsOf(name string) []string {
 		return []string{scenario, run, "imported tool output " + lim(importers.MaxFileBytes) + " per file", fmt.Sprintf("PDF %d pages", report.MaxPages)}
 	case "fit":
 		return []string{run}
+	case "validate":
+		return []string{fmt.Sprintf("--data table %s and %s rows; a FIFO, a device or a directory is refused", lim(validate.MaxTableBytes), groupThousands(validate.MaxRows))}
 	case "import":
 		return []string{"tool output " + lim(importers.MaxFileBytes) + " per file"}
 	case "doctor":

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -65,7 +66,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("--format %q: use text or json", *format)
 	}
 	if *out != "" {
-		if err := checkOutFile(*out, *force); err != nil {
+		if err := checkOutFile("--out", *out, *force); err != nil {
 			return err
 		}
 	}
@@ -82,8 +83,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return badInput(err)
 	}
 	if *out != "" {
-		if err := writeFileAtomic(*out, c.YAML(now())); err != nil {
-			return err
+		if err := safeio.WriteFile(*out, c.YAML(now()), *force); err != nil {
+			return outFileError("--out", err)
 		}
 	}
 	if *format == "json" {
@@ -98,54 +99,29 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// checkOutFile refuses an --out that is a directory, or an existing file
-// without force, before any work is done.
-func checkOutFile(path string, force bool) error {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if _, err := os.Stat(filepath.Dir(path)); err != nil {
-			return usagef("--out %s: its directory %s does not exist", path, filepath.Dir(path))
+// checkOutFile refuses, before any work is done, an output file flag
+// (fit --out, doctor --save-tree) that the one writer would refuse: a
+// directory, anything existing without force (a dangling link too), a
+// missing parent directory. It is bad input.
+func checkOutFile(flag, path string, force bool) error {
+	if err := safeio.CheckCreate(path, force); err != nil {
+		if st, e := os.Lstat(path); e == nil && st.IsDir() {
+			example := "scenario.yaml"
+			if flag == "--save-tree" {
+				example = "host-tree.txt"
+			}
+			return usagef("%s %s: is a directory (give a file name, e.g. %s)", flag, path, filepath.Join(path, example))
 		}
-		return nil
-	case err != nil:
-		return usagef("--out %s: %v", path, errors.Unwrap(err))
-	case st.IsDir():
-		return usagef("--out %s: is a directory (give a file name, e.g. %s)", path, filepath.Join(path, "scenario.yaml"))
-	case !st.Mode().IsRegular():
-		return usagef("--out %s: not a regular file", path)
-	case !force:
-		return usagef("--out %s: the file exists (add --force to replace it)", path)
+		return usagef("%s %v", flag, err)
 	}
 	return nil
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return usagef("--out %s: %v", path, errors.Unwrap(err))
+// outFileError is a write of an output file that failed: a destination
+// that appeared meanwhile is bad input, anything else (a full disk) is not.
+func outFileError(flag string, err error) error {
+	if errors.Is(err, safeio.ErrExists) {
+		return usagef("%s %v", flag, err)
 	}
-	tmp := f.Name()
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return err
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/cluster"
 	"github.com/gpupath/gpupath/pkg/measure"
@@ -356,7 +357,7 @@ func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr er
 	}
 	if f.diagnose {
 		summary := report.DiagnosticText(rd, ovs)
-		if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
+		if err := safeio.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), false); err != nil {
 			return err
 		}
 		fmt.Fprint(stdout, summary)
@@ -407,7 +408,7 @@ func writeHostScenario(rd *record.RunData, ovs []model.Override, notes []string,
 	if _, err := model.Parse(text, path); err != nil {
 		return fmt.Errorf("the derived host scenario does not load: %w", err)
 	}
-	if err := os.WriteFile(path, text, 0o644); err != nil {
+	if err := safeio.WriteFile(path, text, false); err != nil {
 		return err
 	}
 	if !quiet {

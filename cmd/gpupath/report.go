@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
 )
@@ -206,12 +207,7 @@ func writable(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return unwrapPath(err)
 	}
-	f, err := os.CreateTemp(dir, ".gpupath-probe-*")
-	if err != nil {
-		return unwrapPath(err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
+	return unwrapPath(safeio.CanWrite(dir))
 }
 
 // taken says whether a write failed because the directory appeared

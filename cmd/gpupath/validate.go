@@ -33,16 +33,15 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	rows := validate.Published()
 	if *data != "" {
-		f, err := os.Open(*data)
-		if err != nil {
+		var err error
+		if rows, err = validate.ParseFile(ctx, *data); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			var pe *os.PathError
-			if errors.As(err, &pe) {
+			if errors.As(err, &pe) && pe.Path == *data {
 				return usagef("--data %s: %v", *data, pe.Err)
 			}
-			return badInput(err)
-		}
-		defer f.Close()
-		if rows, err = validate.Parse(f, *data); err != nil {
 			return badInput(err)
 		}
 	}

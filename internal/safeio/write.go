@@ -122,3 +122,36 @@ func WriteWith(path string, force bool, fill func(io.Writer) error) error {
 	}
 	return f.Commit()
 }
+
+// CheckCreate says, before any work is done, whether Create(path, force)
+// would be refused: something at path (unless force; a directory always),
+// or a parent directory that does not exist. Commands call it up front so
+// a bad destination is bad input, not a failure after the work.
+func CheckCreate(path string, force bool) error {
+	if err := checkDest(path, force); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: its directory %s does not exist", path, dir)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: its directory %s: %w", path, dir, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	return nil
+}
+
+// CanWrite says whether files can be made in the directory dir, by making
+// one (a hidden temporary file) and removing it.
+func CanWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".gpupath-probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

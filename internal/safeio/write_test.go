@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -69,5 +70,44 @@ func TestWriteWithFailureLeavesNothing(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Errorf("a temporary file was left: %v", ents)
+	}
+}
+
+func TestCheckCreate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path  string
+		force bool
+		want  string
+	}{
+		{filepath.Join(dir, "new"), false, ""},
+		{file, false, "exists (add --force"},
+		{file, true, ""},
+		{dangling, false, "exists (add --force"},
+		{dir, true, "is a directory"},
+		{filepath.Join(dir, "no", "such"), false, "its directory"},
+		{filepath.Join(file, "x"), false, "not a directory"},
+	} {
+		err := CheckCreate(tc.path, tc.force)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s force=%v: %v, want %q", tc.path, tc.force, err, tc.want)
+		}
+	}
+	if err := CanWrite(dir); err != nil {
+		t.Error(err)
+	}
+	if err := CanWrite(filepath.Join(dir, "no")); err == nil {
+		t.Error("CanWrite of a missing directory")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
 	}
 }

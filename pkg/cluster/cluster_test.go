@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -163,4 +164,36 @@ func FuzzFromEnv(f *testing.F) {
 			t.Fatalf("accepted %+v", r)
 		}
 	})
+}
+
+// A FIFO (or a device) at the rendezvous path is refused at once, not
+// waited on past the peer wait; Publish replaces a previous run's address.
+func TestRendezvousRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "gpupath-pair.addr")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Await(context.Background(), fifo, 200*time.Millisecond)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || errors.Is(err, ErrPeerTimeout) || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("fifo: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Await blocked on a FIFO past its wait")
+	}
+	path := filepath.Join(dir, "gpupath-x.addr")
+	for _, a := range []string{"10.0.0.1:1", "10.0.0.2:2"} {
+		if err := Publish(path, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if addr, err := Await(context.Background(), path, time.Second); err != nil || addr != "10.0.0.2:2" {
+		t.Errorf("republished: %q %v", addr, err)
+	}
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
 
 // RendezvousFile is the file in a shared directory where rank 0 writes its
@@ -33,25 +34,8 @@ func Publish(path, addr string) error {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return fmt.Errorf("cluster: rendezvous address %q: %w", addr, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gpupath-rdv-*")
-	if err != nil {
-		return fmt.Errorf("cluster: rendezvous: %w", err)
-	}
-	if _, err := io.WriteString(tmp, addr+"\n"); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cluster: rendezvous: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	// A previous run's address is replaced (force): the file is the job's.
+	if err := safeio.WriteFile(path, []byte(addr+"\n"), true); err != nil {
 		return fmt.Errorf("cluster: rendezvous: %w", err)
 	}
 	return nil
@@ -67,7 +51,7 @@ func Await(ctx context.Context, path string, wait time.Duration) (string, error)
 	deadline := time.Now().Add(wait)
 	tick := 50 * time.Millisecond
 	for {
-		addr, err := readAddr(path)
+		addr, err := readAddr(ctx, path)
 		if err == nil {
 			return addr, nil
 		}
@@ -86,25 +70,15 @@ func Await(ctx context.Context, path string, wait time.Duration) (string, error)
 	}
 }
 
-func readAddr(path string) (string, error) {
-	f, err := os.Open(path)
+// readAddr reads the rendezvous file through the bounded reader: a FIFO or
+// a device in the directory is refused at once, never waited on.
+func readAddr(ctx context.Context, path string) (string, error) {
+	b, err := safeio.ReadFile(ctx, path, maxAddrFile)
 	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("cluster: rendezvous %s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxAddrFile+1))
-	if err != nil {
-		return "", err
-	}
-	if len(b) > maxAddrFile {
-		return "", fmt.Errorf("cluster: rendezvous %s is over %d bytes", path, maxAddrFile)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		return "", fmt.Errorf("cluster: rendezvous: %w", err)
 	}
 	addr := strings.TrimSpace(string(b))
 	if _, _, err := net.SplitHostPort(addr); err != nil || strings.ContainsAny(addr, " \n\t") {

@@ -2,13 +2,15 @@ package measure
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -20,8 +22,10 @@ func ReadHost(root string) record.Host {
 		root = "/"
 	}
 	h := record.Host{Arch: runtime.GOARCH, GoVersion: runtime.Version()}
+	tree := openTree(root)
+	defer tree.close()
 	read := func(p string) (string, bool) {
-		b, err := os.ReadFile(filepath.Join(root, p))
+		b, err := tree.read(p)
 		if err != nil {
 			return "", false
 		}
@@ -55,18 +59,18 @@ func ReadHost(root string) record.Host {
 	if s, ok := read("proc/meminfo"); ok {
 		h.MemoryBytes = parseMeminfo(s)
 	}
-	h.LLCBytes = readLLC(filepath.Join(root, "sys/devices/system/cpu/cpu0/cache"))
+	h.LLCBytes = tree.llc("sys/devices/system/cpu/cpu0/cache")
 	if s, ok := read("proc/driver/nvidia/version"); ok {
 		h.Driver = parseNvidiaVersion(s)
-		dirs, _ := filepath.Glob(filepath.Join(root, "proc/driver/nvidia/gpus/*/information"))
+		dirs, _ := fs.Glob(tree.fsys, "proc/driver/nvidia/gpus/*/information")
 		sort.Strings(dirs)
 		for _, d := range dirs {
-			if b, err := os.ReadFile(d); err == nil {
+			if b, err := tree.read(d); err == nil {
 				h.GPUs = append(h.GPUs, parseNvidiaInformation(string(b)))
 			}
 		}
 	}
-	nics, err := readNICs(filepath.Join(root, "sys/class/net"))
+	nics, err := tree.nics("sys/class/net")
 	if err != nil {
 		note("network interfaces unknown: " + err.Error())
 	}
@@ -169,12 +173,61 @@ func parseNvidiaInformation(s string) record.GPU {
 	return g
 }
 
-// readLLC returns the largest cache size of cpu0 in bytes (0 if unknown).
-func readLLC(dir string) int64 {
-	idx, _ := filepath.Glob(filepath.Join(dir, "index*", "size"))
+// maxHostFile bounds one file of the host description (/proc/cpuinfo of a
+// large machine is well under it).
+const maxHostFile = 4 << 20
+
+// hostTree reads a host's files under one directory through os.Root: a
+// symbolic link is followed only while it stays inside (sysfs's links are
+// relative and stay in /sys), so a tree whose attributes link out of it
+// (to /etc/shadow, say) reads them as errors, never as the file linked to;
+// each file is read by the bounded reader (a FIFO or a device refused).
+// It is the mechanism doctor reads its trees with.
+type hostTree struct {
+	root *os.Root
+	fsys fs.FS
+}
+
+// openTree opens dir; one that cannot be opened reads as empty.
+func openTree(dir string) hostTree {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return hostTree{fsys: noTree{err}}
+	}
+	return hostTree{root: r, fsys: r.FS()}
+}
+
+// noTree is a directory that could not be opened: every read fails.
+type noTree struct{ err error }
+
+func (n noTree) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: n.err}
+}
+
+func (t hostTree) close() {
+	if t.root != nil {
+		t.root.Close()
+	}
+}
+
+func (t hostTree) read(name string) ([]byte, error) {
+	return safeio.ReadFSFile(t.fsys, name, maxHostFile)
+}
+
+// readLLC returns the largest cache size in bytes of the cpu0 cache
+// directory dir under the sysfs root sys (0 if unknown).
+func readLLC(sys, dir string) int64 {
+	t := openTree(sys)
+	defer t.close()
+	return t.llc(dir)
+}
+
+// llc returns the largest cache size under a cpu's cache directory.
+func (t hostTree) llc(dir string) int64 {
+	idx, _ := fs.Glob(t.fsys, path.Join(dir, "index*", "size"))
 	var best int64
 	for _, p := range idx {
-		b, err := os.ReadFile(p)
+		b, err := t.read(p)
 		if err != nil {
 			continue
 		}
@@ -202,17 +255,17 @@ func parseCacheSize(s string) int64 {
 	return v * mult
 }
 
-// readNICs lists the interfaces under a /sys/class/net directory.
-func readNICs(dir string) ([]record.NIC, error) {
-	ents, err := os.ReadDir(dir)
+// nics lists the interfaces under a /sys/class/net directory.
+func (t hostTree) nics(dir string) ([]record.NIC, error) {
+	ents, err := fs.ReadDir(t.fsys, dir)
 	if err != nil {
 		return nil, err
 	}
 	var nics []record.NIC
 	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
+		p := path.Join(dir, e.Name())
 		rd := func(f string) string {
-			b, err := os.ReadFile(filepath.Join(p, f))
+			b, err := t.read(path.Join(p, f))
 			if err != nil {
 				return ""
 			}
@@ -223,10 +276,10 @@ func readNICs(dir string) ([]record.NIC, error) {
 		if sp, err := strconv.Atoi(rd("speed")); err == nil && sp > 0 {
 			n.SpeedMbps = sp
 		}
-		if _, err := os.Stat(filepath.Join(p, "device")); err != nil {
+		if _, err := fs.Stat(t.fsys, path.Join(p, "device")); err != nil {
 			n.Virtual = true
-		} else if drv, err := os.Readlink(filepath.Join(p, "device", "driver")); err == nil {
-			n.Driver = filepath.Base(drv)
+		} else if drv, err := fs.ReadLink(t.fsys, path.Join(p, "device", "driver")); err == nil {
+			n.Driver = path.Base(drv)
 		}
 		nics = append(nics, n)
 	}

@@ -208,7 +208,7 @@ func (p *memcpyProbe) newMemcpyRun(plan Plan) (*memcpyRun, error) {
 	if r.total <= 0 {
 		r.total = time.Duration(r.steps) * time.Second
 	}
-	r.llc = readLLC(p.env.Sys("devices", "system", "cpu", "cpu0", "cache"))
+	r.llc = readLLC(sysfsRoot(p.env.SysRoot), "devices/system/cpu/cpu0/cache")
 	if !canFlush || p.evictOnly {
 		r.evict = evictBytes(r.llc)
 	}

@@ -85,7 +85,21 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 	}
 	r.m.End = r.now().UTC()
 	r.m.Status = record.StatusComplete
-	if ctx.Err() != nil {
+	switch {
+	case runErr != nil:
+		// A write failed (a full disk): the manifest says so, and its
+		// counts are the records on disk (a failed append is cut off).
+		kept := 0
+		for i := range r.m.Probes {
+			st := &r.m.Probes[i]
+			kept += st.Results
+			if st.Status == record.StatusRunning {
+				st.Status, st.Reason = record.StatusFailed, "writing the run failed: "+oneLine(runErr.Error())
+			}
+		}
+		r.m.Status = record.StatusFailed
+		r.m.Reason = fmt.Sprintf("writing the run failed: %s (%d records kept)", oneLine(runErr.Error()), kept)
+	case ctx.Err() != nil:
 		r.m.Status = record.StatusInterrupted
 	}
 	if err := r.w.WriteManifest(r.m); err != nil {
@@ -163,7 +177,7 @@ func (r *runner) create() error {
 	}
 	r.start = time.Now()
 	if err := w.WriteManifest(r.m); err != nil {
-		w.Close()
+		w.Discard() // nothing recorded: leave no partial directory behind
 		return err
 	}
 	return nil

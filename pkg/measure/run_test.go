@@ -2,12 +2,14 @@ package measure
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -262,4 +264,41 @@ func TestRunMakesProbesWithEnv(t *testing.T) {
 		t.Errorf("zero Env: %s", got)
 	}
 	(Env{}).Logf("discarded") // must not panic
+}
+
+// A write that fails for lack of space (results.jsonl on /dev/full) ends
+// the run with a manifest that says the write failed and counts what is on
+// disk, not "running".
+func TestRunWriteFailureStatus(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/full", filepath.Join(dir, record.ResultsFile)); err != nil {
+		t.Fatal(err)
+	}
+	host := record.Host{Hostname: "h"}
+	m, err := Run(context.Background(), RunConfig{Dir: dir, Probes: []string{"fake-ok"}, Budget: time.Second, Host: &host})
+	if err == nil || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("want ENOSPC, got %v", err)
+	}
+	b, rerr := os.ReadFile(filepath.Join(dir, record.ManifestFile))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var disk record.Manifest
+	if err := json.Unmarshal(b, &disk); err != nil {
+		t.Fatal(err)
+	}
+	if disk.Status != record.StatusFailed || !strings.Contains(disk.Reason, "writing the run failed") || !strings.Contains(disk.Reason, "0 records kept") {
+		t.Errorf("manifest status %q reason %q", disk.Status, disk.Reason)
+	}
+	for _, p := range disk.Probes {
+		if p.Status == record.StatusRunning || p.Results != 0 {
+			t.Errorf("probe %s: %s with %d results", p.Name, p.Status, p.Results)
+		}
+	}
+	if m.Status != record.StatusFailed {
+		t.Errorf("returned manifest %q", m.Status)
+	}
 }

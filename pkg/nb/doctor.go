@@ -1,12 +1,14 @@
 package nb
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/doctor"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // ExampleDiagnosis is the committed record of `gpupath doctor --format json`
@@ -21,7 +23,7 @@ func Diagnosis(root, path string) (string, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := safeio.ReadFile(context.Background(), path, record.MaxManifestBytes)
 	if err != nil {
 		return "", fmt.Errorf("nb: %w", err)
 	}

@@ -2,6 +2,8 @@ package nb
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -10,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
 
 // Module is this repository's module path.
@@ -45,12 +49,11 @@ func Root(dir string) (string, error) {
 
 // module reads the module path of a go.mod, "" when there is none.
 func module(gomod string) string {
-	f, err := os.Open(gomod)
+	b, err := safeio.ReadFile(context.Background(), gomod, 1<<20)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
 			return strings.Trim(strings.TrimSpace(rest), `"`)

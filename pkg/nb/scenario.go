@@ -1,11 +1,13 @@
 package nb
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/units"
 )
@@ -50,7 +52,7 @@ func Host() string {
 		name = "unknown"
 	}
 	line := fmt.Sprintf("**This host**: `%s`, %d CPUs, %s/%s", name, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+	if b, err := safeio.ReadFile(context.Background(), "/proc/sys/kernel/osrelease", 4<<10); err == nil {
 		line += ", kernel " + strings.TrimSpace(string(b))
 	}
 	return line + "."

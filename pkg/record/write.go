@@ -73,8 +73,27 @@ func Create(dir string) (*Writer, error) {
 // Dir is the run directory.
 func (w *Writer) Dir() string { return w.dir }
 
-// Append writes one record (see AppendResult).
-func (w *Writer) Append(r Result) error { return AppendResult(w.f, r) }
+// Append writes one record (see AppendResult). A write that fails (a full
+// disk) is cut back off the file, so results.jsonl holds whole records
+// only and the count of records appended is what is on disk.
+func (w *Writer) Append(r Result) error {
+	end, serr := w.f.Seek(0, io.SeekEnd)
+	err := AppendResult(w.f, r)
+	if err != nil && serr == nil {
+		w.f.Truncate(end)
+	}
+	return err
+}
+
+// Discard removes an empty results.jsonl and closes it: for a run whose
+// first manifest could not be written, so that nothing blocks the name.
+func (w *Writer) Discard() {
+	if st, err := w.f.Stat(); err == nil && st.Size() == 0 {
+		os.Remove(w.f.Name())
+	}
+	os.Remove(filepath.Join(w.dir, ManifestFile+".tmp"))
+	w.f.Close()
+}
 
 // WriteManifest replaces the run's manifest.json atomically.
 func (w *Writer) WriteManifest(m *Manifest) error { return WriteManifest(w.dir, m) }

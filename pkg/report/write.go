@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
 
 // OutputError is a failure to write the report where it was asked to go: a
@@ -71,7 +73,7 @@ func (r *Report) WriteDir(dir string) (err error) {
 		if strings.ContainsAny(f.Name, `/\`) || f.Name == "" || f.Name[0] == '.' {
 			return fmt.Errorf("report: bad file name %q", f.Name)
 		}
-		if e := writeFile(filepath.Join(tmp, f.Name), f.Data); e != nil {
+		if e := safeio.WriteFile(filepath.Join(tmp, f.Name), f.Data, false); e != nil {
 			return fail(e)
 		}
 	}
@@ -102,27 +104,14 @@ func (r *Report) writeInto(dir string) (err error) {
 			return fmt.Errorf("report: bad file name %q", f.Name)
 		}
 		p := filepath.Join(dir, f.Name)
-		if e := writeFile(p, f.Data); e != nil {
-			if !errors.Is(e, os.ErrExist) {
-				os.Remove(p)
-			}
+		// The one writer: a failed write leaves nothing, one that finds
+		// a file there already does not touch it.
+		if e := safeio.WriteFile(p, f.Data, false); e != nil {
 			return &OutputError{Dir: dir, Err: e}
 		}
 		written = append(written, p)
 	}
 	return nil
-}
-
-func writeFile(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	return err
 }
 
 // mkdirParents creates dir and its missing parents, and returns the ones it

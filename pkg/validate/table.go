@@ -2,12 +2,15 @@ package validate
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
 
 // publishedCSV is the table of published measurements (data/README.md
@@ -75,6 +78,28 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// MaxTableBytes and MaxRows bound a table read with --data: a larger file
+// or more rows is refused, the limit named in the error.
+const (
+	MaxTableBytes = 16 << 20
+	MaxRows       = 10000
+)
+
+// ParseFile reads the table at path through the bounded reader: a regular
+// file only (a FIFO or a device is refused at once), at most MaxTableBytes,
+// streamed and checked against ctx as it is read, at most MaxRows rows.
+func ParseFile(ctx context.Context, path string) ([]Row, error) {
+	f, err := safeio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > MaxTableBytes {
+		return nil, &ParseError{File: path, Err: fmt.Errorf("%w of %s (%d bytes)", safeio.ErrTooLarge, safeio.FormatLimit(MaxTableBytes), st.Size())}
+	}
+	return Parse(safeio.NewReader(ctx, f, MaxTableBytes), path)
+}
+
 // Parse reads a table in the published format: a header row with the
 // columns id, path, quantity, unit, msg_bytes, value, gpu, nic, pcie,
 // topology, software, source, notes, then one row per measurement. name is
@@ -82,6 +107,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 func Parse(r io.Reader, name string) ([]Row, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -126,6 +152,12 @@ func Parse(r io.Reader, name string) ([]Row, error) {
 		seen[row.ID] = line
 		if _, _, err := parseValue(row.Value, row.Unit); err != nil {
 			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", row.ID, err)}
+		}
+		if err := checkMsgBytes(row.MsgBytes); err != nil {
+			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", row.ID, err)}
+		}
+		if len(rows) == MaxRows {
+			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("more than %d rows (the limit of a table)", MaxRows)}
 		}
 		rows = append(rows, row)
 	}

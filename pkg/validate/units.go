@@ -32,19 +32,60 @@ func parseValue(v, unit string) (float64, string, error) {
 	if x <= 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return 0, "", fmt.Errorf("value %q must be positive", v)
 	}
+	var base float64
+	kind := KindRate
 	switch unit {
 	case "us":
-		return x * 1e-6, KindTime, nil
+		base, kind = x*1e-6, KindTime
 	case "ms":
-		return x * 1e-3, KindTime, nil
+		base, kind = x*1e-3, KindTime
 	case "GB/s":
-		return x * 1e9, KindRate, nil
+		base = x * 1e9
 	case "MB/s":
-		return x * 1e6, KindRate, nil
+		base = x * 1e6
 	case "Gb/s":
-		return x * 1e9 / 8, KindRate, nil
+		base = x * 1e9 / 8
+	default:
+		return 0, "", fmt.Errorf("unit %q is not one of us, ms, GB/s, MB/s, Gb/s", unit)
 	}
-	return 0, "", fmt.Errorf("unit %q is not one of us, ms, GB/s, MB/s, Gb/s", unit)
+	if kind == KindTime && (base < MinTime || base > MaxTime) {
+		return 0, "", fmt.Errorf("value %q %s is out of range: a time is 1 ps to 10⁶ s", v, unit)
+	}
+	if kind == KindRate && (base < MinRate || base > MaxRate) {
+		return 0, "", fmt.Errorf("value %q %s is out of range: a rate is 1 kbit/s to 1,000,000 GB/s", v, unit)
+	}
+	return base, kind, nil
+}
+
+// The physical range of a published value, in base units (the range
+// scenario values have): a time of 1 ps to 10⁶ s, a rate of 1 kbit/s to
+// 1,000,000 GB/s; and of a message size stated as a number, 0 B to 1 EiB.
+const (
+	MinTime     = 1e-12
+	MaxTime     = 1e6
+	MinRate     = 1e3 / 8
+	MaxRate     = 1e15
+	MaxMsgBytes = 1 << 60
+)
+
+// checkMsgBytes refuses a msg_bytes that is written as a number but is not
+// a whole number of bytes in range (-1, NaN, 1e20, 2.5); words ("large",
+// "sweep", "qperf default") are left to the row's reading.
+func checkMsgBytes(s string) error {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		if n < 0 || n > MaxMsgBytes {
+			return fmt.Errorf("msg_bytes %q is out of range: 0 B to 1 EiB", t)
+		}
+		return nil
+	}
+	if _, err := strconv.ParseFloat(t, 64); err == nil || strings.ContainsAny(t[:1], "+-.0123456789") {
+		return fmt.Errorf("msg_bytes %q is not a whole number of bytes from 0 to 1 EiB (or a word: large, sweep, n/s, ...)", t)
+	}
+	return nil
 }
 
 // Format writes a base-unit value (seconds, bytes per second) in a row's

@@ -319,3 +319,33 @@ func TestDeriveNewCategories(t *testing.T) {
 		t.Errorf("S19-05 ratio %.2f", r.Ratio)
 	}
 }
+
+// Values out of their physical range are refused row by row: a time under
+// 1 ps (5e-324 µs), a msg_bytes written as a number that is no whole
+// number of bytes in 0 B – 1 EiB. Words stay words.
+func TestParseRanges(t *testing.T) {
+	head := strings.Join(header, ",") + "\n"
+	for _, tc := range []struct{ unit, msg, value, want string }{
+		{"us", "8", "5e-324", `t.csv:2: X-1: value "5e-324" us is out of range`},
+		{"us", "8", "2e12", "out of range"},
+		{"GB/s", "8", "1e-12", "out of range"},
+		{"GB/s", "8", "1e9", "out of range"},
+		{"us", "-1", "3", `t.csv:2: X-1: msg_bytes "-1"`},
+		{"us", "NaN", "3", `msg_bytes "NaN"`},
+		{"us", "1e20", "3", `msg_bytes "1e20"`},
+		{"us", "2.5", "3", `msg_bytes "2.5"`},
+		{"us", "2305843009213693952", "3", "out of range"},
+	} {
+		in := head + "X-1,gdr,latency_oneway," + tc.unit + "," + tc.msg + "," + tc.value + ",,,,,,,\n"
+		_, err := Parse(strings.NewReader(in), "t.csv")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s %s: %v, want %q", tc.unit, tc.msg, tc.value, err, tc.want)
+		}
+	}
+	for _, msg := range []string{"", "0", "large", "sweep (-a)", "qperf default", "n/s", "8589934592"} {
+		in := head + "X-1,gdr,latency_oneway,us," + msg + ",3,,,,,,,\n"
+		if _, err := Parse(strings.NewReader(in), "t.csv"); err != nil {
+			t.Errorf("msg_bytes %q: %v", msg, err)
+		}
+	}
+}
