@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/gpupath/gpupath/internal/safeio"
@@ -91,7 +92,7 @@ func limitsOf(name string) []string {
 	case "import":
 		return []string{"tool output " + lim(importers.MaxFileBytes) + " per file"}
 	case "doctor":
-		return []string{scenario, "one file of a tree, and the --nvml file, " + lim(doctor.MaxFileBytes) + "; a FIFO or a device is refused, a link out of its root not followed"}
+		return []string{scenario, "one file of a tree, and the --nvml file, " + lim(doctor.MaxFileBytes) + ", all files of one run " + lim(doctor.MaxTotalBytes) + "; a FIFO or a device is refused, a link out of its root not followed; each text of a finding at most " + strconv.Itoa(doctor.MaxTextBytes) + " bytes"}
 	case "serve":
 		return []string{fmt.Sprintf("%d sessions at once and %s of message buffers in all (past either: a busy answer)", measure.DefaultMaxSessions, lim(measure.DefaultMaxBuffers)),
 			fmt.Sprintf("each message delivered at %s or faster within --timeout plus its size at that rate; %g min per connection",

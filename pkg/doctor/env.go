@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gpupath/gpupath/internal/safeio"
@@ -110,7 +111,12 @@ type Env struct {
 	memo sync.Map // string → any: shared facts computed by one check and read by others
 }
 
-func newEnv(o Options) *Env { return &Env{opts: o} }
+func newEnv(o Options) *Env {
+	left := new(atomic.Int64)
+	left.Store(MaxTotalBytes)
+	o.Sys, o.Proc, o.Boot = budgeted(o.Sys, left), budgeted(o.Proc, left), budgeted(o.Boot, left)
+	return &Env{opts: o}
+}
 
 func (e *Env) fsys(t tree) fs.FS {
 	switch t {

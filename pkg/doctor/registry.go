@@ -60,6 +60,7 @@ func Run(o Options) *Report {
 			if f.Check == "" {
 				f.Check = c.Name()
 			}
+			f.bound()
 			if f.Cost != nil && o.Pricer != nil {
 				f.Price = o.Pricer.Price(*f.Cost, host)
 			}
