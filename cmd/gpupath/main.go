@@ -99,24 +99,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("unknown command %q (commands: %s)", name, strings.Join(commandNames(), ", "))
 	}
-	if !cleanedOutput[name] {
-		return c.run(ctx, args[1:], stdout, stderr)
-	}
+	return runCommand(ctx, c, args[1:], stdout, stderr)
+}
+
+// runCommand runs c with its stdout and stderr through the one terminal
+// writer (termout.go): every command, so none prints outside text raw.
+func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer) error {
 	out, flushOut := cleanTerm(stdout)
 	errw, flushErr := cleanTerm(stderr)
-	err := c.run(ctx, args[1:], out, errw)
+	err := c.run(ctx, args, out, errw)
 	if e := flushOut(); err == nil {
 		err = e
 	}
 	flushErr()
 	return err
 }
-
-// cleanedOutput are the commands whose stdout and stderr pass through
-// termWriter: they print strings read from files (scenarios, manifests,
-// other tools' outputs, sysfs). measure and serve write their own
-// progress lines.
-var cleanedOutput = map[string]bool{"model": true, "preset": true, "catalog": true, "fit": true, "report": true, "import": true, "doctor": true}
 
 func commandNames() []string {
 	names := make([]string, 0, len(commands))

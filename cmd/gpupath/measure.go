@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/cluster"
 	"github.com/gpupath/gpupath/pkg/measure"
@@ -154,7 +155,7 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	}
 	if f.diagnose && !f.quiet {
 		cfg.Env.Log = func(format string, a ...any) {
-			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, a...))
+			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05.000"), termtext.Clean(fmt.Sprintf(format, a...)))
 		}
 		cfg.Env.Log("gpupath %s measure --diagnose on %s: probes %s, out %s", Version, host.Hostname, strings.Join(cfg.Probes, ","), dir)
 	}
@@ -437,8 +438,8 @@ func shellWord(v string) string {
 
 // newProgress picks a bar for a terminal and plain lines otherwise.
 func newProgress(w io.Writer) measure.Progress {
-	if isTerminal(w) {
-		return &measure.Bar{W: w}
+	if isTerminal(rawTerm(w)) {
+		return &measure.Bar{W: progressTerm(w)}
 	}
 	return measure.Lines{W: w}
 }

@@ -32,9 +32,9 @@ func clean(s string, keepNL bool) string {
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case r == '\t' || (keepNL && r == '\n'):
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x20:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0, bidi(r):
+		case r == 0x7f, r >= 0x80 && r < 0xa0, bidi(r), r == 0x2028 || r == 0x2029:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])
@@ -49,6 +49,29 @@ func safe(s string, keepNL bool) bool {
 		c := s[i]
 		if c < 0x20 && c != '\t' && !(keepNL && c == '\n') || c == 0x7f || c >= 0x80 {
 			// Non-ASCII needs a closer look.
+			return false
+		}
+	}
+	return true
+}
+
+// IsControl reports whether r is a character Clean escapes: a C0 or C1
+// control, DEL, a Unicode line or paragraph separator (U+2028, U+2029) or
+// a bidirectional control. Tab and newline are among them; callers that
+// keep those say so.
+func IsControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || bidi(r)
+}
+
+// Safe reports whether s is valid UTF-8 without a control character
+// (IsControl), tabs allowed and newlines where keepNL: what Clean (keepNL
+// false) or CleanText (keepNL true) would return unchanged.
+func Safe(s string, keepNL bool) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if IsControl(r) && r != '\t' && !(keepNL && r == '\n') {
 			return false
 		}
 	}

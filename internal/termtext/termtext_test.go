@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -17,7 +18,8 @@ func TestClean(t *testing.T) {
 		{"c1\u009bcsi", `c1\u009bcsi`},
 		{"bidi\u202eevil", `bidi\u202eevil`},
 		{"bad\xffutf8", `bad\xffutf8`},
-		{"del\x7f", `del\x7f`},
+		{"del\x7f", `del\u007f`},
+		{"ls\u2028ps\u2029", `ls\u2028ps\u2029`},
 	} {
 		if got := Clean(c.in); got != c.want {
 			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.want)
@@ -29,20 +31,48 @@ func TestClean(t *testing.T) {
 }
 
 func FuzzClean(f *testing.F) {
-	f.Add("\x1b]0;x\x07")
-	f.Add("µs\u202e")
+	for _, s := range seeds {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		out := Clean(s)
 		if !utf8.ValidString(out) {
 			t.Fatalf("invalid UTF-8 out of %q", s)
 		}
 		for _, r := range out {
-			if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) {
+			if IsControl(r) && r != '\t' {
 				t.Fatalf("control %U left in %q", r, out)
 			}
 		}
 		if strings.ContainsRune(out, '\n') {
 			t.Fatal("newline left")
+		}
+	})
+}
+
+// seeds are the fuzz corpora's hostile strings: ESC, BEL, NUL, CR, LF,
+// U+2028, a bidi override, a C1 control, DEL and bytes that are not UTF-8.
+var seeds = []string{"", "plain", "\x1b[2J", "\x1b]0;t\x07", "nul\x00", "cr\r", "lf\n", "ls\u2028", "rlo\u202e", "c1\u009b", "del\x7f", "bad\xff\xfe", "\xe2\x80"}
+
+func FuzzJSON(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in, _ := json.MarshalIndent(map[string]string{"k": s, s: "v"}, "", "  ")
+		out := JSON(in)
+		if !Safe(string(out), true) {
+			t.Fatalf("control characters left in %q", out)
+		}
+		var a, b map[string]string
+		if err := json.Unmarshal(in, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Fatalf("%q: %v", out, err)
+		}
+		if a["k"] != b["k"] || len(a) != len(b) {
+			t.Fatalf("value changed: %q, %q", a, b)
 		}
 	})
 }

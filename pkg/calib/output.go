@@ -53,7 +53,7 @@ func (c *Calibration) YAML(now time.Time) []byte {
 		d.Entries = append(d.Entries, model.YAMLEntry{Key: k.Name, Value: v, Comment: src})
 	}
 	var b bytes.Buffer
-	model.WriteYAML(&b, d) // a bytes.Buffer does not fail
+	writeYAML(&b, d) // a bytes.Buffer does not fail
 	return b.Bytes()
 }
 

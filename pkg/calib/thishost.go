@@ -87,13 +87,13 @@ func ScenarioDoc(title string, ovs []model.Override) (model.YAMLDoc, error) {
 }
 
 // WriteScenarioYAML writes the overrides as a scenario fragment
-// (ScenarioDoc through model.WriteYAML).
+// (ScenarioDoc through writeYAML).
 func WriteScenarioYAML(w io.Writer, title string, ovs []model.Override) error {
 	d, err := ScenarioDoc(title, ovs)
 	if err != nil {
 		return err
 	}
-	return model.WriteYAML(w, d)
+	return writeYAML(w, d)
 }
 
 // HostScenarioYAML is the scenario file of a run's host (host-scenario.yaml,
@@ -113,7 +113,7 @@ func HostScenarioYAML(rd *record.RunData, ovs []model.Override, notes []string) 
 	d.Fields = []model.YAMLField{{Key: "name", Value: "this-host " + rd.Manifest.Host.Hostname, Quote: true},
 		{Key: "description", Value: fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)), Quote: true}}
 	var b bytes.Buffer
-	if err := model.WriteYAML(&b, d); err != nil {
+	if err := writeYAML(&b, d); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

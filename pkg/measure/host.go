@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -37,6 +38,9 @@ func ReadHost(root string) record.Host {
 	} else if root == "/" {
 		h.Hostname, _ = os.Hostname()
 	}
+	// The hostname names the run (its directory, the host scenario's name)
+	// and is read back by fit and report: no control character in it.
+	h.Hostname = termtext.Name(h.Hostname)
 	if s, ok := read("proc/sys/kernel/osrelease"); ok {
 		h.Kernel = strings.TrimSpace(s)
 	} else {

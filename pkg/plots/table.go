@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -181,16 +182,20 @@ func (c Column) json(i int) []byte {
 }
 
 // WriteCSV writes the table as CSV (RFC 4180, as encoding/csv writes it)
-// with a header line of the column names.
+// with a header line of the column names; every cell goes through
+// termtext.CSVCell (one line, no control characters).
 func (t Table) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Names()); err != nil {
+	row := make([]string, len(t.Columns))
+	for j, n := range t.Names() {
+		row[j] = termtext.CSVCell(n)
+	}
+	if err := cw.Write(row); err != nil {
 		return err
 	}
-	row := make([]string, len(t.Columns))
 	for i := 0; i < t.Len(); i++ {
 		for j, c := range t.Columns {
-			row[j] = c.cell(i)
+			row[j] = termtext.CSVCell(c.cell(i))
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -226,7 +231,8 @@ func (t Table) JSONRows() []json.RawMessage {
 	return out
 }
 
-// marshal is json.Marshal without HTML escaping (labels stay readable).
+// marshal is json.Marshal without HTML escaping (labels stay readable) and
+// without a raw control character (termtext.JSON).
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -234,5 +240,5 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return termtext.JSON(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/gpupath/gpupath/internal/termtext"
+
 	"github.com/gpupath/gpupath/pkg/plots"
 )
 
@@ -61,5 +63,5 @@ func indentJSON(v any) []byte {
 	if err := enc.Encode(v); err != nil {
 		panic(err) // only report-built values, all encodable
 	}
-	return b.Bytes()
+	return termtext.JSON(b.Bytes())
 }

@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+
+	"github.com/gpupath/gpupath/internal/termtext"
 	"strings"
 )
 
@@ -68,5 +70,7 @@ func renderHTML(d *doc, version string, svgs map[int]string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	// html/template escapes markup, not control characters: the page's
+	// one escaper for them covers every text, attribute and SVG label.
+	return []byte(termtext.HTML(buf.String())), nil
 }

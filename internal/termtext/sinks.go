@@ -1,0 +1,68 @@
+package termtext
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// The sinks: every place gpupath writes text from outside for a person or
+// a parser to read goes through one of these, each built on Clean or
+// CleanText, so that what it writes holds no control character but its own
+// newlines.
+
+// HTML is the text of an HTML page (a report's index.html with its inline
+// SVG), after html/template has escaped <, >, & and quotes: control
+// characters become the visible escapes of CleanText; newlines stay.
+// Applied to the whole page, it covers every section, attribute and figure
+// label at once.
+func HTML(page string) string { return CleanText(page) }
+
+// CSVCell is one cell of a CSV file: Clean, one line, so that every record
+// is one line and a viewer's `cat` shows no escape sequence.
+func CSVCell(s string) string { return Clean(s) }
+
+// YAMLComment is the text of one comment line of a YAML file gpupath reads
+// back: Clean, so that a newline cannot end the comment and start YAML, and
+// no control character makes the parser refuse the file.
+func YAMLComment(s string) string { return Clean(s) }
+
+// Name is a name from outside (a hostname, a scenario's or a probe's name)
+// before it goes into a file gpupath reads back (a scenario's name: key, a
+// run's manifest): Clean, one line.
+func Name(s string) string { return Clean(s) }
+
+// JSON rewrites encoded JSON so that it holds no raw control character:
+// DEL, C1 controls, U+2028/U+2029 and the bidirectional controls, which
+// encoding/json leaves raw inside strings, become \uXXXX escapes — the
+// same value to every JSON parser — and a byte that is not UTF-8 becomes
+// \ufffd, as encoding/json would have written it. C0 controls other than
+// the whitespace between tokens never occur in encoding/json's output;
+// should one, it becomes \u00XX too. Valid JSON in, the same value out.
+func JSON(b []byte) []byte {
+	clean := true
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r == '\n' || r == '\t' || r == '\r':
+			out = append(out, byte(r))
+		case IsControl(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package termtext
+
+import (
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Writer is the one terminal writer: what passes through it is escaped
+// with CleanText (newlines and tabs stay; carriage returns too where
+// KeepCR) and written at once, holding back only the bytes of a UTF-8
+// sequence a Write cut in two. Text without control characters passes
+// unchanged. Call Flush when done.
+type Writer struct {
+	W io.Writer
+	// KeepCR keeps carriage returns: a progress bar that redraws its line.
+	KeepCR bool
+	buf    []byte
+	err    error
+}
+
+func (t *Writer) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	t.buf = append(t.buf, p...)
+	if n := completeRunes(t.buf); n > 0 {
+		t.err = t.put(string(t.buf[:n]))
+		t.buf = append(t.buf[:0], t.buf[n:]...)
+	}
+	return len(p), t.err
+}
+
+func (t *Writer) put(s string) error {
+	if t.KeepCR {
+		parts := strings.Split(s, "\r")
+		for i, p := range parts {
+			parts[i] = CleanText(p)
+		}
+		s = strings.Join(parts, "\r")
+	} else {
+		s = CleanText(s)
+	}
+	_, err := io.WriteString(t.W, s)
+	return err
+}
+
+// completeRunes is the length of b without a UTF-8 sequence cut short at
+// its end (at most 3 bytes held back).
+func completeRunes(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-3; i-- {
+		if utf8.RuneStart(b[i]) {
+			if b[i] >= 0x80 && !utf8.FullRune(b[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(b)
+}
+
+// Flush writes what is left.
+func (t *Writer) Flush() error {
+	if t.err == nil && len(t.buf) > 0 {
+		t.err = t.put(string(t.buf))
+		t.buf = t.buf[:0]
+	}
+	return t.err
+}
