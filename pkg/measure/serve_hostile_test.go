@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -90,10 +91,10 @@ func TestServeBusy(t *testing.T) {
 	hold.Write(h)
 	var w [8]byte
 	io.ReadFull(hold, w[:])
-	cl := &Client{Addr: s.Addr(), Timeout: time.Second}
+	cl := &Client{Addr: s.Addr(), Timeout: time.Second, BusyWait: 300 * time.Millisecond}
 	_, err = cl.PingPong(context.Background(), 8, RepeatConfig{Warmup: 1, MinIterations: 1, MaxIterations: 1, Budget: time.Second})
-	if !errors.Is(err, ErrBusy) {
-		t.Errorf("past MaxConns: %v, want ErrBusy", err)
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "stayed busy") {
+		t.Errorf("past MaxConns: %v, want ErrBusy after some tries", err)
 	}
 }
 
@@ -397,5 +398,28 @@ func TestServeTricklerCutEarly(t *testing.T) {
 	}
 	if !cut || held > 5*time.Second {
 		t.Errorf("the 256 MiB trickler held its session for %v (cut: %v), want about 0.4 s", held, cut)
+	}
+}
+
+// TestClientRetriesBusy: the client tries a busy server again, with
+// backoff, until a session frees (it used to fail at the first "busy").
+func TestClientRetriesBusy(t *testing.T) {
+	s, err := Listen(context.Background(), ServerConfig{Timeout: 2 * time.Second, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	go s.Serve(context.Background())
+	hold, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold.Write(helloBytes(8))
+	var w [8]byte
+	io.ReadFull(hold, w[:])
+	time.AfterFunc(300*time.Millisecond, func() { hold.Close() })
+	cl := &Client{Addr: s.Addr(), Timeout: 2 * time.Second}
+	if _, err := cl.PingPong(context.Background(), 8, RepeatConfig{Warmup: 1, MinIterations: 1, MaxIterations: 1, Budget: time.Second}); err != nil {
+		t.Errorf("after the one session ended: %v", err)
 	}
 }
