@@ -1,14 +1,23 @@
-// Command servesoak is the soak test of `gpupath serve` (issue 12): it
-// starts the real server as its own process on loopback, points 8 hostile
-// clients at it — each announces a 256 MiB ping-pong, then trickles 1,000
-// bytes every 2 s, and reconnects when cut off — and one honest client that
-// connects every second and completes a 64-byte ping-pong (10 round trips).
-// It prints every honest round's wait and the worst, and fails unless every
-// honest round completes within -max-wait.
+// Command servesoak is the denial-of-service soak of `gpupath serve`: it
+// starts the real server as its own process on loopback and, for each mode,
+// points hostile clients at it beside one honest client that connects every
+// -every and completes a 64-byte ping-pong (10 round trips, one attempt per
+// round, no retry):
 //
-//	go build -o bin/gpupath ./cmd/gpupath && go run ./bench/servesoak -gpupath bin/gpupath -for 60s
+//	idle16, idle64  16 or 64 sockets that connect and send nothing, and
+//	                reconnect as soon as the server closes them
+//	trickle8        8 clients that each announce a 256 MiB ping-pong, then
+//	                trickle 1,000 bytes every 2 s, and reconnect when cut off
 //
-// Traffic goes to 127.0.0.1 only; every loop is bounded by -for.
+// Per mode it prints the honest rounds completed of those attempted, the
+// worst wait, and what became of the hostile connections; it fails unless
+// every honest round completes within -max-wait.
+//
+//	go build -o bin/gpupath ./cmd/gpupath && go run ./bench/servesoak -gpupath bin/gpupath -for 30s
+//
+// The hostile clients come from -hostile-from (default the honest client's
+// own address, the hardest case: a per-source limit cannot tell them
+// apart). Traffic goes to 127.0.0.0/8 only; every loop is bounded by -for.
 package main
 
 import (
@@ -22,9 +31,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -48,19 +57,62 @@ func hello(size uint64) []byte {
 
 func main() {
 	bin := flag.String("gpupath", "bin/gpupath", "the gpupath binary to serve")
-	dur := flag.Duration("for", 60*time.Second, "how long the soak runs")
-	hostile := flag.Int("hostile", 8, "hostile slow clients")
+	dur := flag.Duration("for", 30*time.Second, "how long each mode runs")
+	modes := flag.String("modes", "idle16,idle64,trickle8", "comma-separated modes: idleN, trickleN")
+	every := flag.Duration("every", 500*time.Millisecond, "the honest client's period")
+	from := flag.String("hostile-from", "127.0.0.1", "the hostile clients' source address (127.0.0.0/8)")
 	maxWait := flag.Duration("max-wait", time.Second, "an honest round must complete within this")
 	flag.Parse()
-	if err := run(*bin, *dur, *hostile, *maxWait); err != nil {
-		fmt.Fprintln(os.Stderr, "servesoak:", err)
+	failed := false
+	for _, m := range strings.Split(*modes, ",") {
+		var kind string
+		var n int
+		if _, err := fmt.Sscanf(strings.Replace(strings.Replace(m, "idle", "idle ", 1), "trickle", "trickle ", 1), "%s %d", &kind, &n); err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "servesoak: mode %q: want idleN or trickleN\n", m)
+			os.Exit(2)
+		}
+		if err := run(*bin, m, kind, n, *dur, *every, *from, *maxWait); err != nil {
+			fmt.Fprintln(os.Stderr, "servesoak:", m+":", err)
+			failed = true
+		}
+	}
+	if failed {
 		os.Exit(1)
 	}
 }
 
-func run(bin string, dur time.Duration, hostile int, maxWait time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), dur)
-	defer cancel()
+// fate is what became of the hostile connections of one mode.
+type fate struct {
+	mu                             sync.Mutex
+	opened, admitted, refused, cut int
+	lives                          []time.Duration // of those the server ended
+}
+
+func (f *fate) add(what string, life time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch what {
+	case "opened":
+		f.opened++
+	case "admitted":
+		f.admitted++
+	case "refused":
+		f.refused++
+	case "cut":
+		f.cut++
+		f.lives = append(f.lives, life)
+	}
+}
+
+func (f *fate) lifeStats() string {
+	if len(f.lives) == 0 {
+		return "none ended by the server"
+	}
+	slices.Sort(f.lives)
+	return fmt.Sprintf("median life %.2f s, longest %.2f s", f.lives[len(f.lives)/2].Seconds(), f.lives[len(f.lives)-1].Seconds())
+}
+
+func run(bin, mode, kind string, n int, dur, every time.Duration, from string, maxWait time.Duration) error {
 	// A free port: listen, note it, close, hand it to the server.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -68,59 +120,61 @@ func run(bin string, dur time.Duration, hostile int, maxWait time.Duration) erro
 	}
 	addr := l.Addr().String()
 	l.Close()
-	srv := exec.Command(bin, "serve", "--listen", addr, "--for", (dur + 5*time.Second).String())
+	srv := exec.Command(bin, "serve", "--listen", addr, "--for", (dur + 10*time.Second).String())
 	out, _ := srv.StdoutPipe()
 	srv.Stderr = os.Stderr
 	if err := srv.Start(); err != nil {
 		return err
 	}
-	defer srv.Process.Kill()
+	defer func() { srv.Process.Kill(); srv.Wait() }()
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil {
 		return fmt.Errorf("server did not start: %v", err)
 	} else {
-		fmt.Print("server: ", line)
+		fmt.Printf("== %s: %d hostile from %s beside one honest client every %v, %v\nserver: %s", mode, n, from, every, dur, line)
 	}
 	go io.Copy(io.Discard, out)
 
-	var admitted, refused, cut atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), dur)
+	defer cancel()
+	dialer := &net.Dialer{Timeout: 2 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	var f fate
 	var wg sync.WaitGroup
-	for i := 0; i < hostile; i++ {
+	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				switch trickle(ctx, addr) {
-				case "cut":
-					admitted.Add(1)
-					cut.Add(1)
-				case "admitted":
-					admitted.Add(1)
-				case "refused":
-					refused.Add(1)
-					sleep(ctx, 200*time.Millisecond)
-				default:
-					sleep(ctx, 200*time.Millisecond)
+				var ok bool
+				if kind == "idle" {
+					ok = idle(ctx, dialer, addr, &f)
+				} else {
+					ok = trickle(ctx, dialer, addr, &f)
+				}
+				if !ok {
+					sleep(ctx, 50*time.Millisecond) // a failed dial: do not spin
 				}
 			}
 		}()
 	}
 	time.Sleep(500 * time.Millisecond) // let the hostile clients in first
 	var worst time.Duration
-	rounds, failed := 0, 0
-	tick := time.NewTicker(time.Second)
+	rounds, done := 0, 0
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for ctx.Err() == nil {
 		start := time.Now()
 		err := honest(addr, maxWait+4*time.Second)
 		wait := time.Since(start)
 		rounds++
-		status := "ok"
-		if err != nil || wait > maxWait {
-			failed++
-			status = fmt.Sprintf("FAIL %v", err)
+		if err == nil && wait <= maxWait {
+			done++
+		} else {
+			if err == nil {
+				err = errors.New("too slow")
+			}
+			fmt.Printf("honest round %3d: %8.3f ms FAIL %v\n", rounds, wait.Seconds()*1e3, err)
 		}
 		worst = max(worst, wait)
-		fmt.Printf("honest round %2d: %8.3f ms %s\n", rounds, wait.Seconds()*1e3, status)
 		select {
 		case <-ctx.Done():
 		case <-tick.C:
@@ -128,9 +182,13 @@ func run(bin string, dur time.Duration, hostile int, maxWait time.Duration) erro
 	}
 	cancel()
 	wg.Wait()
-	fmt.Printf("hostile connections: %d admitted (%d of them cut off by the server before the end), %d refused as busy\n", admitted.Load(), cut.Load(), refused.Load())
-	fmt.Printf("honest rounds: %d, failed %d, worst wait %.3f ms (limit %v)\n", rounds, failed, worst.Seconds()*1e3, maxWait)
-	if failed > 0 || rounds == 0 {
+	fmt.Printf("honest rounds: %d of %d completed, worst wait %.3f ms (limit %v)\n", done, rounds, worst.Seconds()*1e3, maxWait)
+	if kind == "idle" {
+		fmt.Printf("hostile: %d connections opened, %d closed by the server (%s), %d got a welcome\n", f.opened, f.cut, f.lifeStats(), f.admitted)
+	} else {
+		fmt.Printf("hostile: %d connections opened, %d admitted, %d cut off by the server (%s), %d refused as busy\n", f.opened, f.admitted, f.cut, f.lifeStats(), f.refused)
+	}
+	if done < rounds || rounds == 0 {
 		return errors.New("the honest client was kept out")
 	}
 	return nil
@@ -143,37 +201,78 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// trickle is one hostile connection: a 256 MiB ping-pong announced, then
-// 1,000 bytes every 2 s until the server cuts it off or the soak ends.
-func trickle(ctx context.Context, addr string) string {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+// idle is one idle connection: connect, send nothing, wait for the server
+// to close it or the mode to end.
+func idle(ctx context.Context, d *net.Dialer, addr string, f *fate) bool {
+	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return "dial"
+		return false
 	}
 	defer c.Close()
-	go func() { <-ctx.Done(); c.Close() }()
+	f.add("opened", 0)
+	start := time.Now()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	var b [8]byte
+	if _, err := io.ReadFull(c, b[:]); err == nil {
+		f.add("admitted", 0) // a welcome to a connection that sent nothing
+		io.Copy(io.Discard, c)
+	}
+	if ctx.Err() == nil {
+		f.add("cut", time.Since(start))
+	}
+	return true
+}
+
+// trickle is one hostile connection: a 256 MiB ping-pong announced, then
+// 1,000 bytes every 2 s until the server cuts it off or the mode ends.
+func trickle(ctx context.Context, d *net.Dialer, addr string, f *fate) bool {
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	f.add("opened", 0)
+	start := time.Now()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
 	if _, err := c.Write(hello(256 << 20)); err != nil {
-		return "dial"
+		return true
 	}
 	var w [8]byte
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.ReadFull(c, w[:]); err != nil {
-		return "refused" // closed without a welcome: no slot
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, w[:]); err != nil || binary.LittleEndian.Uint16(w[6:]) != 0 {
+		if ctx.Err() == nil {
+			f.add("refused", 0) // a busy answer, or closed without a welcome
+			sleep(ctx, 200*time.Millisecond)
+		}
+		return true
 	}
-	if binary.LittleEndian.Uint16(w[6:]) != 0 {
-		return "refused"
-	}
+	f.add("admitted", 0)
+	// Watch for the server's close while trickling.
+	closed := make(chan struct{})
+	go func() {
+		c.SetReadDeadline(time.Time{})
+		io.Copy(io.Discard, c)
+		close(closed)
+	}()
 	junk := make([]byte, 1000)
 	for ctx.Err() == nil {
 		if _, err := c.Write(junk); err != nil {
-			if ctx.Err() != nil {
-				return "admitted"
-			}
-			return "cut"
+			break
 		}
-		sleep(ctx, 2*time.Second)
+		select {
+		case <-closed:
+		case <-ctx.Done():
+		case <-time.After(2 * time.Second):
+			continue
+		}
+		break
 	}
-	return "admitted"
+	if ctx.Err() == nil {
+		f.add("cut", time.Since(start))
+	}
+	return true
 }
 
 // honest is one honest round: connect, 10 round trips of 64 bytes, the
@@ -193,7 +292,7 @@ func honest(addr string, limit time.Duration) error {
 		return fmt.Errorf("no welcome: %w", err)
 	}
 	if s := binary.LittleEndian.Uint16(w[6:]); s != 0 {
-		return fmt.Errorf("welcome status %d", s)
+		return fmt.Errorf("welcome status %d (2: busy)", s)
 	}
 	msg := []byte(strings.Repeat("x", 64))
 	back := make([]byte, 64)

@@ -34,7 +34,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--for must not be negative, got %v", *dur)
 	}
 	// The address is what the user asked for: a non-loopback one is allowed.
-	s, err := measure.Listen(ctx, measure.ServerConfig{Addr: *listen, AllowNonLoopback: true, Timeout: *timeout})
+	s, err := measure.Listen(ctx, measure.ServerConfig{Addr: *listen, AllowNonLoopback: true, Timeout: *timeout,
+		// One source address may hold 12 of the 16 sessions: another host
+		// still gets in.
+		MaxPerSource: measure.DefaultMaxSessions * 3 / 4})
 	if err != nil {
 		return badInput(err)
 	}

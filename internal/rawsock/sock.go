@@ -35,6 +35,8 @@ type Conn struct {
 	fd      int
 	timeout time.Duration
 	peer    string
+	// addr is the peer's address of an accepted connection.
+	addr netip.AddrPort
 	// until, when set, is an absolute deadline for every read and write:
 	// a peer that trickles bytes (each system call makes progress, so the
 	// socket timeouts never fire) is cut off there.
@@ -308,6 +310,42 @@ func (c *Conn) WriteAll(b []byte) error {
 	return nil
 }
 
+// ReadNow reads what has already arrived, without waiting: 0 when nothing
+// has (or at the end of stream).
+func (c *Conn) ReadNow(b []byte) int {
+	for {
+		n, _, err := unix.Recvfrom(c.fd, b, unix.MSG_DONTWAIT)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n < 0 {
+			return 0
+		}
+		return n
+	}
+}
+
+// Unread reports whether bytes have arrived that no read has taken yet.
+func (c *Conn) Unread() bool {
+	n, err := unix.IoctlGetInt(c.fd, unix.SIOCINQ)
+	return err == nil && n > 0
+}
+
+// PeerAddr is the peer's address of a connection from Accept (the zero
+// AddrPort otherwise).
+func (c *Conn) PeerAddr() netip.AddrPort { return c.addr }
+
+// SetTimeout changes the socket timeout that bounds every blocking read and
+// write (SO_RCVTIMEO, SO_SNDTIMEO): a server gives a connection a short one
+// until its peer has said who it is.
+func (c *Conn) SetTimeout(d time.Duration) error {
+	if err := setTimeouts(c.fd, d); err != nil {
+		return err
+	}
+	c.timeout = d
+	return nil
+}
+
 // FD is the socket's file descriptor (-1 once closed).
 func (c *Conn) FD() int { return c.fd }
 
@@ -387,7 +425,10 @@ func Listen(ctx context.Context, addr, netns string, timeout time.Duration) (*Li
 		}
 		return nil, fmt.Errorf("listen %s: %w", ap, err)
 	}
-	if err := unix.Listen(fd, 16); err != nil {
+	// A long accept queue: connections that churn (idle sockets a server
+	// closes and their owner reopens) must not crowd an honest client's
+	// handshake out of it (a dropped SYN costs the client a second).
+	if err := unix.Listen(fd, 1024); err != nil {
 		unix.Close(fd)
 		return nil, fmt.Errorf("listen %s: %w", ap, err)
 	}
@@ -422,7 +463,8 @@ func (l *Listener) Accept(wait, ioTimeout time.Duration, opt Options) (*Conn, er
 		if err != nil {
 			return nil, os.NewSyscallError("accept", err)
 		}
-		c := &Conn{fd: nfd, timeout: ioTimeout, peer: AddrPortOf(sa).String()}
+		ap := AddrPortOf(sa)
+		c := &Conn{fd: nfd, timeout: ioTimeout, peer: ap.String(), addr: ap}
 		if err := opt.apply(nfd); err != nil {
 			c.Close()
 			return nil, err

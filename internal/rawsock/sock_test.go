@@ -105,3 +105,47 @@ func TestNewConnSocketpair(t *testing.T) {
 		t.Errorf("socketpair: %v %v", one, err)
 	}
 }
+
+// TestAcceptedPeerUnreadReadNow: what a server reads of a connection before
+// it waits on it: the peer's address, whether bytes have come (Unread), what
+// came (ReadNow, without waiting), and a shorter socket timeout.
+func TestAcceptedPeerUnreadReadNow(t *testing.T) {
+	ctx := context.Background()
+	ln, err := Listen(ctx, "127.0.0.1:0", "", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := Dial(ctx, ln.Addr().String(), "", time.Second, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := ln.Accept(2*time.Second, time.Second, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if p := s.PeerAddr(); !p.Addr().Unmap().IsLoopback() || p.Port() == 0 {
+		t.Errorf("peer address %v", p)
+	}
+	b := make([]byte, 8)
+	if s.Unread() || s.ReadNow(b) != 0 {
+		t.Error("bytes before any were sent")
+	}
+	c.WriteAll([]byte("hello"))
+	for start := time.Now(); !s.Unread(); time.Sleep(time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the bytes sent never showed as unread")
+		}
+	}
+	if n := s.ReadNow(b); string(b[:n]) != "hello" || s.Unread() {
+		t.Errorf("ReadNow: %q", b[:n])
+	}
+	if err := s.SetTimeout(50 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReadFull(b[:1]); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no answer within 50ms") {
+		t.Errorf("read after SetTimeout(50ms): %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"time"
 
@@ -27,7 +28,15 @@ type Client struct {
 	// 50ms): the chunk of bytes between two acks is sized from a first
 	// calibration run so that one chunk takes about this long.
 	StreamIteration time.Duration
+	// BusyWait is how long a connection keeps trying a peer that answers
+	// "busy", with exponential backoff and jitter (default 30s; negative:
+	// one try).
+	BusyWait time.Duration
 }
+
+// DefaultBusyWait is how long a Client keeps trying a busy peer unless told
+// otherwise.
+const DefaultBusyWait = 30 * time.Second
 
 // CPUTime is CPU seconds spent in user and system mode.
 type CPUTime struct {
@@ -86,8 +95,43 @@ func (c *Client) open(ctx context.Context, mode uint16, size, chunk int64) (*raw
 	return c.openWith(ctx, mode, size, chunk, 0)
 }
 
-// openWith is open with the hello's last word set (a staged transfer's flow).
+// openWith is open with the hello's last word set (a staged transfer's
+// flow). A "busy" peer is tried again, after 50 ms, then twice as long each
+// time up to 2 s, each wait jittered by up to half of it, for BusyWait in
+// all; past it, one error says so.
 func (c *Client) openWith(ctx context.Context, mode uint16, size, chunk int64, word uint64) (*rawsock.Conn, error) {
+	budget := c.BusyWait
+	if budget == 0 {
+		budget = DefaultBusyWait
+	}
+	start := time.Now()
+	backoff := 50 * time.Millisecond
+	for tries := 1; ; tries++ {
+		conn, err := c.openOnce(ctx, mode, size, chunk, word)
+		if !errors.Is(err, ErrBusy) {
+			return conn, err
+		}
+		wait := backoff/2 + rand.N(backoff/2+1)
+		if time.Since(start)+wait > budget {
+			if tries == 1 {
+				return nil, err
+			}
+			return nil, fmt.Errorf("peer %s stayed busy for %v over %d tries (all its sessions or its buffer memory are taken); try again later: %w",
+				c.Addr, time.Since(start).Round(time.Millisecond), tries, ErrBusy)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// openOnce connects once and performs the handshake.
+func (c *Client) openOnce(ctx context.Context, mode uint16, size, chunk int64, word uint64) (*rawsock.Conn, error) {
 	conn, err := rawsock.Dial(ctx, c.Addr, c.Netns, c.timeout(), c.Socket)
 	if err != nil {
 		return nil, err

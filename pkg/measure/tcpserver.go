@@ -73,8 +73,21 @@ type ServerConfig struct {
 	// of a connection (default 5s).
 	Timeout time.Duration
 	// MaxConns bounds the sessions served at once (default 16); a client
-	// past it gets a "busy" welcome and is closed.
+	// past it gets a "busy" welcome and is closed. A connection takes a
+	// session only once its hello has come: until then it is pending.
 	MaxConns int
+	// MaxPerSource bounds the sessions of one source address (default
+	// MaxConns: no bound of its own); past it, a "busy" welcome.
+	MaxPerSource int
+	// HelloTimeout bounds the wait for a new connection's hello (default
+	// Timeout, at most 2s).
+	HelloTimeout time.Duration
+	// MaxPending bounds the connections waiting for their hello (default
+	// 4 × MaxConns), MaxPendingPerSource those of one source address
+	// (default MaxPending/4). A new connection past either closes the
+	// oldest pending one (of its own source when that bound is the one
+	// reached): idle sockets cannot keep an honest client out.
+	MaxPending, MaxPendingPerSource int
 	// MaxConnTime bounds the life of one connection (default 10m), checked
 	// on every read and write.
 	MaxConnTime time.Duration
@@ -84,8 +97,11 @@ type ServerConfig struct {
 	// cannot hold a session.
 	MinRate float64
 	// MaxBuffers bounds the message buffers of all sessions together
-	// (default 1 GiB); messages up to 1 MiB do not count. A hello whose
-	// buffer does not fit gets a "busy" welcome.
+	// (default 1 GiB), taken as the data arrives (1 MiB at a time), not as
+	// announced (a staged transfer's stripe, which may be device memory,
+	// at its hello); the first 1 MiB of a session does not count. A hello for a
+	// larger message while the budget is full gets a "busy" welcome; a
+	// session whose next chunk finds it full is ended.
 	MaxBuffers int64
 	// Socket options for accepted connections.
 	Socket SocketOptions
@@ -134,11 +150,23 @@ type Server struct {
 	done            chan struct{}
 	once            sync.Once
 	wg              sync.WaitGroup
-	sem             chan struct{}
-	// buffered is the bytes of large message buffers held; live the
-	// sessions being served; both guarded by mu.
-	buffered int64
-	live     map[*rawsock.Conn]struct{}
+	// Guarded by mu: buffered is the bytes of message buffers held past
+	// each session's first 1 MiB; live the sessions being served, perSrc
+	// their count by source; pending the connections waiting for their
+	// hello, pendingSrc their count by source.
+	buffered   int64
+	live       map[*rawsock.Conn]struct{}
+	perSrc     map[netip.Addr]int
+	pending    map[*rawsock.Conn]pendingConn
+	pendingSrc map[netip.Addr]int
+	// evicted counts pending connections closed to make room (tests).
+	evicted int
+}
+
+// pendingConn is a connection waiting for its hello.
+type pendingConn struct {
+	src   netip.Addr
+	since time.Time
 }
 
 // DefaultMaxSessions is the number of sessions a server serves at once
@@ -186,6 +214,18 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.MaxConnTime <= 0 {
 		cfg.MaxConnTime = DefaultMaxConnTime
 	}
+	if cfg.MaxPerSource <= 0 {
+		cfg.MaxPerSource = cfg.MaxConns
+	}
+	if cfg.HelloTimeout <= 0 {
+		cfg.HelloTimeout = min(cfg.Timeout, 2*time.Second)
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = 4 * cfg.MaxConns
+	}
+	if cfg.MaxPendingPerSource <= 0 {
+		cfg.MaxPendingPerSource = max(cfg.MaxPending/4, 1)
+	}
 	ap, err := rawsock.Resolve(ctx, cfg.Addr, cfg.Timeout)
 	if err != nil {
 		return nil, err
@@ -198,11 +238,14 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	return &Server{
-		cfg:  cfg,
-		ln:   ln,
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
-		sem:  make(chan struct{}, cfg.MaxConns),
+		cfg:        cfg,
+		ln:         ln,
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
+		live:       map[*rawsock.Conn]struct{}{},
+		perSrc:     map[netip.Addr]int{},
+		pending:    map[*rawsock.Conn]pendingConn{},
+		pendingSrc: map[netip.Addr]int{},
 	}, nil
 }
 
@@ -240,27 +283,36 @@ func (s *Server) Serve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		select {
-		case s.sem <- struct{}{}:
-		default:
-			// Too many at once: say so, within a short deadline, and close.
-			go func() {
-				c.SetUntil(time.Now().Add(time.Second))
-				var hello [helloLen]byte
-				c.ReadFull(hello[:])
-				c.WriteAll(welcome(welcomeBusy))
+		// A hello that came with the connection is read at once; without
+		// one, the connection waits for it (pending) and holds no session.
+		var hello [helloLen]byte
+		got := c.ReadNow(hello[:])
+		// When every pending connection is too new to be closed, accept
+		// nothing more for a moment: the kernel queues the newcomers, and
+		// an honest one's hello arrives meanwhile.
+		for got < helloLen && !s.addPending(c) {
+			if ctx.Err() != nil || s.stopped() {
 				c.Close()
-			}()
-			continue
+				return nil
+			}
+			time.Sleep(2 * time.Millisecond)
+			got += c.ReadNow(hello[got:])
 		}
 		s.wg.Add(1)
-		s.track(c, true)
 		go func() {
 			defer s.wg.Done()
-			defer func() { <-s.sem }()
-			defer s.track(c, false)
-			s.handle(c)
+			s.handle(c, hello, got)
 		}()
+	}
+}
+
+// stopped reports whether Close was called.
+func (s *Server) stopped() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -281,17 +333,24 @@ func (s *Server) Close() error {
 	return err
 }
 
-// handle serves one connection on its own OS thread, so that its thread CPU
-// time is the cost of this connection alone.
-func (s *Server) handle(c *rawsock.Conn) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	defer c.Close()
-	// The hello must come within one timeout, whatever the peer trickles.
-	c.SetUntil(time.Now().Add(s.cfg.Timeout))
-	var hello [helloLen]byte
-	if err := c.ReadFull(hello[:]); err != nil {
-		return
+// handle reads the rest of a connection's hello (got bytes of it came with
+// the connection), admits it to a session or answers "busy", and serves the
+// session on its own OS thread, so that its thread CPU time is the cost of
+// this connection alone.
+func (s *Server) handle(c *rawsock.Conn, hello [helloLen]byte, got int) {
+	src := c.PeerAddr().Addr().Unmap()
+	if got < helloLen {
+		// The rest of the hello must come within the hello timeout,
+		// whatever the peer trickles; until then the connection is pending.
+		err := c.SetTimeout(s.cfg.HelloTimeout)
+		if err == nil {
+			c.SetUntil(time.Now().Add(s.cfg.HelloTimeout))
+			err = c.ReadFull(hello[got:])
+		}
+		if !s.leavePending(c) || err != nil {
+			c.Close() // evicted, silent or gone
+			return
+		}
 	}
 	mode := binary.LittleEndian.Uint16(hello[6:])
 	size := binary.LittleEndian.Uint64(hello[8:])
@@ -307,18 +366,32 @@ func (s *Server) handle(c *rawsock.Conn) {
 			uint64(flow) < (size+chunk-1)/chunk))
 	if !ok {
 		c.WriteAll(welcome(welcomeBad))
+		c.Close()
 		return
 	}
-	// A staged session holds its stripe of the transfer and one chunk.
-	hold := int64(size)
-	if mode == modeStaged {
-		hold = stripeBytes(int64(size), int64(chunk), flow, flows) + int64(chunk)
+	// A staged session holds its stripe of the transfer and one chunk from
+	// the start (its sink may be device memory); a stream one read buffer;
+	// a ping-pong one its first chunk, and more as the message arrives.
+	buf := &sessionBuf{s: s}
+	first := int64(min(size, msgChunk))
+	switch mode {
+	case modeStaged:
+		first = stripeBytes(int64(size), int64(chunk), flow, flows) + int64(chunk)
+	case modeStream:
+		first = int64(min(size, streamBuffer))
 	}
-	if !s.reserve(hold) {
+	if !s.admit(c, src, buf, first) {
 		c.WriteAll(welcome(welcomeBusy))
+		c.Close()
 		return
 	}
-	defer s.release(hold)
+	defer s.endSession(c, src, buf)
+	c.SetUntil(time.Time{})
+	if c.SetTimeout(s.cfg.Timeout) != nil {
+		return
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := c.WriteAll(welcome(welcomeOK)); err != nil {
 		return
 	}
@@ -331,10 +404,12 @@ func (s *Server) handle(c *rawsock.Conn) {
 	lim := connLimits{
 		end:     time.Now().Add(s.cfg.MaxConnTime),
 		message: s.cfg.Timeout + time.Duration(min(per/s.cfg.MinRate, 3600)*float64(time.Second)),
+		timeout: s.cfg.Timeout,
+		rate:    s.cfg.MinRate,
 	}
 	if mode == modeStaged {
 		// A transfer's stripe must arrive at MinRate.
-		lim.message = s.cfg.Timeout + time.Duration(min(float64(hold)/s.cfg.MinRate, 3600)*float64(time.Second))
+		lim.message = s.cfg.Timeout + time.Duration(min(float64(first)/s.cfg.MinRate, 3600)*float64(time.Second))
 	}
 	t0 := time.Now()
 	u0, s0 := ThreadCPU()
@@ -342,9 +417,9 @@ func (s *Server) handle(c *rawsock.Conn) {
 	var err error
 	switch mode {
 	case modePingPong:
-		count, err = servePingPong(c, int(size), lim)
+		count, err = servePingPong(c, int(size), lim, buf)
 	case modeStream:
-		count, err = serveStream(c, int(size), chunk, lim)
+		count, err = serveStream(c, int(size), chunk, lim, int(first))
 	default:
 		var sink StagedSink
 		if s.cfg.NewSink != nil {
@@ -387,27 +462,118 @@ func (s *Server) handle(c *rawsock.Conn) {
 	c.WriteAll(tr[:])
 }
 
-// track adds (on) or removes a live session.
-func (s *Server) track(c *rawsock.Conn, on bool) {
+// addPending registers a new connection as waiting for its hello; when
+// the pending connections (all, or those of its source) are at their bound,
+// the oldest idle one of them (of its source, when that is the bound
+// reached) is shut down to make room. One pending for less than a
+// hundredth of the hello timeout is not shut down: when all are that new,
+// false (the caller waits), so a client between its connect and its hello
+// is not crowded out by others that reconnect as fast as they are closed.
+func (s *Server) addPending(c *rawsock.Conn) bool {
+	src := c.PeerAddr().Addr().Unmap()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.live == nil {
-		s.live = map[*rawsock.Conn]struct{}{}
+	for len(s.pending) >= s.cfg.MaxPending || s.pendingSrc[src] >= s.cfg.MaxPendingPerSource {
+		own := s.pendingSrc[src] >= s.cfg.MaxPendingPerSource
+		// The oldest idle one: a connection whose hello has arrived but
+		// not yet been read is not idle, unless all are so.
+		var old *rawsock.Conn
+		var oldest time.Time
+		oldIdle := false
+		grace := time.Now().Add(-s.cfg.HelloTimeout / 100)
+		for pc, p := range s.pending {
+			if (own && p.src != src) || p.since.After(grace) {
+				continue
+			}
+			idle := !pc.Unread()
+			if old == nil || (idle && !oldIdle) || (idle == oldIdle && p.since.Before(oldest)) {
+				old, oldest, oldIdle = pc, p.since, idle
+			}
+		}
+		if old == nil {
+			return false
+		}
+		s.dropPending(old)
+		old.Shutdown() // its handler reads end of stream and closes it
+		s.evicted++
 	}
-	if on {
-		s.live[c] = struct{}{}
-	} else {
-		delete(s.live, c)
+	s.pending[c] = pendingConn{src: src, since: time.Now()}
+	s.pendingSrc[src]++
+	return true
+}
+
+// dropPending forgets a pending connection; mu is held.
+func (s *Server) dropPending(c *rawsock.Conn) {
+	p, ok := s.pending[c]
+	if !ok {
+		return
+	}
+	delete(s.pending, c)
+	if s.pendingSrc[p.src]--; s.pendingSrc[p.src] <= 0 {
+		delete(s.pendingSrc, p.src)
 	}
 }
 
-// shutdownLive ends every live session's socket in both directions.
+// leavePending ends a connection's wait for its hello; false when it was
+// evicted meanwhile.
+func (s *Server) leavePending(c *rawsock.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.pending[c]; !ok {
+		return false
+	}
+	s.dropPending(c)
+	return true
+}
+
+// admit gives a connection that sent a valid hello a session, when one is
+// free (in all and for its source) and its first buffer fits; false: busy.
+func (s *Server) admit(c *rawsock.Conn, src netip.Addr, buf *sessionBuf, first int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.live) >= s.cfg.MaxConns || s.perSrc[src] >= s.cfg.MaxPerSource {
+		return false
+	}
+	if !buf.growLocked(first) {
+		return false
+	}
+	s.live[c] = struct{}{}
+	s.perSrc[src]++
+	return true
+}
+
+// endSession frees a session's slot and buffers and closes its connection.
+func (s *Server) endSession(c *rawsock.Conn, src netip.Addr, buf *sessionBuf) {
+	s.mu.Lock()
+	delete(s.live, c)
+	if s.perSrc[src]--; s.perSrc[src] <= 0 {
+		delete(s.perSrc, src)
+	}
+	s.buffered -= buf.held
+	buf.held = 0
+	s.mu.Unlock()
+	c.Close()
+}
+
+// shutdownLive ends every live session's and pending connection's socket
+// in both directions.
 func (s *Server) shutdownLive() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.live {
 		c.Shutdown()
 	}
+	for c := range s.pending {
+		c.Shutdown()
+	}
+}
+
+// counts is the server's state, for tests: sessions, pending connections,
+// counted buffer bytes, evictions.
+func (s *Server) counts() (live, pending int, buffered int64, evicted int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live), len(s.pending), s.buffered, s.evicted
 }
 
 func welcome(status uint16) []byte {
@@ -418,35 +584,64 @@ func welcome(status uint16) []byte {
 	return w[:]
 }
 
-// reserve takes size bytes of the buffer budget for a large message; small
-// ones always fit.
-func (s *Server) reserve(size int64) bool {
-	if size <= smallMessage {
+// msgChunk is the unit in which a session's message buffer grows, and the
+// bytes of it that do not count against ServerConfig.MaxBuffers; a stream
+// reads into a buffer of at most streamBuffer bytes.
+const (
+	msgChunk     = smallMessage
+	streamBuffer = 4 << 20
+)
+
+// sessionBuf is one session's share of the buffer budget: it holds the
+// bytes of its buffers past the first msgChunk.
+type sessionBuf struct {
+	s    *Server
+	held int64
+}
+
+// grow takes the budget for buffers of total bytes in all; false when the
+// budget is full.
+func (b *sessionBuf) grow(total int64) bool {
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	return b.growLocked(total)
+}
+
+func (b *sessionBuf) growLocked(total int64) bool {
+	need := max(total-msgChunk, 0) - b.held
+	if need <= 0 {
 		return true
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.buffered+size > s.cfg.MaxBuffers {
+	if b.s.buffered+need > b.s.cfg.MaxBuffers {
 		return false
 	}
-	s.buffered += size
+	b.s.buffered += need
+	b.held += need
 	return true
 }
 
-func (s *Server) release(size int64) {
-	if size <= smallMessage {
-		return
-	}
-	s.mu.Lock()
-	s.buffered -= size
-	s.mu.Unlock()
-}
+var errBuffersFull = errors.New("the server's message buffers are all taken")
 
 // connLimits are the time limits of one session: its end, and the time one
 // message (or, in a stream, one chunk's worth of reads) may take.
 type connLimits struct {
 	end     time.Time
 	message time.Duration
+	// timeout and rate: a message started at t must have moved n bytes by
+	// t + timeout + n/rate (see at).
+	timeout time.Duration
+	rate    float64
+}
+
+// at sets the connection's deadline for the bytes of a message up to its
+// n-th, the message having started at start: timeout + n/rate after it, so
+// a peer that falls below the rate is cut at the chunk it is late on.
+func (l connLimits) at(c *rawsock.Conn, start time.Time, n int) {
+	u := start.Add(l.timeout + time.Duration(min(float64(n)/l.rate, 3600)*float64(time.Second)))
+	if u.After(l.end) {
+		u = l.end
+	}
+	c.SetUntil(u)
 }
 
 // next sets the connection's deadline for the next message.
@@ -468,41 +663,62 @@ func nanos(s float64) uint64 {
 var errConnTooLong = errors.New("connection ran past its time limit")
 
 // servePingPong echoes size-byte messages until the client ends the stream
-// at a message boundary; it returns the number of round trips.
-func servePingPong(c *rawsock.Conn, size int, lim connLimits) (uint64, error) {
-	buf := make([]byte, size)
+// at a message boundary; it returns the number of round trips. The message
+// buffer grows chunk by chunk as the first message arrives, each chunk
+// taken from the buffer budget; every chunk in and out must keep to the
+// minimum rate since the message began.
+func servePingPong(c *rawsock.Conn, size int, lim connLimits, budget *sessionBuf) (uint64, error) {
+	var chunks [][]byte
 	var n uint64
 	for {
-		if time.Now().After(lim.end) {
+		start := time.Now()
+		if start.After(lim.end) {
 			return n, errConnTooLong
 		}
-		lim.next(c)
-		if err := c.ReadFull(buf); err != nil {
-			if err == io.EOF {
-				return n, nil
+		moved := 0
+		for off, k := 0, 0; off < size; off, k = off+msgChunk, k+1 {
+			l := min(msgChunk, size-off)
+			if k == len(chunks) {
+				if !budget.grow(int64(off + l)) {
+					return n, errBuffersFull
+				}
+				chunks = append(chunks, make([]byte, l))
 			}
-			return n, err
+			lim.at(c, start, moved+l)
+			if err := c.ReadFull(chunks[k]); err != nil {
+				if err == io.EOF && off == 0 {
+					return n, nil
+				}
+				return n, err
+			}
+			moved += l
 		}
-		if err := c.WriteAll(buf); err != nil {
-			return n, err
+		for _, b := range chunks {
+			lim.at(c, start, moved+len(b))
+			if err := c.WriteAll(b); err != nil {
+				return n, err
+			}
+			moved += len(b)
 		}
 		n++
 	}
 }
 
-// serveStream reads and discards the stream in reads of up to size bytes and
-// acknowledges every chunk; it returns the number of bytes received.
-func serveStream(c *rawsock.Conn, size int, chunk uint64, lim connLimits) (uint64, error) {
-	buf := make([]byte, size)
+// serveStream reads and discards the stream in reads of up to len(buf)
+// bytes (buffer bytes, at most the write size) and acknowledges every
+// chunk; it returns the number of bytes received. Each read must keep to
+// the minimum rate since its chunk began.
+func serveStream(c *rawsock.Conn, size int, chunk uint64, lim connLimits, buffer int) (uint64, error) {
+	buf := make([]byte, min(size, buffer))
 	var got uint64
 	next := chunk
 	var ack [8]byte
-	lim.next(c) // moved on at every acknowledged chunk
-
+	start := time.Now() // of the chunk being received
 	for {
 		if time.Now().After(lim.end) {
 			return got, errConnTooLong
 		}
+		lim.at(c, start, int(min(got-(next-chunk)+uint64(len(buf)), chunk)))
 		n, err := c.ReadSome(buf)
 		if err == io.EOF {
 			return got, nil
@@ -517,7 +733,7 @@ func serveStream(c *rawsock.Conn, size int, chunk uint64, lim connLimits) (uint6
 				return got, err
 			}
 			next += chunk
-			lim.next(c)
+			start = time.Now()
 		}
 	}
 }
