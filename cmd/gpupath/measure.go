@@ -178,8 +178,8 @@ func badInputIf(err error, cond bool) error {
 // config turns the flags into the runner's configuration; every error is
 // bad input.
 func (f *measureFlags) config() (measure.RunConfig, error) {
-	if f.set["budget"] && f.budget <= 0 {
-		return measure.RunConfig{}, usagef("--budget must be positive, got %v", f.budget)
+	if f.set["budget"] && (f.budget <= 0 || f.budget > measure.MaxBudget) {
+		return measure.RunConfig{}, usagef("--budget must be positive and at most %v, got %v", measure.MaxBudget, f.budget)
 	}
 	cfg := measure.RunConfig{Budget: f.budget, Version: Version, Env: measure.Env{SysRoot: f.sysfs},
 		Plan: measure.Plan{Target: f.target, Quick: f.quick}}
@@ -205,8 +205,12 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 		if cfg.Plan.Sizes, err = parseSizesInt64(f.sizes); err != nil {
 			return cfg, err
 		}
+		// Each probe declares the sizes it takes: checked before any directory is made.
+		if err := measure.CheckSizes(f.names, cfg.Plan.Sizes); err != nil {
+			return cfg, usagef("--sizes: %v", err)
+		}
 	}
-	if f.tolerance < 0 || f.tolerance >= 1 {
+	if !(f.tolerance >= 0 && f.tolerance < 1) { // NaN is refused too
 		return cfg, usagef("--tolerance must be in [0, 1), got %v", f.tolerance)
 	}
 	cfg.Plan.Tolerance = f.tolerance
