@@ -118,12 +118,16 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	if err != nil {
 		return err
 	}
+	if pr != nil && !f.set["probes"] && !f.diagnose {
+		cfg.Probes, f.names = append([]string(nil), pairProbes...), pairProbes
+	}
+	// Each probe that runs declares the sizes it takes: checked before anything runs.
+	if err := measure.CheckSizes(f.names, cfg.Plan.Sizes); err != nil {
+		return usagef("--sizes: %v", err)
+	}
 	if pr != nil {
 		if f.set["target"] {
 			return usagef("--target: a two-host run measures against its peer")
-		}
-		if !f.set["probes"] && !f.diagnose {
-			cfg.Probes, f.names = append([]string(nil), pairProbes...), pairProbes
 		}
 		if pr.role == cluster.Server {
 			return f.serveRank0(ctx, pr, stdout)
@@ -204,10 +208,6 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 	if f.set["sizes"] {
 		if cfg.Plan.Sizes, err = parseSizesInt64(f.sizes); err != nil {
 			return cfg, err
-		}
-		// Each probe declares the sizes it takes: checked before any directory is made.
-		if err := measure.CheckSizes(f.names, cfg.Plan.Sizes); err != nil {
-			return cfg, usagef("--sizes: %v", err)
 		}
 	}
 	if !(f.tolerance >= 0 && f.tolerance < 1) { // NaN is refused too
