@@ -78,7 +78,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	c, err := calib.Calibrate(runs, base, fit.Options{Seed: *seed})
+	c, err := calib.Calibrate(runs, base, fit.Options{Seed: *seed, Stop: ctx.Err}) // interrupted: ctx's error, exit 1
 	if err != nil {
 		return badInput(err)
 	}

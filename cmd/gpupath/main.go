@@ -68,9 +68,14 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	}
 	if errors.Is(err, context.Canceled) {
-		// SIGINT or SIGTERM while reading or rendering: model, fit and
-		// report stop at their next check and write nothing.
-		err = errors.New("interrupted: nothing written")
+		// SIGINT or SIGTERM: model, fit and report stop at their next check, write nothing
+		// or say what they kept ("interrupted: kept …"); exit 1 however it was wrapped.
+		msg, _ := strings.CutSuffix(err.Error(), ": "+context.Canceled.Error())
+		if !strings.HasPrefix(msg, "interrupted: kept ") {
+			msg = "interrupted: nothing written"
+		}
+		fmt.Fprintf(stderr, "gpupath: %s\n", termtext.Clean(msg))
+		return 1
 	}
 	// One line, and nothing from outside that reaches the terminal raw.
 	msg := termtext.Clean(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))

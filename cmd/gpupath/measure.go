@@ -120,12 +120,16 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	if err != nil {
 		return err
 	}
+	if pr != nil && !f.set["probes"] && !f.diagnose {
+		cfg.Probes, f.names = append([]string(nil), pairProbes...), pairProbes
+	}
+	// Each probe that runs declares the sizes it takes: checked before anything runs.
+	if err := measure.CheckSizes(f.names, cfg.Plan.Sizes); err != nil {
+		return usagef("--sizes: %v", err)
+	}
 	if pr != nil {
 		if f.set["target"] {
 			return usagef("--target: a two-host run measures against its peer")
-		}
-		if !f.set["probes"] && !f.diagnose {
-			cfg.Probes, f.names = append([]string(nil), pairProbes...), pairProbes
 		}
 		if pr.role == cluster.Server {
 			return f.serveRank0(ctx, pr, stdout)
@@ -180,8 +184,8 @@ func badInputIf(err error, cond bool) error {
 // config turns the flags into the runner's configuration; every error is
 // bad input.
 func (f *measureFlags) config() (measure.RunConfig, error) {
-	if f.set["budget"] && f.budget <= 0 {
-		return measure.RunConfig{}, usagef("--budget must be positive, got %v", f.budget)
+	if f.set["budget"] && (f.budget <= 0 || f.budget > measure.MaxBudget) {
+		return measure.RunConfig{}, usagef("--budget must be positive and at most %v, got %v", measure.MaxBudget, f.budget)
 	}
 	cfg := measure.RunConfig{Budget: f.budget, Version: Version, Env: measure.Env{SysRoot: f.sysfs},
 		Plan: measure.Plan{Target: f.target, Quick: f.quick}}
@@ -208,7 +212,7 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 			return cfg, err
 		}
 	}
-	if f.tolerance < 0 || f.tolerance >= 1 {
+	if !(f.tolerance >= 0 && f.tolerance < 1) { // NaN is refused too
 		return cfg, usagef("--tolerance must be in [0, 1), got %v", f.tolerance)
 	}
 	cfg.Plan.Tolerance = f.tolerance

@@ -109,6 +109,20 @@ func TestMeasureBadInput(t *testing.T) {
 		{[]string{"measure", "--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"measure", "--variants", "bogus"}, "unknown variant"},
 		{[]string{"measure", "extra-arg"}, "unexpected argument"},
+		// Every range up front, before a directory is made: budgets
+		// (2,000,000 h overflowed the hard stop), NaN, each probe's sizes,
+		// ports.
+		{[]string{"measure", "--probes", "syscall", "--budget", "2000000h"}, "--budget must be positive and at most 168h0m0s"},
+		{[]string{"measure", "--probes", "syscall", "--tolerance", "NaN"}, "--tolerance must be in [0, 1), got NaN"},
+		{[]string{"measure", "--probes", "syscall", "--tolerance", "Inf"}, "--tolerance must be in [0, 1)"},
+		{[]string{"measure", "--probes", "memcpy", "--sizes", "1B:1TiB:x1024"}, "--sizes: memcpy: size 1TiB out of range [1B, 1GiB]"},
+		{[]string{"measure", "--probes", "syscall", "--sizes", "64,1MiB"}, "--sizes: syscall: size 1MiB out of range [1B, 64KiB]"},
+		{[]string{"measure", "--probes", "staged-host", "--sizes", "1GiB"}, "--sizes: staged-host: size 1GiB out of range [1B, 256MiB]"},
+		{[]string{"measure", "--world-size", "2", "--rank", "1", "--peer", "127.0.0.1:99999"}, `--peer "127.0.0.1:99999": port "99999" out of range [1, 65535]`},
+		{[]string{"measure", "--world-size", "2", "--rank", "1", "--peer", "127.0.0.1:0"}, `port "0" out of range [1, 65535]`},
+		{[]string{"measure", "--world-size", "2", "--rank", "1", "--peer", "nohost"}, `--peer "nohost": want host:port`},
+		{[]string{"measure", "--world-size", "2", "--rank", "0", "--listen", ":70000"}, `--listen ":70000": port "70000" out of range [0, 65535]`},
+		{[]string{"serve", "--listen", "127.0.0.1:70000"}, `--listen "127.0.0.1:70000": port "70000" out of range [0, 65535]`},
 		{[]string{"serve", "--listen", busy.Addr().String()}, "port in use"},
 	} {
 		o := gpupath(t, 10*time.Second, append(tc.args, "--out", out)...)

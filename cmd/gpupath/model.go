@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/gpupath/gpupath/pkg/model"
 )
@@ -36,14 +37,12 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	results := model.Sweep(s, ps, sizes)
-	switch *format {
-	case "table":
-		return model.WriteTable(stdout, s, results)
-	case "csv":
-		return model.WriteCSV(stdout, s, results)
-	case "json":
-		return model.WriteJSON(stdout, s, results)
+	if !slices.Contains(model.Formats, *format) {
+		return usagef("--format %q: use table, csv or json", *format)
 	}
-	return usagef("--format %q: use table, csv or json", *format)
+	results, err := model.SweepContext(ctx, s, ps, sizes)
+	if err != nil {
+		return err
+	}
+	return model.Write(ctx, stdout, *format, s, results)
 }

@@ -42,6 +42,14 @@ func (p *pairFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&p.peerWait, "peer-wait", 60*time.Second, "how long to wait for the other rank")
 }
 
+// checkAddr is measure.CheckAddr of a flag's value given, as bad input.
+func checkAddr(flagName, addr string, listen bool) error {
+	if err := measure.CheckAddr(addr, listen); addr != "" && err != nil {
+		return usagef("%s %v", flagName, err)
+	}
+	return nil
+}
+
 // pairing is the place of this process in a two-host run.
 type pairing struct {
 	rank cluster.Rank
@@ -53,6 +61,12 @@ type pairing struct {
 func (p *pairFlags) resolve(getenv cluster.Getenv) (*pairing, error) {
 	if p.peerWait <= 0 {
 		return nil, usagef("--peer-wait must be positive, got %v", p.peerWait)
+	}
+	if err := checkAddr("--peer", p.peer, false); err != nil {
+		return nil, err
+	}
+	if err := checkAddr("--listen", p.listen, true); err != nil {
+		return nil, err
 	}
 	r, err := cluster.FromEnv(getenv)
 	if err != nil && (p.rank < 0 || p.worldSize < 0) {

@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
-	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
 )
@@ -26,7 +24,13 @@ var beforeWrite func(dir string)
 // reportsDir is where reports land when --out is not given.
 const reportsDir = "reports"
 
-func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	kept := "" // the quick run's directory, once it exists: an interrupt says it is kept
+	defer func() {
+		if kept != "" && errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("interrupted: kept the quick-probe run in %s (give it to gpupath report --data); no report written: %w", kept, context.Canceled)
+		}
+	}()
 	fs := newFlagSet("report", stdout)
 	var sf scenarioFlags
 	sf.register(fs)
@@ -70,11 +74,16 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// The runs as the report's input: measured series, imported runs judged
 	// against the model, and two runs compared.
-	fromRuns, err := report.FromRuns(runs, s)
+	fromRuns, err := report.FromRunsContext(ctx, runs, s)
 	if err != nil {
-		return usagef("--data %v", err)
+		return badInput(fmt.Errorf("--data %w", err)) // an interrupt still exits 1
 	}
 	measured := fromRuns.Measured
+	for _, m := range measured {
+		if m.DiagnosisNote != "" {
+			fmt.Fprintf(stderr, "gpupath: warning: %s\n", m.DiagnosisNote)
+		}
+	}
 
 	at := now().UTC()
 	host, err := os.Hostname()
@@ -83,10 +92,10 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	dir := *out
 	if dir == "" {
-		if err := writable(reportsDir); err != nil {
+		if err := report.Writable(reportsDir); err != nil {
 			return usagef("cannot write reports into %s here: %v (give --out DIR)", reportsDir, err)
 		}
-		dir = defaultReportDir(s.Name, at)
+		dir = report.FreeDir(reportsDir, s.Name, at)
 	} else if fi, err := os.Stat(dir); err == nil {
 		ents, _ := os.ReadDir(dir)
 		if !fi.IsDir() || len(ents) > 0 {
@@ -101,7 +110,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case quickProbes == nil:
 		probeNote = "the quick host probes are not part of this build"
 	default:
-		m, rd, err := runQuick(ctx, host, at, stderr)
+		m, rd, err := runQuick(ctx, host, at, stderr, &kept)
 		if err != nil {
 			return err
 		}
@@ -112,7 +121,10 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			runs = append(runs, rd)
 		}
 	}
-	cal, calNote := report.Calibrate(runs, s)
+	cal, calNote, err := report.CalibrateContext(ctx, runs, s)
+	if err != nil {
+		return err
+	}
 
 	in := report.Input{
 		Scenario:  s,
@@ -158,8 +170,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		// The default directory: another report took the name in the same
 		// second; take the next one.
-		if taken(oe.Err) && try < 100 {
-			dir = defaultReportDir(s.Name, at)
+		if report.Taken(oe.Err) && try < 100 {
+			dir = report.FreeDir(reportsDir, s.Name, at)
 			continue
 		}
 		return fmt.Errorf("cannot write the report into %s: %v (give --out DIR)", dir, unwrapPath(oe.Err))
@@ -171,13 +183,14 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // runQuick makes the quick run into reports/runs/<host>-<UTC time> (where
 // gpupath measure puts its runs, so that it can be given again with --data)
-// and reads it back.
-func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) (report.Measured, *record.RunData, error) {
+// and reads it back; *kept is the run's directory once it exists.
+func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer, kept *string) (report.Measured, *record.RunData, error) {
 	base := filepath.Join(reportsDir, "runs", record.RunDirName(host, at))
 	dir := base
 	for i := 2; ; i++ {
 		err := quickProbes(ctx, dir, stderr)
 		if err == nil {
+			*kept = dir
 			break
 		}
 		if errors.Is(err, record.ErrRunExists) && i < 100 { // another report, the same second
@@ -187,9 +200,13 @@ func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) 
 		if _, e := os.Stat(filepath.Join(dir, record.ManifestFile)); e != nil {
 			return report.Measured{}, nil, fmt.Errorf("quick probes: no run made in %s: %w", dir, err)
 		}
+		*kept = dir
 		return report.Measured{}, nil, fmt.Errorf("quick probes (run kept in %s): %w", dir, err)
 	}
 	rd, err := readRun(ctx, dir)
+	if ctx.Err() != nil {
+		return report.Measured{}, nil, ctx.Err()
+	}
 	if err != nil {
 		return report.Measured{}, nil, fmt.Errorf("quick probes: %s: %w", dir, err)
 	}
@@ -201,21 +218,6 @@ func runQuick(ctx context.Context, host string, at time.Time, stderr io.Writer) 
 	return m, rd, nil
 }
 
-// writable says whether a directory can be made at dir/x: dir exists and
-// is writable, or can be created.
-func writable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return unwrapPath(err)
-	}
-	return unwrapPath(safeio.CanWrite(dir))
-}
-
-// taken says whether a write failed because the directory appeared
-// meanwhile (the rename of another report).
-func taken(err error) bool {
-	return errors.Is(err, report.ErrExists) || errors.Is(err, os.ErrExist) || errors.Is(err, syscall.ENOTEMPTY)
-}
-
 // scenarioSource says how the scenario was chosen.
 func scenarioSource(sf *scenarioFlags) string {
 	switch {
@@ -225,19 +227,6 @@ func scenarioSource(sf *scenarioFlags) string {
 		return "preset " + sf.preset
 	}
 	return "preset default"
-}
-
-// defaultReportDir is reports/<scenario>-<UTC date and time>, a name a
-// person can find, with -2, -3 … when it is taken.
-func defaultReportDir(scenario string, at time.Time) string {
-	base := filepath.Join(reportsDir, report.DirName(scenario, at))
-	dir := base
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(dir); err != nil {
-			return dir // free (or unusable: writing it says why)
-		}
-		dir = fmt.Sprintf("%s-%d", base, i)
-	}
 }
 
 // unwrapPath drops the operation and path of an *os.PathError: the

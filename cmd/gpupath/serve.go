@@ -33,6 +33,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *dur < 0 {
 		return usagef("--for must not be negative, got %v", *dur)
 	}
+	if err := checkAddr("--listen", *listen, true); err != nil {
+		return err
+	}
 	// The address is what the user asked for: a non-loopback one is allowed.
 	s, err := measure.Listen(ctx, measure.ServerConfig{Addr: *listen, AllowNonLoopback: true, Timeout: *timeout,
 		// One source address may hold 12 of the 16 sessions: another host

@@ -52,7 +52,9 @@ func TestSizesSameEverywhere(t *testing.T) {
 			diagnose bool
 			args     []string
 		}{
-			{"measure", false, []string{"--sizes", tc.list}},
+			// Probes without a declared size range: the grammar alone
+			// (the ranges are measure's TestMeasureBadInput).
+			{"measure", false, []string{"--probes", "topo,cuda", "--sizes", tc.list}},
 			{"measure", false, []string{"--diagnose", "--sizes", tc.list}},
 			{"gpucheck", true, []string{"-sizes", tc.list}},
 		} {

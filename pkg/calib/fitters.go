@@ -30,10 +30,28 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 		if len(r.Skipped) > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d damaged line(s) of results.jsonl skipped", r.Dir, len(r.Skipped)))
 		}
+		// A run cut short is calibrated from what it kept; say so.
+		switch {
+		case r.Derived != "":
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: interrupted (%s): the fit uses the %d record(s) it kept", r.Dir, r.Derived, len(r.Results)))
+		case r.Manifest.Status == record.StatusInterrupted:
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: the run was interrupted: the fit uses the %d record(s) it kept", r.Dir, len(r.Results)))
+		case r.Manifest.Status == record.StatusRunning || r.Manifest.Status == record.StatusPending:
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: still being written (%s): the fit uses the %d record(s) written so far", r.Dir, r.Manifest.Status, len(r.Results)))
+		}
+	}
+	if err := opt.Stopped(); err != nil {
+		return nil, err
 	}
 	f := &fitting{c: c, base: base, s: base.Clone(), runs: runs, series: collect(runs), opt: opt}
 	for _, ft := range fitters {
+		// opt.Stop (SIGINT or SIGTERM in a command) ends the calibration
+		// between fitters; a fit it cut short inside a fitter is only a
+		// warning there, so the check after each one returns its error.
 		ft.fit(f)
+		if err := opt.Stopped(); err != nil {
+			return nil, err
+		}
 	}
 	if len(c.Fits) == 0 {
 		return nil, nothingWhy(runs)
@@ -46,10 +64,17 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 	}
 	c.Scenario = s
 	c.Loopback = loopbackOf(s)
-	c.fitHandoff(f.series)
-	c.compare(f.series, opt)
-	c.stageTable(f.series)
-	c.inSitu(runs)
+	for _, step := range []func(){
+		func() { c.fitHandoff(f.series) },
+		func() { c.compare(f.series, opt) },
+		func() { c.stageTable(f.series) },
+		func() { c.inSitu(runs) },
+	} {
+		step()
+		if err := opt.Stopped(); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -63,7 +88,7 @@ func nothingWhy(runs []*record.RunData) error {
 	for _, r := range runs {
 		for _, x := range r.Results {
 			total++
-			if x.Iterations <= 0 || !(x.MedianS > 0) || x.Bytes <= 0 || math.IsInf(x.MedianS, 0) {
+			if x.Iterations <= 0 || !physical(x.MedianS) || x.Bytes <= 0 {
 				bad++
 				continue
 			}
@@ -81,7 +106,7 @@ func nothingWhy(runs []*record.RunData) error {
 	case total == 0:
 		return fmt.Errorf("%w: the runs hold no records", ErrNothing)
 	case bad == total:
-		return fmt.Errorf("%w: the runs hold %d record(s), none usable (every one has a time of zero, a size of zero or no iterations)", ErrNothing, total)
+		return fmt.Errorf("%w: the runs hold %d record(s), none usable (every one has a time outside [%g s, %g s], a size of zero or no iterations)", ErrNothing, total, fit.MinSeconds, fit.MaxSeconds)
 	}
 	sort.Strings(names)
 	for i, n := range names {
@@ -89,7 +114,7 @@ func nothingWhy(runs []*record.RunData) error {
 	}
 	why := fmt.Sprintf("the runs hold %d record(s) of %s, none of which the fit uses", total, strings.Join(names, ", "))
 	if bad > 0 {
-		why += fmt.Sprintf(", and %d with a time of zero, a size of zero or no iterations", bad)
+		why += fmt.Sprintf(", and %d with a time outside [%g s, %g s], a size of zero or no iterations", bad, fit.MinSeconds, fit.MaxSeconds)
 	}
 	return fmt.Errorf("%w: %s", ErrNothing, why)
 }
@@ -154,9 +179,14 @@ func finiteRate(b float64) bool { return b > 0 && !math.IsInf(b, 0) }
 // its links, topology, memcpy, stack costs: ThisHost).
 func (f *fitting) thisHost() {
 	for _, r := range f.runs {
-		ovs, _, err := ThisHost(r)
+		ovs, notes, err := ThisHost(r)
 		if err != nil {
 			f.c.Warnings = append(f.c.Warnings, err.Error())
+		}
+		for _, n := range notes {
+			if strings.HasSuffix(n, outOfRange) { // a measured value left out
+				f.c.Warnings = append(f.c.Warnings, n)
+			}
 		}
 		if len(ovs) > 0 {
 			f.c.set(f.s, ovs...)

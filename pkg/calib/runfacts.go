@@ -416,7 +416,7 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 		notes = append(notes, "cpu.memcpy_rate: no memcpy record at 16MiB or more")
 	}
 
-	if sc := records(rs, "syscall", "getppid"); len(sc) > 0 {
+	if sc := timed(records(rs, "syscall", "getppid"), "stack.syscall", &notes); len(sc) > 0 {
 		f.Syscall = Found(units.Seconds(sig4(stats.Median(medians(sc)))),
 			fmt.Sprintf("measured: syscall probe, median time of one getppid(2) (a bare system call: entry and exit), %d record(s)", len(sc)))
 	} else {
@@ -424,8 +424,8 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 	}
 
 	var tx, rx float64
-	send, sendSize := atSmallest(records(rs, "syscall", "tcp-send"))
-	recv, recvSize := atSmallest(records(rs, "syscall", "tcp-recv"))
+	send, sendSize := atSmallest(timed(records(rs, "syscall", "tcp-send"), "stack.tx_per_message", &notes))
+	recv, recvSize := atSmallest(timed(records(rs, "syscall", "tcp-recv"), "stack.rx_per_message", &notes))
 	pp := pingPongForHost(rs)
 	ppSmall, ppSize := atSmallest(pp)
 	switch {
@@ -441,7 +441,7 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 			cpu = append(cpu, r.CPUUserS+r.CPUSysS)
 		}
 		c := stats.Median(cpu)
-		if c > 0 {
+		if physical(c) {
 			tx, rx = sig4(c/2), sig4(c/2)
 			src := fmt.Sprintf("measured: tcp ping-pong at %s (%s), CPU per one-way message of both ends from rusage (%s), split evenly between send and receive for want of a direct send/recv timing; includes the wake-up",
 				units.Bytes(ppSize), ppSmall[0].Target, units.Seconds(c).Compact())
@@ -470,11 +470,11 @@ func hostFacts(rs []record.Result) (f Facts, notes []string) {
 		cpuMsg = stats.Median(cpu)
 	}
 	switch {
-	case len(ppSmall) == 0 || cpuMsg <= 0:
+	case len(ppSmall) == 0 || !physical(cpuMsg):
 		notes = append(notes, "stack.wakeup: no ping-pong record with CPU times on loopback or an unshaped veth")
 	case len(send) == 0 || len(recv) == 0:
 		notes = append(notes, "stack.wakeup: needs the send/recv timings of the syscall probe (tcp-send, tcp-recv)")
-	case cpuMsg-tx-rx <= 0:
+	case !physical(cpuMsg - tx - rx):
 		notes = append(notes, fmt.Sprintf("stack.wakeup: ping-pong CPU per message %s is not above send %s + receive %s; left out",
 			units.Seconds(cpuMsg).Compact(), units.Seconds(tx).Compact(), units.Seconds(rx).Compact()))
 	default:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 )
@@ -23,6 +24,30 @@ func records(rs []record.Result, probe, variant string) []record.Result {
 	}
 	return out
 }
+
+// timed keeps the records whose median time is a real transfer's, within
+// [fit.MinSeconds, fit.MaxSeconds] (1 ps to 10⁶ s, the fits' own physical
+// range); when it leaves some out it adds a note for key to *notes. Every
+// time that becomes a scenario value without a fit goes through it.
+func timed(rs []record.Result, key string, notes *[]string) []record.Result {
+	var out []record.Result
+	for _, r := range rs {
+		if r.MedianS >= fit.MinSeconds && r.MedianS <= fit.MaxSeconds {
+			out = append(out, r)
+		}
+	}
+	if n := len(rs) - len(out); n > 0 {
+		*notes = append(*notes, fmt.Sprintf("%s: %d of %d %s/%s record(s) left out: a median time outside [%g s, %g s], %s",
+			key, n, len(rs), rs[0].Probe, rs[0].Variant, fit.MinSeconds, fit.MaxSeconds, outOfRange))
+	}
+	return out
+}
+
+// outOfRange ends the notes of timed: Calibrate repeats those as warnings.
+const outOfRange = "the range of a real measurement"
+
+// physical says whether a derived time is within the fits' physical range.
+func physical(t float64) bool { return t >= fit.MinSeconds && t <= fit.MaxSeconds }
 
 // atSmallest returns the records at the smallest size among rs, and that size.
 func atSmallest(rs []record.Result) ([]record.Result, int64) {

@@ -37,7 +37,10 @@ func (r rng) index(n int) int {
 //
 // Each refit starts from the point estimate, so it converges in a few
 // reweighting steps.
-func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples [][]float64, residual bool) {
+//
+// opt.Stop is asked every StopEvery resamples, while drawing and while
+// refitting; its error ends the bootstrap.
+func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples [][]float64, residual bool, err error) {
 	samples = make([][]float64, lin.p)
 	for k := range samples {
 		samples[k] = make([]float64, 0, opt.Resamples)
@@ -82,6 +85,9 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 	ys := make([]float64, opt.Resamples*lin.rows)
 	var buf []float64
 	for b := 0; b < opt.Resamples; b++ {
+		if err := opt.stoppedAt(b); err != nil {
+			return nil, false, err
+		}
 		y := ys[b*lin.rows : (b+1)*lin.rows]
 		for i, r := range d.reps {
 			buf = buf[:0]
@@ -101,8 +107,9 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 		samples[k] = samples[k][:opt.Resamples]
 	}
 	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		stopped atomic.Bool
 	)
 	for range min(runtime.GOMAXPROCS(0), opt.Resamples) {
 		wg.Add(1)
@@ -111,7 +118,11 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 			theta := make([]float64, lin.p)
 			for {
 				b := int(next.Add(1) - 1)
-				if b >= opt.Resamples {
+				if b >= opt.Resamples || stopped.Load() {
+					return
+				}
+				if opt.stoppedAt(b) != nil {
+					stopped.Store(true)
 					return
 				}
 				// A resample that does not settle keeps its last iterate,
@@ -125,8 +136,11 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 		}()
 	}
 	wg.Wait()
+	if err := opt.Stopped(); stopped.Load() && err != nil {
+		return nil, false, err
+	}
 	for k := range samples {
 		slices.Sort(samples[k])
 	}
-	return samples, residual
+	return samples, residual, nil
 }

@@ -27,6 +27,32 @@ type Options struct {
 	// seed give the same intervals, bit for bit. Every value (0 included) is
 	// a valid seed.
 	Seed uint64
+	// Stop, when set, is asked between resamples (every StopEvery of them
+	// and once at the end); a non-nil answer ends the fit with that error.
+	// A command passes ctx.Err, so that SIGINT or SIGTERM stops a long
+	// bootstrap at its next check.
+	Stop func() error
+}
+
+// StopEvery is how many loop iterations (resamples) pass between two
+// checks of Options.Stop.
+const StopEvery = 64
+
+// Stopped is Options.Stop's answer (nil without a Stop): the one check that
+// every loop of the package, and a caller between fits, makes.
+func (o Options) Stopped() error {
+	if o.Stop == nil {
+		return nil
+	}
+	return o.Stop()
+}
+
+// stoppedAt checks Stop at every StopEvery-th iteration i.
+func (o Options) stoppedAt(i int) error {
+	if o.Stop == nil || i%StopEvery != 0 {
+		return nil
+	}
+	return o.Stop()
 }
 
 // Defaults and bounds of the options, and the thresholds of the warnings.
@@ -186,7 +212,10 @@ func AlphaBeta(obs []Observation, opt Options) (Result, error) {
 	lin := newLinear(len(d.bytes), 2, func(i int, row []float64) {
 		row[0], row[1] = 1, d.bytes[i]
 	})
-	point, samples, warns := estimate(d, lin, opt)
+	point, samples, warns, err := estimate(d, lin, opt)
+	if err != nil {
+		return Result{}, err
+	}
 	r := Result{
 		Form:  FormAlphaBeta,
 		Alpha: interval(point[0], samples[0], opt.Level),
@@ -266,7 +295,10 @@ func Pipelined(obs []Observation, chunk float64, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("%w: the pipelined form needs a size below the chunk (%s B) and two sizes at or above it in different numbers of chunks: %d below, %d above, %d in all",
 			ErrTooFewSizes, fmtBytes(chunk), below, above, len(d.bytes))
 	}
-	point, samples, warns := estimate(d, lin, opt)
+	point, samples, warns, err := estimate(d, lin, opt)
+	if err != nil {
+		return Result{}, err
+	}
 	r := Result{
 		Form:   FormPipelined,
 		Chunk:  chunk,
@@ -305,7 +337,7 @@ func pctLevel(level float64) string { return fmt.Sprintf("%.4g%%", 100*level) }
 
 // estimate runs the point fit and the bootstrap. samples[k] holds the sorted
 // bootstrap values of parameter k.
-func estimate(d *data, lin *linear, opt Options) (point []float64, samples [][]float64, warns []Warning) {
+func estimate(d *data, lin *linear, opt Options) (point []float64, samples [][]float64, warns []Warning, err error) {
 	warns = append(warns, d.warns...)
 	cnt := make([]float64, len(d.reps))
 	for i, r := range d.reps {
@@ -324,12 +356,15 @@ func estimate(d *data, lin *linear, opt Options) (point []float64, samples [][]f
 	lin.predict(point, mu)
 	warns = append(warns, d.checkMonotonic(mu)...)
 	var residual bool
-	samples, residual = bootstrap(d, lin, point, cnt, opt)
+	samples, residual, err = bootstrap(d, lin, point, cnt, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if residual {
 		warns = append(warns, warnf(CodeResidualBootstrap,
 			"some sizes have a single repetition: the intervals come from resampling relative residuals, which assumes the form is right"))
 	}
-	return point, samples, warns
+	return point, samples, warns, nil
 }
 
 // finish fills the residuals, the error summary and the bookkeeping.

@@ -34,6 +34,9 @@ func RatioOfMedians(a, b []float64, opt Options) (Interval, error) {
 	ra, rb := make([]float64, len(a)), make([]float64, len(b))
 	est := make([]float64, opt.Resamples)
 	for k := range est {
+		if err := opt.stoppedAt(k); err != nil {
+			return Interval{}, err
+		}
 		for i := range ra {
 			ra[i] = a[g.index(len(a))]
 		}
@@ -79,6 +82,9 @@ func GeoMean(ratios []float64, opt Options) (Interval, error) {
 	buf := make([]float64, len(logs))
 	est := make([]float64, opt.Resamples)
 	for k := range est {
+		if err := opt.stoppedAt(k); err != nil {
+			return Interval{}, err
+		}
 		for i := range buf {
 			buf[i] = logs[g.index(len(logs))]
 		}

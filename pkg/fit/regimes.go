@@ -56,6 +56,9 @@ func TwoRegimes(obs []Observation, opt Options) (Regimes, error) {
 	single := d.deviance(0, k)
 	best, bestAt := math.Inf(1), -1
 	for j := minRegimeSizes; j <= k-minRegimeSizes; j++ {
+		if err := opt.stoppedAt(j); err != nil {
+			return Regimes{}, err
+		}
 		if dev := d.deviance(0, j) + d.deviance(j, k); dev < best {
 			best, bestAt = dev, j
 		}

@@ -50,8 +50,14 @@ type memcpyProbe struct {
 	evictOnly bool
 }
 
-func (*memcpyProbe) Name() string     { return "memcpy" }
-func (*memcpyProbe) Available() error { return nil }
+func (*memcpyProbe) Name() string { return "memcpy" }
+
+// memcpyMaxSize is the largest copy the memcpy probe makes.
+const memcpyMaxSize = 1 << 30
+
+// SizeRange is the sizes the probe takes (SizeRanger).
+func (*memcpyProbe) SizeRange() (lo, hi int64) { return 1, memcpyMaxSize }
+func (*memcpyProbe) Available() error          { return nil }
 func (*memcpyProbe) Steps(plan Plan) int {
 	return 2 * len(memcpySizes(plan))
 }
@@ -194,10 +200,10 @@ type memcpyRun struct {
 // newMemcpyRun checks the plan's sizes and sizes the memory.
 func (p *memcpyProbe) newMemcpyRun(plan Plan) (*memcpyRun, error) {
 	r := &memcpyRun{sizes: memcpySizes(plan), start: time.Now(), setup: -1}
+	if err := checkSizeRange(p.Name(), 1, memcpyMaxSize, r.sizes); err != nil {
+		return nil, err
+	}
 	for _, s := range r.sizes {
-		if s < 1 || s > 1<<30 {
-			return nil, fmt.Errorf("memcpy: size %d out of range [1, 1GiB]", s)
-		}
 		r.span = max(r.span, memcpyBatch(s)*s)
 	}
 	r.steps = 2 * len(r.sizes)

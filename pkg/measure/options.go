@@ -1,8 +1,10 @@
 package measure
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,4 +176,71 @@ func SizeOption(plan Plan, name string, def int64) (int64, error) {
 		return 0, fmt.Errorf("option %s=%s: want a size like 512KiB", name, v)
 	}
 	return int64(n), nil
+}
+
+// SizeRanger is implemented by probes that measure at the sizes of
+// Plan.Sizes (--sizes): the sizes they accept, in bytes, both ends
+// included. The command checks every --sizes against the probes that run
+// (CheckSizes) before anything runs; each probe checks its sizes again
+// with the same range (checkSizeRange).
+type SizeRanger interface {
+	SizeRange() (lo, hi int64)
+}
+
+// CheckSizes checks sizes against the range each named probe declares
+// (SizeRanger; nil probes: every probe). The error names the probe, the
+// first size out of its range and the range.
+func CheckSizes(probes []string, sizes []int64) error {
+	if probes == nil {
+		probes = Names()
+	}
+	for _, n := range probes {
+		p, err := New(n, Env{})
+		if err != nil {
+			return err
+		}
+		if r, ok := p.(SizeRanger); ok {
+			lo, hi := r.SizeRange()
+			if err := checkSizeRange(n, lo, hi, sizes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkSizeRange refuses the first size outside [lo, hi] for probe name.
+func checkSizeRange(name string, lo, hi int64, sizes []int64) error {
+	for _, s := range sizes {
+		if s < lo || s > hi {
+			return fmt.Errorf("%s: size %s out of range [%s, %s]", name, units.Bytes(s), units.Bytes(lo), units.Bytes(hi))
+		}
+	}
+	return nil
+}
+
+// CheckAddr refuses an address that is not host:port with a port in
+// [1, 65535] (0 too when listen: any free port), and, when not listen, one
+// without a host: the checks a command makes of --peer and --listen before
+// anything runs.
+func CheckAddr(addr string, listen bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return fmt.Errorf("%q: want host:port (%v)", addr, err)
+	}
+	lo := 1
+	if listen {
+		lo = 0
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < lo || n > 65535 {
+		return fmt.Errorf("%q: port %q out of range [%d, 65535]", addr, port, lo)
+	}
+	if !listen && host == "" {
+		return fmt.Errorf("%q: no host", addr)
+	}
+	return nil
 }

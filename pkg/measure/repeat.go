@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -23,7 +24,54 @@ type RepeatConfig struct {
 	// Tolerance is the relative change of the median between two checkpoints
 	// under which the median counts as stable (default 0.02).
 	Tolerance float64
+	// Deadline, when set, is a hard end (the end of the probe's budget):
+	// past it Repeat stops after the iteration under way, even below
+	// MinIterations, once it has one sample.
+	Deadline time.Time
 }
+
+// pastDeadline says whether the hard Deadline is set and passed.
+func (c RepeatConfig) pastDeadline() bool {
+	return !c.Deadline.IsZero() && time.Now().After(c.Deadline)
+}
+
+// sweep shares a probe's budget among the sizes of its sweep: each size
+// gets its share of what is left, the repetitions end at the budget's end
+// (RepeatConfig.Deadline), and once it is spent the sweep stops with
+// errBudget, keeping what it measured. Every probe loop over sizes uses it.
+type sweep struct {
+	start       time.Time
+	budget      time.Duration
+	perSize     time.Duration // a fixed share (Plan.PerSize), 0: shared
+	steps, done int
+	tolerance   float64
+}
+
+func newSweep(plan Plan, steps int) *sweep {
+	return &sweep{start: time.Now(), budget: plan.Budget, perSize: plan.PerSize, steps: steps, tolerance: plan.Tolerance}
+}
+
+// next is the repetition of the next size, or errBudget when the budget is
+// spent (after the first size: a probe always measures one).
+func (s *sweep) next() (RepeatConfig, error) {
+	left := s.budget - time.Since(s.start)
+	if s.budget > 0 && left <= 0 && s.done > 0 {
+		return RepeatConfig{}, fmt.Errorf("%w: %v ran out after %d of %d sizes (results kept)", errBudget, s.budget.Round(time.Millisecond), s.done, s.steps)
+	}
+	b := s.perSize
+	if b <= 0 {
+		b = max(left/time.Duration(max(s.steps-s.done, 1)), 20*time.Millisecond)
+	}
+	s.done++
+	cfg := RepeatConfig{Budget: b, Tolerance: s.tolerance}
+	if s.budget > 0 {
+		cfg.Deadline = s.start.Add(s.budget)
+	}
+	return cfg, nil
+}
+
+// errBudget is a sweep stopped at the end of its budget.
+var errBudget = errors.New("budget spent")
 
 func (c RepeatConfig) withDefaults() RepeatConfig {
 	if c.Warmup <= 0 {
@@ -104,7 +152,7 @@ func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (
 		if _, err := op(); err != nil {
 			return Stats{}, nil, err
 		}
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || cfg.pastDeadline() {
 			break
 		}
 	}
@@ -142,7 +190,7 @@ func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (
 			}
 			next = int(math.Ceil(float64(next) * 1.5))
 		}
-		if len(samples) >= cfg.MinIterations && time.Now().After(deadline) {
+		if len(samples) >= cfg.MinIterations && time.Now().After(deadline) || cfg.pastDeadline() {
 			break
 		}
 	}

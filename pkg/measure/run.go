@@ -111,6 +111,11 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 	return r.m, ctx.Err()
 }
 
+// MaxBudget bounds RunConfig.Budget (--budget): a week. Every time the
+// runner derives from a budget (a probe's share, its hard stop at 1.5× plus
+// 10 s) stays far inside time.Duration's range.
+const MaxBudget = 7 * 24 * time.Hour
+
 // runner is one Run: its probes, their weights, the manifest and where it
 // all goes.
 type runner struct {
@@ -126,8 +131,8 @@ type runner struct {
 
 // newRunner checks the configuration and makes the probes.
 func newRunner(cfg RunConfig) (*runner, error) {
-	if cfg.Budget <= 0 {
-		return nil, fmt.Errorf("budget must be positive, got %v", cfg.Budget)
+	if cfg.Budget <= 0 || cfg.Budget > MaxBudget {
+		return nil, fmt.Errorf("budget %v out of range (0, %v]", cfg.Budget, MaxBudget)
 	}
 	r := &runner{cfg: cfg, now: cfg.Now, names: cfg.Probes}
 	if r.now == nil {

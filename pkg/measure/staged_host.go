@@ -379,9 +379,12 @@ func init() { Register("staged-host", func(Env) Probe { return &stagedHostProbe{
 // (gpupath serve, or rank 0 of a pair).
 type stagedHostProbe struct{}
 
-func (*stagedHostProbe) Name() string     { return "staged-host" }
-func (*stagedHostProbe) Available() error { return nil }
-func (*stagedHostProbe) Weight() float64  { return 2 }
+func (*stagedHostProbe) Name() string { return "staged-host" }
+
+// SizeRange is the sizes the probe takes (SizeRanger).
+func (*stagedHostProbe) SizeRange() (lo, hi int64) { return 1, maxMessage }
+func (*stagedHostProbe) Available() error          { return nil }
+func (*stagedHostProbe) Weight() float64           { return 2 }
 
 func (*stagedHostProbe) Options() []Option {
 	return []Option{
@@ -408,10 +411,8 @@ func parseStagedHostOptions(plan Plan) (stagedHostOptions, error) {
 	if len(plan.Sizes) > 0 {
 		o.sizes = plan.Sizes
 	}
-	for _, s := range o.sizes {
-		if s < 1 || s > maxMessage {
-			return o, fmt.Errorf("staged-host: size %d out of range [1, %d]", s, maxMessage)
-		}
+	if err := checkSizeRange("staged-host", 1, maxMessage, o.sizes); err != nil {
+		return o, err
 	}
 	variants := "store,pipelined"
 	if v, ok := plan.Options["modes"]; ok && v != "" {
@@ -486,19 +487,17 @@ func (p *stagedHostProbe) Run(ctx context.Context, plan Plan, emit func(record.R
 		}
 	}
 	runtime.Gosched()
-	start := time.Now()
-	steps, done := len(o.sizes)*len(o.variants), 0
+	sw := newSweep(plan, len(o.sizes)*len(o.variants))
 	for _, v := range o.variants {
 		for _, n := range o.sizes {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			b := plan.PerSize
-			if b <= 0 {
-				b = max((plan.Budget-time.Since(start))/time.Duration(max(steps-done, 1)), 20*time.Millisecond)
+			rc, err := sw.next()
+			if err != nil {
+				return err
 			}
-			ex, err := client.Staged(ctx, n, o.chunk, o.flows, v == "store", RepeatConfig{Budget: b, Tolerance: plan.Tolerance})
-			done++
+			ex, err := client.Staged(ctx, n, o.chunk, o.flows, v == "store", rc)
 			if err != nil {
 				return fmt.Errorf("staged-host %s %s: %w", v, units.Bytes(n), err)
 			}

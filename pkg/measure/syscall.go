@@ -3,7 +3,6 @@ package measure
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"runtime"
 	"time"
@@ -31,8 +30,14 @@ func init() { Register("syscall", func(Env) Probe { return &syscallProbe{} }) }
 // Sizes (Plan.Sizes) set the tcp-send/tcp-recv message size (default 1 B).
 type syscallProbe struct{}
 
-func (*syscallProbe) Name() string     { return "syscall" }
-func (*syscallProbe) Available() error { return nil }
+func (*syscallProbe) Name() string { return "syscall" }
+
+// syscallMaxSize is the largest size the syscall probe sends and receives.
+const syscallMaxSize = 64 << 10
+
+// SizeRange is the sizes the probe takes (SizeRanger).
+func (*syscallProbe) SizeRange() (lo, hi int64) { return 1, syscallMaxSize }
+func (*syscallProbe) Available() error          { return nil }
 func (*syscallProbe) Steps(plan Plan) int {
 	return 2 + 2*len(syscallSizes(plan))
 }
@@ -50,10 +55,8 @@ const tcpBatch = 32
 
 func (p *syscallProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) error) error {
 	sizes := syscallSizes(plan)
-	for _, s := range sizes {
-		if s < 1 || s > 64<<10 {
-			return fmt.Errorf("syscall: size %d out of range [1, 64KiB]", s)
-		}
+	if err := checkSizeRange(p.Name(), 1, syscallMaxSize, sizes); err != nil {
+		return err
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

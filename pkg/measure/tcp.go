@@ -43,9 +43,12 @@ func init() { Register("tcp", func(Env) Probe { return &tcpProbe{} }) }
 // (bytes; default: kernel autotuning).
 type tcpProbe struct{}
 
-func (*tcpProbe) Name() string     { return "tcp" }
-func (*tcpProbe) Available() error { return nil }
-func (*tcpProbe) Weight() float64  { return 3 }
+func (*tcpProbe) Name() string { return "tcp" }
+
+// SizeRange is the sizes the probe takes (SizeRanger).
+func (*tcpProbe) SizeRange() (lo, hi int64) { return 1, maxMessage }
+func (*tcpProbe) Available() error          { return nil }
+func (*tcpProbe) Weight() float64           { return 3 }
 
 // Options are the settings the tcp probe reads from Plan.Options.
 func (*tcpProbe) Options() []Option {
@@ -83,10 +86,8 @@ func parseTCPOptions(plan Plan) (tcpOptions, error) {
 		pp, st = quickPingPongSizes, quickStreamSizes
 	}
 	if len(plan.Sizes) > 0 {
-		for _, s := range plan.Sizes {
-			if s < 1 || s > maxMessage {
-				return o, fmt.Errorf("tcp: size %d out of range [1, %d]", s, maxMessage)
-			}
+		if err := checkSizeRange("tcp", 1, maxMessage, plan.Sizes); err != nil {
+			return o, err
 		}
 		pp, st = plan.Sizes, plan.Sizes
 	}
@@ -238,26 +239,16 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		client.Addr = server.Addr()
 	}
 
-	start := time.Now()
-	steps := len(o.pingpong) + len(o.stream)
-	done := 0
-	// perSize shares what is left of the budget among the sizes left.
-	perSize := func() time.Duration {
-		if plan.PerSize > 0 {
-			return plan.PerSize
-		}
-		left := plan.Budget - time.Since(start)
-		return max(left/time.Duration(max(steps-done, 1)), 20*time.Millisecond)
-	}
-	repeat := func(budget time.Duration) RepeatConfig {
-		return RepeatConfig{Budget: budget, Tolerance: plan.Tolerance}
-	}
+	sw := newSweep(plan, len(o.pingpong)+len(o.stream))
 	for _, size := range o.pingpong {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ex, err := client.PingPong(ctx, size, repeat(perSize()))
-		done++
+		rc, err := sw.next()
+		if err != nil {
+			return err
+		}
+		ex, err := client.PingPong(ctx, size, rc)
 		if err != nil {
 			return fmt.Errorf("ping-pong %s: %w", units.Bytes(size), err)
 		}
@@ -269,12 +260,14 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b := perSize()
+		rc, err := sw.next()
+		if err != nil {
+			return err
+		}
 		// Aim one sample at a tenth of the size's budget: enough samples
 		// for a median, long enough that the ack round trip is noise.
-		client.StreamIteration = min(max(b/10, 5*time.Millisecond), 50*time.Millisecond)
-		ex, err := client.Stream(ctx, size, repeat(b))
-		done++
+		client.StreamIteration = min(max(rc.Budget/10, 5*time.Millisecond), 50*time.Millisecond)
+		ex, err := client.Stream(ctx, size, rc)
 		if err != nil {
 			return fmt.Errorf("stream %s: %w", units.Bytes(size), err)
 		}

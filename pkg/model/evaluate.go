@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -329,6 +330,18 @@ func streamingShare(stages []Stage, loads []resourceUses, n units.Bytes) (bw uni
 // Sweep evaluates every path at every size: results are path-major, in the
 // order given.
 func Sweep(s *Scenario, ps []Path, sizes []units.Bytes) []Result {
+	out, _ := SweepContext(context.Background(), s, ps, sizes)
+	return out
+}
+
+// CheckEvery is how many evaluations (or output rows) pass between two
+// checks of the context in SweepContext and the writers that take one.
+const CheckEvery = 256
+
+// SweepContext is Sweep that stops when ctx is done (SIGINT or SIGTERM in a
+// command): it checks ctx every CheckEvery evaluations and returns its
+// error, with no results. It stays pure: no I/O, only the check.
+func SweepContext(ctx context.Context, s *Scenario, ps []Path, sizes []units.Bytes) ([]Result, error) {
 	out := make([]Result, 0, len(ps)*len(sizes))
 	routes := make([]*Route, len(ps))
 	total := 0
@@ -339,8 +352,14 @@ func Sweep(s *Scenario, ps []Path, sizes []units.Bytes) []Result {
 		}
 	}
 	buf := make([]StageResult, total) // one allocation for every stage result
+	k := 0
 	for _, r := range routes {
 		for _, n := range sizes {
+			if k++; k%CheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			res := r.evaluate(n, buf)
 			if r.Feasible {
 				buf = buf[len(r.Stages):]
@@ -348,7 +367,10 @@ func Sweep(s *Scenario, ps []Path, sizes []units.Bytes) []Result {
 			out = append(out, res)
 		}
 	}
-	return out
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // DefaultSizes is the sweep used when none is given: 1 B to 1 GiB in powers of two.

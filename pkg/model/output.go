@@ -1,8 +1,11 @@
 package model
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -103,23 +106,103 @@ func finite(v float64) float64 {
 
 // WriteJSON writes {"scenario": {...}, "results": [...]} as `gpupath model --format json` does.
 func WriteJSON(w io.Writer, s *Scenario, results []Result) error {
+	return WriteJSONContext(context.Background(), w, s, results)
+}
+
+// Formats are the output formats of Write.
+var Formats = []string{"table", "csv", "json"}
+
+// Write writes results in format (table, csv or json: WriteTable, WriteCSV,
+// WriteJSONContext), made whole before its one write so that a stop (ctx
+// done: SIGINT or SIGTERM in a command) writes nothing and returns ctx's
+// error.
+func Write(ctx context.Context, w io.Writer, format string, s *Scenario, results []Result) error {
+	var b bytes.Buffer
+	var err error
+	switch format {
+	case "table":
+		err = WriteTable(&b, s, results)
+	case "csv":
+		err = WriteCSV(&b, s, results)
+	case "json":
+		err = WriteJSONContext(ctx, &b, s, results)
+	default:
+		return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// WriteJSONContext is WriteJSON that stops when ctx is done, checking it
+// every CheckEvery results while it converts and encodes them; the document
+// is made whole before its one write, so a stop writes nothing. The results
+// are encoded one by one at their depth (the same bytes as one indented
+// encoding, without re-indenting a document of hundreds of megabytes).
+func WriteJSONContext(ctx context.Context, w io.Writer, s *Scenario, results []Result) error {
 	out := struct {
-		Scenario map[string]any `json:"scenario"`
-		Results  []JSONResult   `json:"results"`
+		Scenario map[string]any  `json:"scenario"`
+		Results  json.RawMessage `json:"results"` // null here: spliced in below
 		// Base, Given and Warnings say how the scenario was resolved: the
 		// preset it starts from, the keys given (file, --set) with where,
 		// and what resolution noticed.
 		Base     string      `json:"base,omitempty"`
 		Given    []JSONGiven `json:"given,omitempty"`
 		Warnings []string    `json:"warnings,omitempty"`
-	}{Scenario: s.Map(), Results: make([]JSONResult, len(results)), Base: s.Base(), Given: jsonGiven(s), Warnings: s.Warnings()}
-	for i, r := range results {
-		out.Results[i] = r.JSON()
-	}
-	enc := json.NewEncoder(w)
+	}{Scenario: s.Map(), Base: s.Base(), Given: jsonGiven(s), Warnings: s.Warnings()}
+	var head bytes.Buffer
+	enc := json.NewEncoder(&head)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	// The one top-level key at two spaces after a newline (string values
+	// hold no raw newline, deeper keys more spaces).
+	key := []byte("\n  \"results\": ")
+	at := bytes.Index(head.Bytes(), append(key, "null"...))
+	if at < 0 {
+		return errors.New("model: JSON output: no results key") // cannot happen
+	}
+	var b bytes.Buffer
+	b.Write(head.Bytes()[:at+len(key)])
+	if len(results) == 0 {
+		b.WriteString("[]")
+	} else {
+		var one bytes.Buffer
+		el := json.NewEncoder(&one)
+		el.SetIndent("    ", "  ")
+		el.SetEscapeHTML(false)
+		b.WriteByte('[')
+		for i, r := range results {
+			if i%CheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n    ")
+			one.Reset()
+			if err := el.Encode(r.JSON()); err != nil {
+				return err
+			}
+			b.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
+		}
+		b.WriteString("\n  ]")
+	}
+	b.Write(head.Bytes()[at+len(key)+len("null"):])
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // JSONGiven is one key given to the scenario, in the JSON of `gpupath

@@ -136,10 +136,13 @@ func (c Comparison) curves() ([]*comparisonCurve, span, float64) {
 		times.add(c.Measured[j])
 		for _, cv := range curves {
 			p := cv.m.Seconds[j]
-			if !finitePos(p) {
+			if !drawableTime(p) {
 				continue
 			}
 			e := cv.m.Percent[j]
+			if math.IsNaN(e) || math.IsInf(e, 0) {
+				continue
+			}
 			cv.xs = append(cv.xs, plotter.XY{X: n, Y: p})
 			cv.es = append(cv.es, plotter.XY{X: n, Y: e})
 			times.add(p)
@@ -173,8 +176,8 @@ func (c Comparison) check() error {
 		return inputErr("model comparison: %d sizes and %d measured times", n, len(c.Measured))
 	}
 	for j, b := range c.Bytes {
-		if !(b >= 1) || math.IsInf(b, 0) || !finitePos(c.Measured[j]) {
-			return inputErr("model comparison: size %v measured %v: not a size of at least 1 byte and a positive time", b, c.Measured[j])
+		if !(b >= 1) || math.IsInf(b, 0) || !drawableTime(c.Measured[j]) {
+			return inputErr("model comparison: size %v measured %v: not a size of at least 1 byte and a time within %g – %g s", b, c.Measured[j], MinDrawnSeconds, MaxDrawnSeconds)
 		}
 	}
 	for _, m := range c.Models {
@@ -202,7 +205,7 @@ func (c Comparison) table() Table {
 	addErr := func(m ComparisonModel) {
 		order = append(order, numCol(m.Role.key()+"_error_pct", "%"))
 		cells = append(cells, func(j int) float64 {
-			if !finitePos(m.Seconds[j]) {
+			if !drawableTime(m.Seconds[j]) {
 				return math.NaN()
 			}
 			return m.Percent[j]

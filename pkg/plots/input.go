@@ -67,6 +67,81 @@ type checked struct {
 	Input
 	routes []*model.Route // one per path, nil without a scenario
 	sizes  []units.Bytes  // sorted, deduplicated
+	notes  []string       // what cleanMeasured left out, for the figure
+}
+
+// The range of a measured value a figure draws: times (latency, CPU per
+// message) from 1 ps to 10⁶ s, as the fits accept, and rates from 1 mB/s to
+// 10¹⁸ B/s. Outside it a value is no measurement (a 5e-324 s median, a rate
+// of a time of zero) and breaks a log axis or an error in percent.
+const (
+	MinDrawnSeconds = 1e-12
+	MaxDrawnSeconds = 1e6
+	MinDrawnRate    = 1e-3
+	MaxDrawnRate    = 1e18
+)
+
+// drawable says whether v is a value a log axis draws within [lo, hi]:
+// finite, positive and in range. Every measured value of every figure, and
+// every time of a model comparison, passes through it.
+func drawable(v, lo, hi float64) bool { return v >= lo && v <= hi }
+
+// drawableTime is drawable for a time in seconds.
+func drawableTime(v float64) bool { return drawable(v, MinDrawnSeconds, MaxDrawnSeconds) }
+
+// cleanMeasured is the one data-cleaning step of the figures' measured
+// series: a value that is not drawable (NaN, ±Inf, zero or negative, or
+// outside the range above) becomes "not measured" (0), a point whose size is
+// not a finite positive number is left out, and a series left without a
+// point is left out. notes says how many values it left out, for the
+// figure; nothing is changed in place.
+func cleanMeasured(ms []Measured) (out []Measured, notes []string) {
+	values, empty, sizes, series := 0, 0, 0, 0
+	for _, m := range ms {
+		pts := make([]Point, 0, len(m.Points))
+		for _, p := range m.Points {
+			if !(p.Bytes > 0) || math.IsInf(p.Bytes, 0) {
+				sizes++
+				continue
+			}
+			had := p.Seconds != 0 || p.Rate != 0 || p.CPU != 0
+			for _, v := range []struct {
+				x      *float64
+				lo, hi float64
+			}{{&p.Seconds, MinDrawnSeconds, MaxDrawnSeconds}, {&p.Rate, MinDrawnRate, MaxDrawnRate}, {&p.CPU, MinDrawnSeconds, MaxDrawnSeconds}} {
+				if *v.x != 0 && !drawable(*v.x, v.lo, v.hi) {
+					*v.x = 0
+					values++
+				}
+			}
+			if had && p.Seconds == 0 && p.Rate == 0 && p.CPU == 0 {
+				empty++
+				continue
+			}
+			pts = append(pts, p)
+		}
+		if len(m.Points) > 0 && len(pts) == 0 {
+			series++
+			continue
+		}
+		m.Points = pts
+		out = append(out, m)
+	}
+	if values+sizes > 0 {
+		n := fmt.Sprintf("Not drawn: %d measured value(s) that are not finite, not positive or out of range (times outside %g s – %g s, rates outside %g – %g B/s)",
+			values, MinDrawnSeconds, MaxDrawnSeconds, MinDrawnRate, MaxDrawnRate)
+		if empty > 0 {
+			n += fmt.Sprintf("; %d point(s) left without a value", empty)
+		}
+		if sizes > 0 {
+			n += fmt.Sprintf("; %d point(s) whose size is not a positive number", sizes)
+		}
+		if series > 0 {
+			n += fmt.Sprintf("; %d series left without a point", series)
+		}
+		notes = append(notes, n+".")
+	}
+	return out, notes
 }
 
 // check validates an Input once, up front: known paths, sizes ≥ 1, finite
@@ -114,7 +189,8 @@ func check(in Input, needScenario bool) (*checked, error) {
 	}
 	out.sizes = slices.Compact(slices.Sorted(slices.Values(sizes)))
 
-	for i, m := range in.Measured {
+	out.Measured, out.notes = cleanMeasured(in.Measured)
+	for i, m := range out.Measured {
 		if err := m.check(); err != nil {
 			return nil, inputErr("measured series %d (%q): %v", i+1, m.Label, err)
 		}

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 
@@ -39,7 +40,8 @@ var (
 // OperationCosts draws measured costs of single operations against message
 // size, log–log: points only (the model has no curve for them), one glyph
 // and colour per series, the legend at the right, titled title. Points
-// whose median is not a positive number are listed in the data, not drawn.
+// whose median is not drawable (drawableTime) are listed in the data, not
+// drawn, and counted in the legend.
 // The data has a row per point: series, probe, variant, stage, target,
 // bytes, median_s, min_s, p99_s, cpu_s, iterations, stable.
 func OperationCosts(title string, series []CostSeries) Drawing {
@@ -51,13 +53,16 @@ func OperationCosts(title string, series []CostSeries) Drawing {
 		intCol("iterations", ""), boolCol("stable")}}
 	lo, hi := units.Bytes(1<<62), units.Bytes(1)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
+	left := 0 // points whose median is not drawable: in the data only
 	for i, s := range series {
 		var pts plotter.XYs
 		for _, pt := range s.Points {
 			lo, hi = min(lo, pt.Bytes), max(hi, pt.Bytes)
-			if v := float64(pt.Median); finitePos(v) {
+			if v := float64(pt.Median); drawableTime(v) {
 				ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
 				pts = append(pts, plotter.XY{X: float64(pt.Bytes), Y: v})
+			} else {
+				left++
 			}
 			t.add(s.Label, s.Probe, s.Variant, s.Stage, s.Target, pt.Bytes, pt.Median, pt.Min, pt.P99, pt.CPU, pt.Iterations, pt.Stable)
 		}
@@ -72,11 +77,16 @@ func OperationCosts(title string, series []CostSeries) Drawing {
 		p.Add(sc)
 		p.Leg.Add(s.Label, sc)
 	}
+	if left > 0 {
+		p.Leg.Add(fmt.Sprintf("not drawn: %d point(s) with a time outside %g – %g s (in the data)", left, MinDrawnSeconds, MaxDrawnSeconds))
+	}
 	// Room around the points, so that none sits on the frame (and a single
 	// point still gives a range a log axis can draw).
 	p.X.Min, p.X.Max = float64(lo)/2, float64(hi)*2
 	if ylo <= yhi {
 		p.Y.Min, p.Y.Max = ylo/2, yhi*2
+	} else {
+		p.Y.Min, p.Y.Max = 1e-9, 1e-3 // nothing drawn: an empty frame a log axis can draw
 	}
 	return Drawing{Drawer: p, Data: t}
 }

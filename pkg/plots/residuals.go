@@ -63,6 +63,7 @@ func Residuals(in Input) (*Figure, error) {
 		}
 	}
 	f.panelGap = 22
+	f.Notes = append(f.Notes, c.notes...)
 	which := "one-message"
 	if in.Pipelined {
 		which = "pipelined (" + c.Scenario.Pipeline.Chunk.Human() + " chunks)"
@@ -114,6 +115,9 @@ func residualPanel(c *checked, routes []*model.Route, q quantity, name string, d
 				continue
 			}
 			e := 100 * (mod - meas) / meas
+			if math.IsInf(e, 0) || math.IsNaN(e) {
+				continue // both drawable, but too far apart for a percentage
+			}
 			data.add(m.Label, m.Path, pt.Bytes, q.key, meas, mod, e)
 			xys = append(xys, plotter.XY{X: pt.Bytes, Y: e})
 			pn.lo, pn.hi = math.Min(pn.lo, e), math.Max(pn.hi, e)

@@ -293,6 +293,7 @@ func finishSweep(c *checked, name, title, what string, measured bool, pns ...pan
 			f.Notes = append(f.Notes, n)
 		}
 	}
+	f.Notes = append(f.Notes, c.notes...)
 	f.Caption = caption(what, f.Provenance, reasons)
 	return f
 }

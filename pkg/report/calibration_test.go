@@ -1,6 +1,8 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -385,5 +387,26 @@ func TestCalibrationSummaryFewComparisons(t *testing.T) {
 	}
 	if got := calibrationSummary(many); !strings.Contains(got, "in 2 of its 4 comparisons with measurement (preset default: 0)") {
 		t.Errorf("four comparisons: %q", got)
+	}
+}
+
+// TestCalibrateInterrupted: a done context ends the report's calibration
+// and the reading of its runs with the context's error, not a note (the
+// calibration of a large run used to run to its end after SIGINT).
+func TestCalibrateInterrupted(t *testing.T) {
+	rd, err := h200Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if c, note, err := CalibrateContext(ctx, []*record.RunData{rd}, model.Default()); !errors.Is(err, context.Canceled) || c != nil || note != "" {
+		t.Errorf("calibration %v, note %q, error %v", c != nil, note, err)
+	}
+	if _, err := FromRunsContext(ctx, []*record.RunData{rd, rd}, model.Default()); !errors.Is(err, context.Canceled) {
+		t.Errorf("FromRunsContext: %v", err)
+	}
+	if c, note, err := CalibrateContext(context.Background(), []*record.RunData{rd}, model.Default()); err != nil || c == nil {
+		t.Errorf("live calibration: %v, note %q, error %v", c != nil, note, err)
 	}
 }

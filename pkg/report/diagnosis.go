@@ -19,16 +19,23 @@ const diagnosisTitle = "Diagnosis"
 // record.
 func (b *builder) diagnosis() {
 	var runs []Measured
+	var notes []string
 	for _, m := range b.in.Measured {
 		if m.Diagnosis != nil {
 			runs = append(runs, m)
 		}
+		if m.DiagnosisNote != "" {
+			notes = append(notes, m.DiagnosisNote)
+		}
 	}
-	if len(runs) == 0 {
+	if len(runs) == 0 && len(notes) == 0 {
 		return
 	}
 	sec := &section{ID: "diagnosis", Title: diagnosisTitle}
 	sec.text("What gpupath doctor read on the hosts that measured: the facts that decide which path GPU traffic between nodes can take (peer-memory modules, DMA-BUF, the GPU↔NIC class, link training, ACS, the IOMMU, MTU, NVLink). Each finding gives the fact as read, the fix, and its price from the model: the path the traffic falls back to and what that does at 8 B, 1 MiB and 1 GiB.")
+	for _, n := range notes {
+		sec.p("Not shown: %s.", n)
+	}
 	for _, m := range runs {
 		diagnosisRun(sec, m)
 	}

@@ -50,3 +50,31 @@ func TestDiagnosisSection(t *testing.T) {
 		}
 	}
 }
+
+// A run whose doctor.json is damaged keeps its Diagnosis section, which
+// says that the record could not be read, instead of dropping it silently.
+func TestDiagnosisDamagedRecord(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, doctor.RecordFile), []byte(`{"findings": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, note := readDiagnosis(dir)
+	if rec != nil || !strings.Contains(note, "holds a doctor.json that could not be read") {
+		t.Fatalf("record %v, note %q", rec, note)
+	}
+	if rec, note := readDiagnosis(t.TempDir()); rec != nil || note != "" {
+		t.Errorf("no doctor.json: record %v, note %q", rec, note)
+	}
+	in := measuredInput()
+	in.Measured[0].DiagnosisNote = note
+	rep, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(rep.File("index.html"))
+	for _, want := range []string{">Diagnosis<", "Not shown: " + dir + " holds a doctor.json that could not be read"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -64,23 +65,31 @@ func FromRun(rd *record.RunData) (Measured, error) {
 	if unusable > 0 {
 		m.Skipped = append(m.Skipped, fmt.Sprintf("%s: %d record(s) left out: no size, or times (and rate) zero, negative or not finite", name, unusable))
 	}
-	m.Diagnosis = readDiagnosis(rd.Dir)
+	m.Diagnosis, m.DiagnosisNote = readDiagnosis(rd.Dir)
 	return m, nil
 }
 
 // readDiagnosis reads a run's doctor record (doctor.RecordFile in the run
-// directory: gpupath doctor --format json), or returns nil when there is
-// none or it cannot be read (the report then has no Diagnosis section).
-func readDiagnosis(dir string) *doctor.Report {
+// directory: gpupath doctor --format json): nil and no note when there is
+// none; nil and a note that says why when it is there but cannot be read
+// (damaged, too large), so that the report says so.
+func readDiagnosis(dir string) (*doctor.Report, string) {
 	b, err := safeio.ReadFile(context.Background(), filepath.Join(dir, doctor.RecordFile), record.MaxManifestBytes)
-	if err != nil {
-		return nil
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
 	}
-	r, err := doctor.ReadJSON(b)
-	if err != nil {
-		return nil
+	if err == nil {
+		var r *doctor.Report
+		if r, err = doctor.ReadJSON(b); err == nil {
+			return r, ""
+		}
 	}
-	return r
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error()
+	}
+	return nil, fmt.Sprintf("%s holds a %s that could not be read (%s): its diagnosis is left out", dir, doctor.RecordFile, msg)
 }
 
 // Data is the report's input made from measurement runs (FromRuns).
@@ -102,9 +111,18 @@ type Data struct {
 // them); with exactly two runs, Compare is the second (B) against the first
 // (A) (calib.CompareRuns, bootstrap seed 1). An error names the run.
 func FromRuns(runs []*record.RunData, s *model.Scenario) (Data, error) {
+	return FromRunsContext(context.Background(), runs, s)
+}
+
+// FromRunsContext is FromRuns that stops when ctx is done (between runs and
+// in the comparison's bootstrap) with ctx's error.
+func FromRunsContext(ctx context.Context, runs []*record.RunData, s *model.Scenario) (Data, error) {
 	var d Data
 	var series [][]record.Series
 	for _, rd := range runs {
+		if err := ctx.Err(); err != nil {
+			return Data{}, err
+		}
 		m, err := FromRun(rd)
 		if err != nil {
 			return Data{}, fmt.Errorf("%s: %w", rd.Dir, err)
@@ -124,7 +142,10 @@ func FromRuns(runs []*record.RunData, s *model.Scenario) (Data, error) {
 		d.Measured = append(d.Measured, m)
 	}
 	if len(runs) == 2 {
-		d.Compare = &Comparison{A: runs[0].Dir, B: runs[1].Dir, RunComparison: calib.CompareRuns(series[0], series[1], fit.Options{Seed: 1})}
+		d.Compare = &Comparison{A: runs[0].Dir, B: runs[1].Dir, RunComparison: calib.CompareRuns(series[0], series[1], fit.Options{Seed: 1, Stop: ctx.Err})}
+	}
+	if err := ctx.Err(); err != nil {
+		return Data{}, err
 	}
 	return d, nil
 }
@@ -135,15 +156,26 @@ func FromRuns(runs []*record.RunData, s *model.Scenario) (Data, error) {
 // says why, for the report (Input.CalibrationNote). No runs: no calibration
 // and no note.
 func Calibrate(runs []*record.RunData, base *model.Scenario) (*calib.Calibration, string) {
+	c, note, _ := CalibrateContext(context.Background(), runs, base)
+	return c, note
+}
+
+// CalibrateContext is Calibrate that stops when ctx is done (between fits
+// and between bootstrap resamples): the error is then ctx's, and the only
+// one it returns.
+func CalibrateContext(ctx context.Context, runs []*record.RunData, base *model.Scenario) (*calib.Calibration, string, error) {
 	if len(runs) == 0 {
-		return nil, ""
+		return nil, "", ctx.Err()
 	}
-	c, err := calib.Calibrate(runs, base, fit.Options{Seed: 1})
+	c, err := calib.Calibrate(runs, base, fit.Options{Seed: 1, Stop: ctx.Err})
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
 	switch {
 	case errors.Is(err, calib.ErrNothing):
-		return nil, "no run holds what the calibration fits (cuda copies, tcp ping-pong on loopback or GPU peer copies)"
+		return nil, "no run holds what the calibration fits (cuda copies, tcp ping-pong on loopback or GPU peer copies)", nil
 	case err != nil:
-		return nil, "the calibration failed: " + err.Error()
+		return nil, "the calibration failed: " + err.Error(), nil
 	}
-	return c, ""
+	return c, "", nil
 }

@@ -86,6 +86,10 @@ type Measured struct {
 	// Diagnosis is the run's doctor record (doctor.json in the run), or nil:
 	// it fills the section "Diagnosis" (diagnosis.go).
 	Diagnosis *doctor.Report
+	// DiagnosisNote, when not empty, says why a doctor record the run holds
+	// could not be used (damaged, too large): the section "Diagnosis" says
+	// so instead of leaving the run out silently.
+	DiagnosisNote string
 }
 
 // NotMeasured is a probe that gave no data, with the reason.

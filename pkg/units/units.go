@@ -362,6 +362,10 @@ func formatExact(v float64, units []unitMult, base string, parse func(string) (f
 	if v == 0 {
 		return "0" + base
 	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		// No unit holds it; the parsers refuse it, so it never round-trips.
+		return strconv.FormatFloat(v, 'g', -1, 64) + base
+	}
 	try := func(u unitMult) (string, bool) {
 		if k, ok := pow10(u.mult); ok {
 			if s := shiftedDecimal(v, k) + u.name; func() bool { back, err := parse(s); return err == nil && back == v }() {
