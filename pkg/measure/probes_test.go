@@ -42,9 +42,10 @@ func TestMemcpyProbe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the real memcpy probe")
 	}
-	plan := Plan{Budget: time.Second, Sizes: []int64{4 << 10, 16 << 20}}
+	plan := Plan{Budget: 2 * time.Second, Sizes: []int64{4 << 10, 16 << 20}}
+	p, _ := New("memcpy", Env{})
 	start := time.Now()
-	rs := runProbe(t, "memcpy", plan)
+	rs, err := runCollect(t, p, plan)
 	// The probe stops within its budget, setting up its memory included,
 	// on a busy machine and under the race detector too (its buffers are
 	// outside the Go heap, so the detector does not check their copies):
@@ -52,18 +53,27 @@ func TestMemcpyProbe(t *testing.T) {
 	if el := time.Since(start); el > 10*plan.Budget {
 		t.Errorf("memcpy took %v on a budget of %v", el, plan.Budget)
 	}
-	if len(rs) != 4 {
+	// On a machine busy enough that the budget runs out first, the probe
+	// says so and keeps what it measured (the run calls it partial): that
+	// is its contract, not a failure; what it kept must still be sound.
+	if errors.Is(err, ErrBudgetSpent) {
+		t.Logf("a busy machine: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	} else if len(rs) != 4 {
 		t.Fatalf("%d records", len(rs))
 	}
 	for _, r := range rs {
 		// One core copies between 0.3 GB/s (a slow VM, cold) and 1 TB/s
-		// (L1). A step that the end of the budget cut short (a busy
-		// machine) may have fewer than Repeat's 5 iterations, and says so.
+		// (L1); a machine so loaded that the copying thread is descheduled
+		// for most of a sample measures less: 10 MB/s is the floor. A step
+		// that the end of the budget cut short may have fewer than Repeat's
+		// 5 iterations, and says so.
 		minIter := 5
 		if strings.Contains(r.Note, "stopped at the end of the probe's budget") {
 			minIter = 1
 		}
-		if r.ThroughputBps < 3e8 || r.ThroughputBps > 1e12 || r.Iterations < minIter {
+		if r.ThroughputBps < 1e7 || r.ThroughputBps > 1e12 || r.Iterations < minIter {
 			t.Errorf("implausible %s", Describe(r))
 		}
 		if d := float64(r.Bytes)/r.MedianS - r.ThroughputBps; d > 1e-6*r.ThroughputBps || d < -1e-6*r.ThroughputBps {
@@ -74,6 +84,9 @@ func TestMemcpyProbe(t *testing.T) {
 		if r.Extra["buffer_bytes"] != 16<<20 || r.Extra["setup_s"] <= 0 {
 			t.Errorf("%s %d: extra %v", r.Variant, r.Bytes, r.Extra)
 		}
+	}
+	if len(rs) < 4 {
+		return
 	}
 	// A 4 KiB copy from L1 is faster than the same copy from memory.
 	if warm, cold := rs[0], rs[1]; warm.Variant != "warm" || cold.Variant != "cold" || warm.ThroughputBps <= cold.ThroughputBps {

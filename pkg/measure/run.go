@@ -246,6 +246,11 @@ func (r *runner) runProbe(ctx context.Context, i int) error {
 		st.Status = record.StatusOK
 	case errors.Is(err, ErrUnavailable):
 		st.Status, st.Reason = record.StatusUnavailable, reasonOf(err)
+	case errors.Is(err, ErrBudgetSpent) && st.Results > 0:
+		// The budget ran out before the plan did (a busy machine, a plan
+		// too long for it): what was measured is kept and valid, and the
+		// reason names what was not measured.
+		st.Status, st.Reason = record.StatusPartial, oneLine(err.Error())
 	case pctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
 		st.Status, st.Reason = record.StatusFailed, fmt.Sprintf("stopped at %v, past its budget of %v", hard.Round(time.Millisecond), budget.Round(time.Millisecond))
 	default:

@@ -98,10 +98,14 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 	useFake(t, &fakeProbe{name: "fake-unavail", avail: Unavailable("no GPU")})
 	useFake(t, &fakeProbe{name: "fake-late-unavail", n: 1, err: Unavailable("no libcuda.so.1")})
 	useFake(t, &fakeProbe{name: "fake-fail", n: 1, err: errors.New("boom\nsecond line")})
+	// A budget that ran out before the plan did: the records kept are
+	// valid, the probe is partial and says what was not measured, and the
+	// run is not a failure (a busy machine must not fail the quick run).
+	useFake(t, &fakeProbe{name: "fake-spent", n: 2, err: fmt.Errorf("fake: %w: 2 of 4 measurements", ErrBudgetSpent)})
 	prog := &recordingProgress{}
 	host := record.Host{Hostname: "testhost"}
 	m, err := Run(context.Background(), RunConfig{
-		Dir: dir, Probes: []string{"fake-ok", "fake-unavail", "fake-late-unavail", "fake-fail"},
+		Dir: dir, Probes: []string{"fake-ok", "fake-unavail", "fake-late-unavail", "fake-fail", "fake-spent"},
 		Budget: time.Second, Progress: prog, Version: "v-test", Host: &host,
 	})
 	if err != nil {
@@ -129,6 +133,7 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 		"fake-unavail":      {record.StatusUnavailable, "no GPU", 0},
 		"fake-late-unavail": {record.StatusUnavailable, "no libcuda.so.1", 1},
 		"fake-fail":         {record.StatusFailed, "boom; second line", 1},
+		"fake-spent":        {record.StatusPartial, "fake: budget spent: 2 of 4 measurements", 2},
 	}
 	for name, w := range want {
 		p := m.Probe(name)
@@ -136,13 +141,14 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, p, w)
 		}
 	}
-	if len(rd.Results) != 5 || rd.Results[0].Probe != "fake-ok" || rd.Results[0].Time.IsZero() {
+	if len(rd.Results) != 7 || rd.Results[0].Probe != "fake-ok" || rd.Results[0].Time.IsZero() {
 		t.Errorf("results %+v", rd.Results)
 	}
 	got := strings.Join(prog.events, ",")
 	wantEv := "start fake-ok,step fake-ok,step fake-ok,step fake-ok,done fake-ok ok,done fake-unavail unavailable," +
 		"start fake-late-unavail,step fake-late-unavail,done fake-late-unavail unavailable," +
-		"start fake-fail,step fake-fail,done fake-fail failed"
+		"start fake-fail,step fake-fail,done fake-fail failed," +
+		"start fake-spent,step fake-spent,step fake-spent,done fake-spent partial"
 	if got != wantEv {
 		t.Errorf("progress events\n got %s\nwant %s", got, wantEv)
 	}
