@@ -47,7 +47,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := os.Stat(*out + "/manifest.json"); err == nil {
 		return usagef("--out %s: it holds a run already", *out)
 	}
-	parsed, err := importers.ReadFilesContext(ctx, files, *tool)
+	parsed, err := importers.ReadFilesStream(ctx, files, *tool)
 	var lineErr *importers.Error
 	var pathErr *os.PathError
 	switch {
@@ -60,8 +60,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m, werr := importers.WriteRun(*out, parsed, importers.Meta{Version: Version, Time: now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
+	m, werr := importers.WriteRunContext(ctx, *out, parsed, importers.Meta{Version: Version, Time: now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
 	if werr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if errors.Is(werr, record.ErrNotRunDir) || errors.Is(werr, record.ErrRunExists) {
 			return usagef("--out %s: %v", *out, unwrapPath(werr))
 		}
@@ -113,7 +116,7 @@ func summary(f *importers.File) string {
 	if o.Test != "" && o.Test != o.Tool {
 		fmt.Fprintf(&b, " (%s)", o.Test)
 	}
-	n := len(o.Records)
+	n := o.Count()
 	switch {
 	case n > 0:
 		fmt.Fprintf(&b, ", %d records", n)

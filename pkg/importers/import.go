@@ -1,33 +1,89 @@
 package importers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/importers/nccllog"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // File is one imported file: what each format read from it. Outputs[0] is
 // the file's own tool; an NCCL log read from the same lines follows it.
+//
+// A file read with ReadFilesStream whose format streams keeps no records:
+// Outputs[0].Streamed counts them, and EachRecord reads them again from
+// the file's content, one at a time.
 type File struct {
 	// Name is the file as given; Base its name without the directory.
 	Name    string
 	Base    string
 	Outputs []*obs.Output
+
+	data   []byte
+	format Format
+	fix    func(*obs.Record)
 }
 
 // Records counts the records of the file's outputs.
 func (f *File) Records() int {
 	n := 0
 	for _, o := range f.Outputs {
-		n += len(o.Records)
+		n += o.Count()
 	}
 	return n
+}
+
+// errStop ends a second reading early.
+var errStop = errors.New("stop")
+
+// EachRecord calls fn with each record of each output, in order; a
+// streamed output is read again. It stops at fn's first error.
+func (f *File) EachRecord(fn func(o *obs.Output, r *obs.Record) error) error {
+	for k, o := range f.Outputs {
+		if k > 0 || o.Streamed == 0 {
+			for i := range o.Records {
+				if err := fn(o, &o.Records[i]); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		var ferr error
+		n := 0
+		_, _, err := f.format.Stream(f.Base, f.data, func(r obs.Record) {
+			if ferr != nil {
+				return
+			}
+			if f.fix != nil {
+				f.fix(&r)
+			}
+			if ferr = obs.ValidateRecord(&r); ferr != nil {
+				ferr = fmt.Errorf("%s: %s: %w", f.Name, f.format.Name, ferr)
+				return
+			}
+			n++
+			ferr = fn(o, &r)
+		})
+		switch {
+		case ferr != nil:
+			return ferr
+		case err != nil:
+			return fmt.Errorf("%s: %w", f.Name, err)
+		case n != o.Streamed:
+			return fmt.Errorf("%s: read %d records the second time, %d the first", f.Name, n, o.Streamed)
+		}
+	}
+	return nil
 }
 
 // LineError is a line of a file that could not be read.
@@ -64,10 +120,136 @@ func (e *Error) Error() string {
 var ErrUnknownFormat = errors.New("not the output of a tool gpupath reads")
 
 // ParseFile reads one file's content. tool names the format ("" detects it
-// from the content). The error is about the file as a whole (no format
-// recognizes it, the named format cannot read it); lines that could not be
-// read are in the outputs' Problems (see Problems).
+// from the content). The error is about the file as a whole (binary
+// content, no format recognizes it, the named format cannot read it, more
+// records than a run holds); lines that could not be read are in the
+// outputs' Problems (see Problems). The outputs share b's memory: b must
+// not be changed afterwards.
 func ParseFile(name string, b []byte, tool string) (*File, error) {
+	return ParseFileContext(context.Background(), name, b, tool)
+}
+
+// ParseFileStream is ParseFileContext that keeps no records of a format
+// that streams (see File): the file's memory does not grow with its rows.
+func ParseFileStream(ctx context.Context, name string, b []byte, tool string) (*File, error) {
+	return parseFile(ctx, name, b, tool, true)
+}
+
+// MaxLineBytes bounds one line of a file to import (the run reader's line
+// limit): a longer line is skipped and listed as FILE:LINE, never handed
+// to a parser.
+const MaxLineBytes = record.MaxLineBytes
+
+// binaryHead is how much of a file the binary check reads.
+const binaryHead = 64 << 10
+
+// ErrBinary is wrapped by the error for a file that is not text.
+var ErrBinary = errors.New("binary content, not a tool's text output")
+
+// CheckText refuses binary content: a NUL byte, or more than one byte in
+// 16 not part of valid UTF-8, in head (the first 64 KiB of a file).
+func CheckText(head []byte) error {
+	if len(head) > binaryHead {
+		head = head[:binaryHead]
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return fmt.Errorf("%w (a NUL byte at offset %d)", ErrBinary, i)
+	}
+	bad := 0
+	for i := 0; i < len(head); {
+		r, n := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && n == 1 && len(head)-i >= utf8.UTFMax {
+			bad++ // a rune cut at the end of head is not counted
+		}
+		i += n
+	}
+	if bad*16 > len(head) {
+		return fmt.Errorf("%w (%d of its first %d bytes are not UTF-8)", ErrBinary, bad, len(head))
+	}
+	return nil
+}
+
+// cutLongLines removes, in place, the content of every line over
+// MaxLineBytes (its newline stays, so the other lines keep their numbers)
+// and lists them. It checks ctx every few MiB.
+func cutLongLines(ctx context.Context, b []byte) ([]byte, []obs.Problem, error) {
+	var probs []obs.Problem
+	w, line, since := 0, 1, 0
+	for r := 0; r < len(b); line++ {
+		end := bytes.IndexByte(b[r:], '\n')
+		next := len(b)
+		if end >= 0 {
+			end += r
+			next = end + 1
+		} else {
+			end = len(b)
+		}
+		if n := end - r; n > MaxLineBytes {
+			probs = append(probs, obs.Problem{Line: line, Reason: fmt.Sprintf("a line of %d bytes, over the limit of %s: skipped", n, safeio.FormatLimit(MaxLineBytes))})
+			if next > end {
+				b[w] = '\n'
+				w++
+			}
+		} else {
+			w += copy(b[w:], b[r:next])
+		}
+		if since += next - r; since >= 4<<20 {
+			since = 0
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		r = next
+	}
+	return b[:w], probs, nil
+}
+
+// detectHead is how much of a file detection reads first; a file that no
+// format recognizes there is tried whole.
+const detectHead = 1 << 20
+
+// ParseFileContext is ParseFile that returns when ctx is done (a parse it
+// leaves runs on to the end of b in the background; nothing is kept of
+// it). b is changed: lines over MaxLineBytes are emptied.
+func ParseFileContext(ctx context.Context, name string, b []byte, tool string) (*File, error) {
+	return parseFile(ctx, name, b, tool, false)
+}
+
+func parseFile(ctx context.Context, name string, b []byte, tool string, stream bool) (*File, error) {
+	if err := CheckText(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	b, long, err := cutLongLines(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		f   *File
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := parse(name, b, tool, stream)
+		done <- result{f, err}
+	}()
+	var res result
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case res = <-done:
+	}
+	if res.err != nil {
+		return nil, res.err
+	}
+	if len(long) > 0 {
+		o := res.f.Outputs[0]
+		o.Problems = append(long, o.Problems...)
+		sort.SliceStable(o.Problems, func(i, j int) bool { return o.Problems[i].Line < o.Problems[j].Line })
+	}
+	return res.f, nil
+}
+
+func parse(name string, b []byte, tool string, stream bool) (*File, error) {
 	f := &File{Name: name, Base: filepath.Base(name)}
 	var fm Format
 	if tool != "" {
@@ -77,13 +259,41 @@ func ParseFile(name string, b []byte, tool string) (*File, error) {
 		}
 	} else {
 		var ok bool
-		if fm, ok = Detect(b); !ok {
+		head := b
+		if len(head) > detectHead {
+			head = head[:detectHead]
+			if i := bytes.LastIndexByte(head, '\n'); i > 0 {
+				head = head[:i+1]
+			}
+		}
+		if fm, ok = Detect(head); !ok && len(head) < len(b) {
+			fm, ok = Detect(b)
+		}
+		if !ok {
 			return nil, fmt.Errorf("%s: %w (tools: %s); name its tool with --tool", name, ErrUnknownFormat, strings.Join(Names(), ", "))
 		}
 	}
-	o, err := fm.Parse(f.Base, b)
+	var o *obs.Output
+	var err error
+	if stream && fm.Stream != nil {
+		var verr error
+		o, f.fix, err = fm.Stream(f.Base, b, func(r obs.Record) {
+			if verr == nil {
+				verr = obs.ValidateRecord(&r)
+			}
+		})
+		if err == nil && verr != nil {
+			return nil, fmt.Errorf("%s: %s: %w", name, fm.Name, verr) // a parser bug
+		}
+		f.data, f.format = b, fm
+	} else {
+		o, err = fm.Parse(f.Base, b)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if o.Dropped > 0 {
+		return nil, fmt.Errorf("%s: %d records or more: %w of %d per run; nothing imported", name, o.Count()+o.Dropped, ErrTooManyRecords, MaxRecords)
 	}
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", name, fm.Name, err) // a parser bug: fuzzing looks for it
@@ -127,15 +337,31 @@ const MaxFileBytes = 256 << 20
 // read with safeio: a FIFO, a device or a directory is refused at once, a
 // file over MaxFileBytes with an error that names the limit.
 func ReadFilesContext(ctx context.Context, paths []string, tool string) ([]*File, error) {
+	return readFiles(ctx, paths, tool, false)
+}
+
+// ReadFilesStream is ReadFilesContext that keeps no records of the formats
+// that stream (see File): what gpupath import uses, so that its memory
+// does not grow with the rows of its files. The files' records are
+// counted, and more than MaxRecords refused, before anything is written.
+func ReadFilesStream(ctx context.Context, paths []string, tool string) ([]*File, error) {
+	return readFiles(ctx, paths, tool, true)
+}
+
+func readFiles(ctx context.Context, paths []string, tool string, stream bool) ([]*File, error) {
 	var files []*File
+	total := 0
 	for _, p := range paths {
-		b, err := safeio.ReadFile(ctx, p, MaxFileBytes)
+		b, err := readText(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		f, err := ParseFile(p, b, tool)
+		f, err := parseFile(ctx, p, b, tool, stream)
 		if err != nil {
 			return nil, err
+		}
+		if total += f.Records(); total > MaxRecords {
+			return nil, fmt.Errorf("%s: %d records with the files before it: %w of %d per run; nothing imported", p, total, ErrTooManyRecords, MaxRecords)
 		}
 		files = append(files, f)
 	}
@@ -143,4 +369,53 @@ func ReadFilesContext(ctx context.Context, paths []string, tool string) ([]*File
 		return files, &Error{Lines: lines}
 	}
 	return files, nil
+}
+
+// readChunk is how much readText reads between two checks of ctx.
+const readChunk = 1 << 20
+
+// readText reads a file to import: a file over MaxFileBytes is refused
+// before it is read, binary content after its first 64 KiB.
+func readText(ctx context.Context, path string) ([]byte, error) {
+	f, err := safeio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := int64(0)
+	if st, err := f.Stat(); err == nil {
+		if size = st.Size(); size > MaxFileBytes {
+			return nil, fmt.Errorf("%s: %w of %s (%d bytes)", path, safeio.ErrTooLarge, safeio.FormatLimit(MaxFileBytes), size)
+		}
+	}
+	// One buffer of the file's size (and a byte to see it grew): no
+	// doubling copies of a file of hundreds of MiB.
+	b := make([]byte, 0, size+1)
+	checked := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(cap(b), len(b)+readChunk)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > MaxFileBytes {
+			return nil, fmt.Errorf("%s: %w of %s", path, safeio.ErrTooLarge, safeio.FormatLimit(MaxFileBytes))
+		}
+		if !checked && (len(b) >= binaryHead || errors.Is(err, io.EOF)) {
+			checked = true
+			if err := CheckText(b); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return b, nil
 }

@@ -142,5 +142,5 @@ func add(out *obs.Output, line int, op, mem string, wc bool, devs int, size int6
 	if devs > 1 {
 		r.Target = fmt.Sprintf("%d devices together", devs)
 	}
-	out.Records = append(out.Records, r)
+	out.Add(r)
 }

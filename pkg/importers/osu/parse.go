@@ -204,7 +204,7 @@ func Parse(b []byte) (*obs.Output, error) {
 		if mode == "tcp" && !out.Hardware.MemoryGPU {
 			rec.Path = "host-tcp" // Intel MPI says it moves the data over TCP sockets
 		}
-		out.Records = append(out.Records, rec)
+		out.Add(rec)
 	}
 	if !title {
 		return nil, obs.NotRecognized(Tool, "no OSU title line")

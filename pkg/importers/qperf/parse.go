@@ -140,7 +140,7 @@ func Parse(b []byte) (*obs.Output, error) {
 			continue
 		}
 		if rec != nil {
-			out.Records = append(out.Records, *rec)
+			out.Add(*rec)
 		}
 	}
 	if len(blocks) > 0 {
