@@ -249,8 +249,17 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	return res.f, nil
 }
 
-func parse(name string, b []byte, tool string, stream bool) (*File, error) {
-	f := &File{Name: name, Base: filepath.Base(name)}
+func parse(name string, b []byte, tool string, stream bool) (f *File, err error) {
+	defer func() {
+		switch p := recover().(type) {
+		case nil:
+		case obs.TooManyRecords:
+			f, err = nil, fmt.Errorf("%s:%d: more than %d records: %w of %d per run; nothing imported", name, p.Line, MaxRecords, ErrTooManyRecords, MaxRecords)
+		default:
+			panic(p)
+		}
+	}()
+	f = &File{Name: name, Base: filepath.Base(name)}
 	var fm Format
 	if tool != "" {
 		var err error
@@ -274,7 +283,6 @@ func parse(name string, b []byte, tool string, stream bool) (*File, error) {
 		}
 	}
 	var o *obs.Output
-	var err error
 	if stream && fm.Stream != nil {
 		var verr error
 		o, f.fix, err = fm.Stream(f.Base, b, func(r obs.Record) {
@@ -291,9 +299,6 @@ func parse(name string, b []byte, tool string, stream bool) (*File, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if o.Dropped > 0 {
-		return nil, fmt.Errorf("%s: %d records or more: %w of %d per run; nothing imported", name, o.Count()+o.Dropped, ErrTooManyRecords, MaxRecords)
 	}
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", name, fm.Name, err) // a parser bug: fuzzing looks for it

@@ -120,9 +120,6 @@ func parseText(name string, lines []string, sink func(obs.Record)) (*obs.Output,
 	p := &parser{out: &obs.Output{Tool: Tool, Sink: sink}, hosts: map[int]string{}, gpus: map[int]string{}}
 	found := false
 	for i, raw := range lines {
-		if p.out.Dropped > 0 {
-			break // over a run's limit: the import is refused
-		}
 		n := i + 1
 		l := clean(raw)
 		t := strings.TrimSpace(l)
@@ -318,10 +315,6 @@ func rateScale(unit string) (float64, error) {
 // row reads one result row into a record per group.
 func (p *parser) row(f []string, n int) error {
 	tab := p.tab
-	if p.out.Full() {
-		p.out.Dropped += len(tab.groups) // over a run's limit: the import is refused
-		return nil
-	}
 	want := len(tab.cols)
 	if tab.ts {
 		if len(f) >= 2 && tsRe.MatchString(f[len(f)-2]) {

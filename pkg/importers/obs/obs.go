@@ -58,27 +58,28 @@ type Output struct {
 	// Notes say what a reader should know: defaults assumed, rows dropped
 	// as duplicates.
 	Notes []string `json:"notes,omitempty"`
-	// Dropped counts the records past MaxRecords that Add did not keep:
-	// an output with any is over a run's limit, and is refused whole.
-	Dropped int `json:"-"`
 	// Sink, when set, takes each record Add is given instead of Records
 	// (a parser that streams: see pkg/importers); Streamed counts them.
 	Sink     func(Record) `json:"-"`
 	Streamed int          `json:"-"`
 }
 
-// MaxRecords bounds the records one output keeps: a run directory holds at
+// MaxRecords bounds the records of one output: a run directory holds at
 // most a million (pkg/record's limit), so an output with more cannot be
-// imported, and its parser stops keeping them there instead of holding
-// the whole file's.
+// imported, and its parser stops at the record past it instead of reading
+// the whole file.
 const MaxRecords = 1_000_000
 
-// Add appends r to the records, or counts it in Dropped once the output
-// holds MaxRecords.
+// TooManyRecords is what Add panics with at the record past MaxRecords:
+// it ends the parse wherever the parser is. pkg/importers recovers it and
+// refuses the file; Line is the record's line.
+type TooManyRecords struct{ Line int }
+
+// Add appends r to the records (or hands it to Sink). At the record past
+// MaxRecords it panics with TooManyRecords.
 func (o *Output) Add(r Record) {
 	if o.Full() {
-		o.Dropped++
-		return
+		panic(TooManyRecords{Line: r.Line})
 	}
 	if o.Sink != nil {
 		o.Streamed++
