@@ -43,9 +43,6 @@ func (f *File) Records() int {
 	return n
 }
 
-// errStop ends a second reading early.
-var errStop = errors.New("stop")
-
 // EachRecord calls fn with each record of each output, in order; a
 // streamed output is read again. It stops at fn's first error.
 func (f *File) EachRecord(fn func(o *obs.Output, r *obs.Record) error) error {
