@@ -43,6 +43,24 @@ func (f *File) Records() int {
 	return n
 }
 
+// stopParse is what a sink panics with to end a parse early (an error of
+// the writer, an interrupt); stoppable recovers it.
+type stopParse struct{}
+
+// stoppable runs f; a stopParse panic inside it ends it with a nil error
+// (the sink that stopped it kept its own).
+func stoppable(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stopParse); !ok {
+				panic(p)
+			}
+			err = nil
+		}
+	}()
+	return f()
+}
+
 // EachRecord calls fn with each record of each output, in order; a
 // streamed output is read again. It stops at fn's first error.
 func (f *File) EachRecord(fn func(o *obs.Output, r *obs.Record) error) error {
@@ -57,19 +75,21 @@ func (f *File) EachRecord(fn func(o *obs.Output, r *obs.Record) error) error {
 		}
 		var ferr error
 		n := 0
-		_, _, err := f.format.Stream(f.Base, f.data, func(r obs.Record) {
-			if ferr != nil {
-				return
-			}
-			if f.fix != nil {
-				f.fix(&r)
-			}
-			if ferr = obs.ValidateRecord(&r); ferr != nil {
-				ferr = fmt.Errorf("%s: %s: %w", f.Name, f.format.Name, ferr)
-				return
-			}
-			n++
-			ferr = fn(o, &r)
+		err := stoppable(func() error {
+			_, _, err := f.format.Stream(f.Base, f.data, func(r obs.Record) {
+				if f.fix != nil {
+					f.fix(&r)
+				}
+				if ferr = obs.ValidateRecord(&r); ferr != nil {
+					ferr = fmt.Errorf("%s: %s: %w", f.Name, f.format.Name, ferr)
+					panic(stopParse{})
+				}
+				n++
+				if ferr = fn(o, &r); ferr != nil {
+					panic(stopParse{}) // the rest of the file is not read
+				}
+			})
+			return err
 		})
 		switch {
 		case ferr != nil:
@@ -202,8 +222,25 @@ func cutLongLines(ctx context.Context, b []byte) ([]byte, []obs.Problem, error) 
 }
 
 // detectHead is how much of a file detection reads first; a file that no
-// format recognizes there is tried whole.
-const detectHead = 1 << 20
+// format recognizes there is tried on its first detectMax bytes (the
+// outputs' headers come first: a file whose first 16 MiB no format knows
+// is not read to its end to say so; --tool names its format).
+const (
+	detectHead = 1 << 20
+	detectMax  = 16 << 20
+)
+
+// headOf is b cut to at most n bytes, at a line end.
+func headOf(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	b = b[:n]
+	if i := bytes.LastIndexByte(b, '\n'); i > 0 {
+		b = b[:i+1]
+	}
+	return b
+}
 
 // ParseFileContext is ParseFile that returns when ctx is done (a parse it
 // leaves runs on to the end of b in the background; nothing is kept of
@@ -213,6 +250,9 @@ func ParseFileContext(ctx context.Context, name string, b []byte, tool string) (
 }
 
 func parseFile(ctx context.Context, name string, b []byte, tool string, stream bool) (*File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := CheckText(b); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -226,7 +266,7 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	}
 	done := make(chan result, 1)
 	go func() {
-		f, err := parse(name, b, tool, stream)
+		f, err := parse(ctx, name, b, tool, stream)
 		done <- result{f, err}
 	}()
 	var res result
@@ -246,10 +286,12 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	return res.f, nil
 }
 
-func parse(name string, b []byte, tool string, stream bool) (f *File, err error) {
+func parse(ctx context.Context, name string, b []byte, tool string, stream bool) (f *File, err error) {
 	defer func() {
 		switch p := recover().(type) {
 		case nil:
+		case stopParse:
+			f, err = nil, ctx.Err()
 		case obs.TooManyRecords:
 			f, err = nil, fmt.Errorf("%s:%d: more than %d records: %w of %d per run; nothing imported", name, p.Line, MaxRecords, ErrTooManyRecords, MaxRecords)
 		default:
@@ -265,24 +307,27 @@ func parse(name string, b []byte, tool string, stream bool) (f *File, err error)
 		}
 	} else {
 		var ok bool
-		head := b
-		if len(head) > detectHead {
-			head = head[:detectHead]
-			if i := bytes.LastIndexByte(head, '\n'); i > 0 {
-				head = head[:i+1]
+		for _, n := range []int{detectHead, detectMax} {
+			if fm, ok = Detect(headOf(b, n)); ok || n >= len(b) {
+				break
 			}
 		}
-		if fm, ok = Detect(head); !ok && len(head) < len(b) {
-			fm, ok = Detect(b)
-		}
 		if !ok {
-			return nil, fmt.Errorf("%s: %w (tools: %s); name its tool with --tool", name, ErrUnknownFormat, strings.Join(Names(), ", "))
+			in := ""
+			if len(b) > detectMax {
+				in = " in its first " + safeio.FormatLimit(detectMax)
+			}
+			return nil, fmt.Errorf("%s: %w%s (tools: %s); name its tool with --tool", name, ErrUnknownFormat, in, strings.Join(Names(), ", "))
 		}
 	}
 	var o *obs.Output
 	if stream && fm.Stream != nil {
 		var verr error
+		n := 0
 		o, f.fix, err = fm.Stream(f.Base, b, func(r obs.Record) {
+			if n++; n%4096 == 0 && ctx.Err() != nil {
+				panic(stopParse{}) // interrupted: the parse ends here
+			}
 			if verr == nil {
 				verr = obs.ValidateRecord(&r)
 			}

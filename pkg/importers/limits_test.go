@@ -312,3 +312,47 @@ func TestOutputAddCap(t *testing.T) {
 	}()
 	o.Add(obs.Record{Line: 7})
 }
+
+// An interrupt during either reading of a streamed file ends it at the
+// next check: the first reading returns context.Canceled, the second stops
+// at the writer's error without reading the rest.
+func TestImportInterruptedMidParse(t *testing.T) {
+	b := ncclRows(t, 20_000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The first reading: cancel from inside the parse, at its 5000th record.
+	i := -1
+	for k := range formats {
+		if formats[k].Name == "nccl-tests" {
+			i = k
+		}
+	}
+	n, stream := 0, formats[i].Stream
+	formats[i].Stream = func(name string, b []byte, sink func(obs.Record)) (*obs.Output, func(*obs.Record), error) {
+		return stream(name, b, func(r obs.Record) {
+			if n++; n == 5000 {
+				cancel()
+			}
+			sink(r)
+		})
+	}
+	_, err := ParseFileStream(ctx, "x.txt", b, "")
+	formats[i].Stream = stream
+	if !errors.Is(err, context.Canceled) || n > 5000+4096 {
+		t.Errorf("cancelled at record 5000: %v after %d records", err, n)
+	}
+	files, err := ParseFileStream(context.Background(), "x.txt", b, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	stop := errors.New("disk full")
+	if err := files.EachRecord(func(*obs.Output, *obs.Record) error {
+		if seen++; seen == 100 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) || seen != 100 {
+		t.Errorf("the writer failed at record 100: %v after %d", err, seen)
+	}
+}
