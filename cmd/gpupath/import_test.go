@@ -200,7 +200,7 @@ func TestImportBadInputOneLine(t *testing.T) {
 	for file, want := range cases {
 		out := filepath.Join(dir, "run")
 		_, errOut, code := invoke(t, "import", file, "--out", out)
-		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, file+": ") || !strings.Contains(errOut, want) {
+		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, file+":") || !strings.Contains(errOut, want) {
 			t.Errorf("%s: exit %d, stderr %q", file, code, errOut)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
