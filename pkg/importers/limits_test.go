@@ -356,3 +356,15 @@ func TestImportInterruptedMidParse(t *testing.T) {
 		t.Errorf("the writer failed at record 100: %v after %d", err, seen)
 	}
 }
+
+// A failure on every row (wrong elements at each size) is not copied into
+// the manifest once per row: the probe's reason names the first ones and
+// counts the rest, and the run reads back.
+func TestImportFailureEveryRowBounded(t *testing.T) {
+	b := bytes.ReplaceAll(ncclRows(t, 20_000), []byte("      0    233.9"), []byte("      3    233.9"))
+	rd := importAndRead(t, writeTemp(t, "all_gather_perf.txt", b))
+	p := rd.Manifest.Probes[0]
+	if p.Status != record.StatusFailed || !strings.Contains(p.Reason, "and 19980 more") || len(p.Reason) > 10_000 {
+		t.Errorf("status %s, reason of %d bytes: %.200s", p.Status, len(p.Reason), p.Reason)
+	}
+}

@@ -211,6 +211,9 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 		}
 		if len(fails) > 0 {
 			st.Status = record.StatusFailed
+			if n := len(fails); n > maxReasons {
+				fails = append(fails[:maxReasons:maxReasons], fmt.Sprintf("and %d more (the first %d are in the inventory)", n-maxReasons, maxListed))
+			}
 			st.Reason = strings.Join(fails, "; ")
 			if st.Results > 0 {
 				st.Reason += fmt.Sprintf(" (the %d records printed before or beside it are kept)", st.Results)
@@ -248,6 +251,9 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 func withoutRecords(o *obs.Output) *obs.Output {
 	c := *o
 	c.Records = nil
+	if n := len(c.Problems) + len(c.Failures); n > 2*maxListed {
+		c.Notes = append(append([]string(nil), c.Notes...), fmt.Sprintf("%d problems and %d failures; the manifest lists the first %d of each", len(c.Problems), len(c.Failures), maxListed))
+	}
 	c.Problems = capList(c.Problems, maxListed)
 	c.Failures = capList(c.Failures, maxListed)
 	if len(c.Notes) > maxListed {
@@ -261,8 +267,12 @@ func withoutRecords(o *obs.Output) *obs.Output {
 }
 
 // maxListed bounds the problems, failures, notes and channels of one
-// output that the manifest lists.
-const maxListed = 1000
+// output that the manifest lists; maxReasons the failures a probe's reason
+// names.
+const (
+	maxListed  = 1000
+	maxReasons = 20
+)
 
 func capList(p []obs.Problem, n int) []obs.Problem {
 	if len(p) <= n {
