@@ -76,41 +76,26 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// What the tools themselves reported: the run keeps it as the file's
 	// status; it is not an error of the import.
 	for _, f := range parsed {
-		shown, n := 0, 0
-		for _, o := range f.Outputs {
-			for _, p := range o.Failures {
-				if n++; shown == maxShown {
-					continue
-				}
-				shown++
-				msg := p.Reason
-				if p.Text != "" {
-					msg += ": " + p.Text
-				}
-				fmt.Fprintf(stderr, "gpupath: import: %s:%d: %s\n", f.Name, p.Line, msg)
-			}
-		}
-		if n > shown {
-			fmt.Fprintf(stderr, "gpupath: import: %s: and %d more such lines (the run's manifest lists the first 1,000)\n", f.Name, n-shown)
-		}
+		printLines(stderr, f.Failures(), "such lines (the run's manifest lists the first 1,000)")
 	}
 	fmt.Fprintln(stdout, *out)
 	if lineErr != nil {
-		for i, l := range lineErr.Lines {
-			if i == maxShown {
-				fmt.Fprintf(stderr, "gpupath: import: and %d more lines that could not be read\n", len(lineErr.Lines)-i)
-				break
-			}
-			fmt.Fprintf(stderr, "gpupath: import: %s\n", l.Error())
-		}
+		printLines(stderr, lineErr.Lines, "lines that could not be read")
 		return fmt.Errorf("%d line(s) could not be read (listed above); %s keeps the %d records of the others", len(lineErr.Lines), *out, records(m))
 	}
 	return nil
 }
 
-// maxShown bounds the lines import prints per kind (the tools' own
-// failures per file, the lines that could not be read).
-const maxShown = 20
+// printLines prints the first 20 lines, then how many more.
+func printLines(w io.Writer, lines []importers.LineError, more string) {
+	for i, l := range lines {
+		if i == 20 {
+			fmt.Fprintf(w, "gpupath: import: and %d more %s\n", len(lines)-i, more)
+			return
+		}
+		fmt.Fprintf(w, "gpupath: import: %s\n", l.Error())
+	}
+}
 
 // records counts the records a run holds.
 func records(m *record.Manifest) int {

@@ -354,6 +354,22 @@ func parse(ctx context.Context, name string, b []byte, tool string, stream bool)
 	return f, nil
 }
 
+// Failures lists what the tools themselves reported as failed in f (the
+// run keeps them as the file's status), as lines of f.
+func (f *File) Failures() []LineError {
+	var out []LineError
+	for _, o := range f.Outputs {
+		for _, p := range o.Failures {
+			msg := p.Reason // the tool's text as it printed it, unquoted
+			if p.Text != "" {
+				msg += ": " + p.Text
+			}
+			out = append(out, LineError{File: f.Name, Line: p.Line, Reason: msg})
+		}
+	}
+	return out
+}
+
 // Problems lists the lines of the files that could not be read.
 func Problems(files []*File) []LineError {
 	var out []LineError
