@@ -47,7 +47,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := os.Stat(*out + "/manifest.json"); err == nil {
 		return usagef("--out %s: it holds a run already", *out)
 	}
-	parsed, err := importers.ReadFilesContext(ctx, files, *tool)
+	parsed, err := importers.ReadFilesStream(ctx, files, *tool)
 	var lineErr *importers.Error
 	var pathErr *os.PathError
 	switch {
@@ -60,8 +60,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m, werr := importers.WriteRun(*out, parsed, importers.Meta{Version: Version, Time: now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
+	m, werr := importers.WriteRunContext(ctx, *out, parsed, importers.Meta{Version: Version, Time: now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
 	if werr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if errors.Is(werr, record.ErrNotRunDir) || errors.Is(werr, record.ErrRunExists) {
 			return usagef("--out %s: %v", *out, unwrapPath(werr))
 		}
@@ -73,24 +76,25 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// What the tools themselves reported: the run keeps it as the file's
 	// status; it is not an error of the import.
 	for _, f := range parsed {
-		for _, o := range f.Outputs {
-			for _, p := range o.Failures {
-				msg := p.Reason
-				if p.Text != "" {
-					msg += ": " + p.Text
-				}
-				fmt.Fprintf(stderr, "gpupath: import: %s:%d: %s\n", f.Name, p.Line, msg)
-			}
-		}
+		printLines(stderr, f.Failures(), "such lines (the run's manifest lists the first 1,000)")
 	}
 	fmt.Fprintln(stdout, *out)
 	if lineErr != nil {
-		for _, l := range lineErr.Lines {
-			fmt.Fprintf(stderr, "gpupath: import: %s\n", l.Error())
-		}
+		printLines(stderr, lineErr.Lines, "lines that could not be read")
 		return fmt.Errorf("%d line(s) could not be read (listed above); %s keeps the %d records of the others", len(lineErr.Lines), *out, records(m))
 	}
 	return nil
+}
+
+// printLines prints the first 20 lines, then how many more.
+func printLines(w io.Writer, lines []importers.LineError, more string) {
+	for i, l := range lines {
+		if i == 20 {
+			fmt.Fprintf(w, "gpupath: import: and %d more %s\n", len(lines)-i, more)
+			return
+		}
+		fmt.Fprintf(w, "gpupath: import: %s\n", l.Error())
+	}
 }
 
 // records counts the records a run holds.
@@ -113,7 +117,7 @@ func summary(f *importers.File) string {
 	if o.Test != "" && o.Test != o.Tool {
 		fmt.Fprintf(&b, " (%s)", o.Test)
 	}
-	n := len(o.Records)
+	n := o.Count()
 	switch {
 	case n > 0:
 		fmt.Fprintf(&b, ", %d records", n)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +11,9 @@ import (
 
 	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/importers"
+	"github.com/gpupath/gpupath/pkg/model"
+	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 )
 
 const fixtures = "../../pkg/importers/testdata/fixtures/"
@@ -102,6 +108,106 @@ func TestReportImported(t *testing.T) {
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
+
+// TestImportEveryKindReportData imports the fixtures of each tool, one run
+// per tool, and a large nccl-tests output, and builds the report's data of
+// each run as report --data does (the CLI's reader, report.FromRuns): every
+// run gpupath import writes reads back into a report.
+func TestImportEveryKindReportData(t *testing.T) {
+	ents, err := os.ReadDir(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string][]string{}
+	if !testing.Short() {
+		// 1.6 KB of manifest a row before: 20,000 rows made 32 MB.
+		big := filepath.Join(t.TempDir(), "all_reduce_perf.txt")
+		if err := os.WriteFile(big, ncclTable(t, 20_000), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		kinds["large nccl-tests"] = []string{big}
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(fixtures, e.Name(), "*"))
+		kinds[e.Name()] = files
+	}
+	for kind, files := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			_, errOut, code := invoke(t, append(append([]string{"import"}, files...), "--out", dir)...)
+			if code != 0 && code != 1 { // 1: a damaged fixture's lines are listed, the rest kept
+				t.Fatalf("import: exit %d: %s", code, errOut)
+			}
+			st, err := os.Stat(filepath.Join(dir, record.ManifestFile))
+			if err != nil || st.Size() >= record.MaxManifestBytes {
+				t.Fatalf("manifest: %v, %d bytes", err, st.Size())
+			}
+			rd, err := readRun(context.Background(), dir)
+			if err != nil {
+				t.Fatalf("report --data cannot read the run: %v", err)
+			}
+			d, err := report.FromRuns([]*record.RunData{rd}, model.Default())
+			if err != nil {
+				t.Fatalf("report --data: %v", err)
+			}
+			if len(d.Imported) != 1 || len(d.Imported[0].Files) != len(files) {
+				t.Errorf("%d imported runs", len(d.Imported))
+			}
+		})
+	}
+}
+
+// ncclTable is a real nccl-tests preamble and header with rows result rows.
+func ncclTable(t *testing.T, rows int) []byte {
+	t.Helper()
+	b, err := os.ReadFile(fixtures + "nccl-tests/dranet-all_gather_perf-2node-16xB200-nccl2.26.6.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, l := range strings.SplitAfter(string(b), "\n")[:24] {
+		out.WriteString(l)
+	}
+	for i := 0; i < rows; i++ {
+		sz := 1024 << (i % 20)
+		fmt.Fprintf(&out, "%12d %12d     float    none      -1    280.4    1.00    1.88      0    233.9    1.10    2.00      0\n", sz, sz/4)
+	}
+	return out.Bytes()
+}
+
+// TestImportBadInputOneLine: a binary file, and one with more records than
+// a run holds, exit 2 with one line naming the file and leave nothing.
+func TestImportBadInputOneLine(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "core")
+	if err := os.WriteFile(bin, append([]byte("\x7fELF\x02\x01\x01\x00"), make([]byte, 1<<20)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{bin: "binary content"}
+	if !testing.Short() {
+		many := filepath.Join(dir, "all_reduce_perf.txt")
+		if err := os.WriteFile(many, ncclTable(t, record.MaxRecords/2+1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases[many] = "1000000 per run"
+	}
+	for file, want := range cases {
+		out := filepath.Join(dir, "run")
+		_, errOut, code := invoke(t, "import", file, "--out", out)
+		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, file+":") || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q", file, code, errOut)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: %s was written", file, out)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != len(cases) {
+			t.Errorf("%s: left behind in %s: %d entries", file, dir, len(ents))
 		}
 	}
 }

@@ -28,29 +28,42 @@ type Format struct {
 	Doc    string
 	Detect func(b []byte) bool
 	Parse  func(name string, b []byte) (*obs.Output, error)
+	// Stream, for the formats whose outputs run to millions of rows, is
+	// Parse that hands the records to sink instead of keeping them, and
+	// returns what to apply to each as it is read again (see File).
+	Stream func(name string, b []byte, sink func(obs.Record)) (*obs.Output, func(*obs.Record), error)
 }
 
 func named(f func([]byte) (*obs.Output, error)) func(string, []byte) (*obs.Output, error) {
 	return func(_ string, b []byte) (*obs.Output, error) { return f(b) }
 }
 
+// streams is the Stream of a parser that needs nothing of the whole output
+// to finish a record.
+func streams(f func([]byte, func(obs.Record)) (*obs.Output, error)) func(string, []byte, func(obs.Record)) (*obs.Output, func(*obs.Record), error) {
+	return func(_ string, b []byte, sink func(obs.Record)) (*obs.Output, func(*obs.Record), error) {
+		o, err := f(b, sink)
+		return o, nil, err
+	}
+}
+
 // formats in the order detection tries them: the more specific first. The
 // NCCL log comes last: its lines also appear inside other outputs, which
 // are read with it (see ParseFile).
 var formats = []Format{
-	{nccltests.Tool, "nccl-tests: all_reduce_perf, all_gather_perf, sendrecv_perf ... (text, or the -J JSON file)", nccltests.Detect, nccltests.Parse},
-	{nvbandwidth.Tool, "nvbandwidth (text, or -j JSON)", nvbandwidth.Detect, named(nvbandwidth.Parse)},
-	{perftest.Tool, "perftest: ib_write_bw, ib_read_lat, ib_send_bw ...", perftest.Detect, named(perftest.ParseObservations)},
-	{osu.Tool, "OSU micro-benchmarks: osu_latency, osu_bw, osu_bibw", osu.Detect, named(osu.Parse)},
-	{iperf3.Tool, "iperf3 (-J JSON, or text)", iperf3.Detect, named(iperf3.Parse)},
-	{sockperf.Tool, "sockperf ping-pong, under-load, throughput", sockperf.Detect, named(sockperf.Parse)},
-	{qperf.Tool, "qperf: tcp_bw, tcp_lat, rc_bw, rc_lat ...", qperf.Detect, named(qperf.Parse)},
-	{netperf.Tool, "netperf: TCP_STREAM, TCP_RR, UDP_RR ...", netperf.Detect, named(netperf.Parse)},
-	{bandwidthtest.Tool, "CUDA samples bandwidthTest (tables or --csv)", bandwidthtest.Detect, named(bandwidthtest.Parse)},
-	{inventory.IBStat, "ibstat (hardware: ports, rates, link layers)", inventory.DetectIBStat, named(inventory.ParseIBStat)},
-	{inventory.IBVDevinfo, "ibv_devinfo (hardware)", inventory.DetectIBVDevinfo, named(inventory.ParseIBVDevinfo)},
-	{inventory.SMITopo, "nvidia-smi topo -m (hardware: the GPU–NIC distance)", inventory.DetectSMITopo, named(inventory.ParseSMITopo)},
-	{nccllog.Tool, "NCCL_DEBUG=INFO log lines: the path NCCL took", nccllog.Detect, named(nccllog.Parse)},
+	{nccltests.Tool, "nccl-tests: all_reduce_perf, all_gather_perf, sendrecv_perf ... (text, or the -J JSON file)", nccltests.Detect, nccltests.Parse, nccltests.ParseStream},
+	{nvbandwidth.Tool, "nvbandwidth (text, or -j JSON)", nvbandwidth.Detect, named(nvbandwidth.Parse), nil},
+	{perftest.Tool, "perftest: ib_write_bw, ib_read_lat, ib_send_bw ...", perftest.Detect, named(perftest.ParseObservations), nil},
+	{osu.Tool, "OSU micro-benchmarks: osu_latency, osu_bw, osu_bibw", osu.Detect, named(osu.Parse), streams(osu.ParseStream)},
+	{iperf3.Tool, "iperf3 (-J JSON, or text)", iperf3.Detect, named(iperf3.Parse), nil},
+	{sockperf.Tool, "sockperf ping-pong, under-load, throughput", sockperf.Detect, named(sockperf.Parse), nil},
+	{qperf.Tool, "qperf: tcp_bw, tcp_lat, rc_bw, rc_lat ...", qperf.Detect, named(qperf.Parse), streams(qperf.ParseStream)},
+	{netperf.Tool, "netperf: TCP_STREAM, TCP_RR, UDP_RR ...", netperf.Detect, named(netperf.Parse), nil},
+	{bandwidthtest.Tool, "CUDA samples bandwidthTest (tables or --csv)", bandwidthtest.Detect, named(bandwidthtest.Parse), streams(bandwidthtest.ParseStream)},
+	{inventory.IBStat, "ibstat (hardware: ports, rates, link layers)", inventory.DetectIBStat, named(inventory.ParseIBStat), nil},
+	{inventory.IBVDevinfo, "ibv_devinfo (hardware)", inventory.DetectIBVDevinfo, named(inventory.ParseIBVDevinfo), nil},
+	{inventory.SMITopo, "nvidia-smi topo -m (hardware: the GPU–NIC distance)", inventory.DetectSMITopo, named(inventory.ParseSMITopo), nil},
+	{nccllog.Tool, "NCCL_DEBUG=INFO log lines: the path NCCL took", nccllog.Detect, named(nccllog.Parse), nil},
 }
 
 // Formats lists the formats, in the order detection tries them.

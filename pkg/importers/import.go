@@ -1,33 +1,106 @@
 package importers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/importers/nccllog"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // File is one imported file: what each format read from it. Outputs[0] is
 // the file's own tool; an NCCL log read from the same lines follows it.
+//
+// A file read with ReadFilesStream whose format streams keeps no records:
+// Outputs[0].Streamed counts them, and EachRecord reads them again from
+// the file's content, one at a time.
 type File struct {
 	// Name is the file as given; Base its name without the directory.
 	Name    string
 	Base    string
 	Outputs []*obs.Output
+
+	data   []byte
+	format Format
+	fix    func(*obs.Record)
 }
 
 // Records counts the records of the file's outputs.
 func (f *File) Records() int {
 	n := 0
 	for _, o := range f.Outputs {
-		n += len(o.Records)
+		n += o.Count()
 	}
 	return n
+}
+
+// stopParse is what a sink panics with to end a parse early (an error of
+// the writer, an interrupt); stoppable recovers it.
+type stopParse struct{}
+
+// stoppable runs f; a stopParse panic inside it ends it with a nil error
+// (the sink that stopped it kept its own).
+func stoppable(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stopParse); !ok {
+				panic(p)
+			}
+			err = nil
+		}
+	}()
+	return f()
+}
+
+// EachRecord calls fn with each record of each output, in order; a
+// streamed output is read again. It stops at fn's first error.
+func (f *File) EachRecord(fn func(o *obs.Output, r *obs.Record) error) error {
+	for k, o := range f.Outputs {
+		if k > 0 || o.Streamed == 0 {
+			for i := range o.Records {
+				if err := fn(o, &o.Records[i]); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		var ferr error
+		n := 0
+		err := stoppable(func() error {
+			_, _, err := f.format.Stream(f.Base, f.data, func(r obs.Record) {
+				if f.fix != nil {
+					f.fix(&r)
+				}
+				if ferr = obs.ValidateRecord(&r); ferr != nil {
+					ferr = fmt.Errorf("%s: %s: %w", f.Name, f.format.Name, ferr)
+					panic(stopParse{})
+				}
+				n++
+				if ferr = fn(o, &r); ferr != nil {
+					panic(stopParse{}) // the rest of the file is not read
+				}
+			})
+			return err
+		})
+		switch {
+		case ferr != nil:
+			return ferr
+		case err != nil:
+			return fmt.Errorf("%s: %w", f.Name, err)
+		case n != o.Streamed:
+			return fmt.Errorf("%s: read %d records the second time, %d the first", f.Name, n, o.Streamed)
+		}
+	}
+	return nil
 }
 
 // LineError is a line of a file that could not be read.
@@ -64,11 +137,168 @@ func (e *Error) Error() string {
 var ErrUnknownFormat = errors.New("not the output of a tool gpupath reads")
 
 // ParseFile reads one file's content. tool names the format ("" detects it
-// from the content). The error is about the file as a whole (no format
-// recognizes it, the named format cannot read it); lines that could not be
-// read are in the outputs' Problems (see Problems).
+// from the content). The error is about the file as a whole (binary
+// content, no format recognizes it, the named format cannot read it, more
+// records than a run holds); lines that could not be read are in the
+// outputs' Problems (see Problems). The outputs share b's memory: b must
+// not be changed afterwards.
 func ParseFile(name string, b []byte, tool string) (*File, error) {
-	f := &File{Name: name, Base: filepath.Base(name)}
+	return ParseFileContext(context.Background(), name, b, tool)
+}
+
+// ParseFileStream is ParseFileContext that keeps no records of a format
+// that streams (see File): the file's memory does not grow with its rows.
+func ParseFileStream(ctx context.Context, name string, b []byte, tool string) (*File, error) {
+	return parseFile(ctx, name, b, tool, true)
+}
+
+// MaxLineBytes bounds one line of a file to import (the run reader's line
+// limit): a longer line is skipped and listed as FILE:LINE, never handed
+// to a parser.
+const MaxLineBytes = record.MaxLineBytes
+
+// binaryHead is how much of a file the binary check reads.
+const binaryHead = 64 << 10
+
+// ErrBinary is wrapped by the error for a file that is not text.
+var ErrBinary = errors.New("binary content, not a tool's text output")
+
+// CheckText refuses binary content: a NUL byte, or more than one byte in
+// 16 not part of valid UTF-8, in head (the first 64 KiB of a file).
+func CheckText(head []byte) error {
+	if len(head) > binaryHead {
+		head = head[:binaryHead]
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return fmt.Errorf("%w (a NUL byte at offset %d)", ErrBinary, i)
+	}
+	bad := 0
+	for i := 0; i < len(head); {
+		r, n := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && n == 1 && len(head)-i >= utf8.UTFMax {
+			bad++ // a rune cut at the end of head is not counted
+		}
+		i += n
+	}
+	if bad*16 > len(head) {
+		return fmt.Errorf("%w (%d of its first %d bytes are not UTF-8)", ErrBinary, bad, len(head))
+	}
+	return nil
+}
+
+// cutLongLines removes, in place, the content of every line over
+// MaxLineBytes (its newline stays, so the other lines keep their numbers)
+// and lists them. It checks ctx every few MiB.
+func cutLongLines(ctx context.Context, b []byte) ([]byte, []obs.Problem, error) {
+	var probs []obs.Problem
+	w, line, since := 0, 1, 0
+	for r := 0; r < len(b); line++ {
+		end := bytes.IndexByte(b[r:], '\n')
+		next := len(b)
+		if end >= 0 {
+			end += r
+			next = end + 1
+		} else {
+			end = len(b)
+		}
+		if n := end - r; n > MaxLineBytes {
+			probs = append(probs, obs.Problem{Line: line, Reason: fmt.Sprintf("a line of %d bytes, over the limit of %s: skipped", n, safeio.FormatLimit(MaxLineBytes))})
+			if next > end {
+				b[w] = '\n'
+				w++
+			}
+		} else {
+			w += copy(b[w:], b[r:next])
+		}
+		if since += next - r; since >= 4<<20 {
+			since = 0
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		r = next
+	}
+	return b[:w], probs, nil
+}
+
+// detectHead is how much of a file detection reads first; a file that no
+// format recognizes there is tried on its first detectMax bytes (the
+// outputs' headers come first: a file whose first 16 MiB no format knows
+// is not read to its end to say so; --tool names its format).
+const (
+	detectHead = 1 << 20
+	detectMax  = 16 << 20
+)
+
+// headOf is b cut to at most n bytes, at a line end.
+func headOf(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	b = b[:n]
+	if i := bytes.LastIndexByte(b, '\n'); i > 0 {
+		b = b[:i+1]
+	}
+	return b
+}
+
+// ParseFileContext is ParseFile that returns when ctx is done (a parse it
+// leaves runs on to the end of b in the background; nothing is kept of
+// it). b is changed: lines over MaxLineBytes are emptied.
+func ParseFileContext(ctx context.Context, name string, b []byte, tool string) (*File, error) {
+	return parseFile(ctx, name, b, tool, false)
+}
+
+func parseFile(ctx context.Context, name string, b []byte, tool string, stream bool) (*File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := CheckText(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	b, long, err := cutLongLines(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		f   *File
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := parse(ctx, name, b, tool, stream)
+		done <- result{f, err}
+	}()
+	var res result
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case res = <-done:
+	}
+	if res.err != nil {
+		return nil, res.err
+	}
+	if len(long) > 0 {
+		o := res.f.Outputs[0]
+		o.Problems = append(long, o.Problems...)
+		sort.SliceStable(o.Problems, func(i, j int) bool { return o.Problems[i].Line < o.Problems[j].Line })
+	}
+	return res.f, nil
+}
+
+func parse(ctx context.Context, name string, b []byte, tool string, stream bool) (f *File, err error) {
+	defer func() {
+		switch p := recover().(type) {
+		case nil:
+		case stopParse:
+			f, err = nil, ctx.Err()
+		case obs.TooManyRecords:
+			f, err = nil, fmt.Errorf("%s:%d: more than %d records: %w of %d per run; nothing imported", name, p.Line, MaxRecords, ErrTooManyRecords, MaxRecords)
+		default:
+			panic(p)
+		}
+	}()
+	f = &File{Name: name, Base: filepath.Base(name)}
 	var fm Format
 	if tool != "" {
 		var err error
@@ -77,11 +307,38 @@ func ParseFile(name string, b []byte, tool string) (*File, error) {
 		}
 	} else {
 		var ok bool
-		if fm, ok = Detect(b); !ok {
-			return nil, fmt.Errorf("%s: %w (tools: %s); name its tool with --tool", name, ErrUnknownFormat, strings.Join(Names(), ", "))
+		for _, n := range []int{detectHead, detectMax} {
+			if fm, ok = Detect(headOf(b, n)); ok || n >= len(b) {
+				break
+			}
+		}
+		if !ok {
+			in := ""
+			if len(b) > detectMax {
+				in = " in its first " + safeio.FormatLimit(detectMax)
+			}
+			return nil, fmt.Errorf("%s: %w%s (tools: %s); name its tool with --tool", name, ErrUnknownFormat, in, strings.Join(Names(), ", "))
 		}
 	}
-	o, err := fm.Parse(f.Base, b)
+	var o *obs.Output
+	if stream && fm.Stream != nil {
+		var verr error
+		n := 0
+		o, f.fix, err = fm.Stream(f.Base, b, func(r obs.Record) {
+			if n++; n%4096 == 0 && ctx.Err() != nil {
+				panic(stopParse{}) // interrupted: the parse ends here
+			}
+			if verr == nil {
+				verr = obs.ValidateRecord(&r)
+			}
+		})
+		if err == nil && verr != nil {
+			return nil, fmt.Errorf("%s: %s: %w", name, fm.Name, verr) // a parser bug
+		}
+		f.data, f.format = b, fm
+	} else {
+		o, err = fm.Parse(f.Base, b)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -95,6 +352,22 @@ func ParseFile(name string, b []byte, tool string) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// Failures lists what the tools themselves reported as failed in f (the
+// run keeps them as the file's status), as lines of f.
+func (f *File) Failures() []LineError {
+	var out []LineError
+	for _, o := range f.Outputs {
+		for _, p := range o.Failures {
+			msg := p.Reason // the tool's text as it printed it, unquoted
+			if p.Text != "" {
+				msg += ": " + p.Text
+			}
+			out = append(out, LineError{File: f.Name, Line: p.Line, Reason: msg})
+		}
+	}
+	return out
 }
 
 // Problems lists the lines of the files that could not be read.
@@ -127,15 +400,31 @@ const MaxFileBytes = 256 << 20
 // read with safeio: a FIFO, a device or a directory is refused at once, a
 // file over MaxFileBytes with an error that names the limit.
 func ReadFilesContext(ctx context.Context, paths []string, tool string) ([]*File, error) {
+	return readFiles(ctx, paths, tool, false)
+}
+
+// ReadFilesStream is ReadFilesContext that keeps no records of the formats
+// that stream (see File): what gpupath import uses, so that its memory
+// does not grow with the rows of its files. The files' records are
+// counted, and more than MaxRecords refused, before anything is written.
+func ReadFilesStream(ctx context.Context, paths []string, tool string) ([]*File, error) {
+	return readFiles(ctx, paths, tool, true)
+}
+
+func readFiles(ctx context.Context, paths []string, tool string, stream bool) ([]*File, error) {
 	var files []*File
+	total := 0
 	for _, p := range paths {
-		b, err := safeio.ReadFile(ctx, p, MaxFileBytes)
+		b, err := readText(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		f, err := ParseFile(p, b, tool)
+		f, err := parseFile(ctx, p, b, tool, stream)
 		if err != nil {
 			return nil, err
+		}
+		if total += f.Records(); total > MaxRecords {
+			return nil, fmt.Errorf("%s: %d records with the files before it: %w of %d per run; nothing imported", p, total, ErrTooManyRecords, MaxRecords)
 		}
 		files = append(files, f)
 	}
@@ -143,4 +432,53 @@ func ReadFilesContext(ctx context.Context, paths []string, tool string) ([]*File
 		return files, &Error{Lines: lines}
 	}
 	return files, nil
+}
+
+// readChunk is how much readText reads between two checks of ctx.
+const readChunk = 1 << 20
+
+// readText reads a file to import: a file over MaxFileBytes is refused
+// before it is read, binary content after its first 64 KiB.
+func readText(ctx context.Context, path string) ([]byte, error) {
+	f, err := safeio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := int64(0)
+	if st, err := f.Stat(); err == nil {
+		if size = st.Size(); size > MaxFileBytes {
+			return nil, fmt.Errorf("%s: %w of %s (%d bytes)", path, safeio.ErrTooLarge, safeio.FormatLimit(MaxFileBytes), size)
+		}
+	}
+	// One buffer of the file's size (and a byte to see it grew): no
+	// doubling copies of a file of hundreds of MiB.
+	b := make([]byte, 0, size+1)
+	checked := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(cap(b), len(b)+readChunk)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > MaxFileBytes {
+			return nil, fmt.Errorf("%s: %w of %s", path, safeio.ErrTooLarge, safeio.FormatLimit(MaxFileBytes))
+		}
+		if !checked && (len(b) >= binaryHead || errors.Is(err, io.EOF)) {
+			checked = true
+			if err := CheckText(b); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return b, nil
 }

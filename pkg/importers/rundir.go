@@ -5,15 +5,19 @@ package importers
 // the run directory moves there — the switch is a rename here.
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 	"github.com/gpupath/gpupath/pkg/record"
 )
@@ -32,66 +36,169 @@ type Meta struct {
 }
 
 // FileInfo is what the manifest keeps of one imported file, as the
-// inventory of the file's probe: the file and everything its parsers read,
-// records included (they are in results.jsonl as well, in gpupath's record
-// format).
+// inventory of the file's probe: the file and what its parsers read about
+// the tool, the hardware and the path — not its records, which are in
+// results.jsonl (a manifest that copied every row grew past what the
+// reader reads). Series lists the records' identities once each; a record
+// names its file and series in its Extra (ExtraFile, ExtraSeries), so
+// FromRunData puts the records back into Output.Records.
 type FileInfo struct {
 	File   string      `json:"file"`
 	Path   string      `json:"path"`
 	Output *obs.Output `json:"output"`
 	// NCCL is the NCCL log read from the same file's lines, if any.
 	NCCL *obs.Output `json:"nccl_log,omitempty"`
+	// Records counts the file's records in results.jsonl; Series are their
+	// distinct identities.
+	Records int          `json:"records,omitempty"`
+	Series  []SeriesInfo `json:"series,omitempty"`
 }
+
+// SeriesInfo is what records of one series share: the fields of obs.Record
+// that results.jsonl has no column for.
+type SeriesInfo struct {
+	Tool      string     `json:"tool"`
+	Test      string     `json:"test"`
+	Op        string     `json:"op,omitempty"`
+	Variant   string     `json:"variant,omitempty"`
+	Metric    obs.Metric `json:"metric"`
+	Type      string     `json:"type,omitempty"`
+	Redop     string     `json:"redop,omitempty"`
+	Central   string     `json:"central,omitempty"`
+	BytesNote string     `json:"bytes_note,omitempty"`
+	Wrong     string     `json:"wrong,omitempty"`
+}
+
+// The Extra keys by which a record of an imported run names its file (its
+// index among the manifest's probes with an inventory) and its series (an
+// index into that file's Series).
+const (
+	ExtraFile   = "import_file"
+	ExtraSeries = "import_series"
+)
+
+// MaxSeries bounds the distinct series of one file kept in the manifest;
+// records of further series are written without one (they read back with
+// what results.jsonl holds). Real outputs have tens.
+const MaxSeries = 10_000
+
+// MaxRecords bounds the records of one import: the run reader's limit.
+const MaxRecords = record.MaxRecords
+
+// ErrTooManyRecords is returned when the files hold more records than a
+// run may.
+var ErrTooManyRecords = record.ErrTooManyRecords
 
 // ErrRunExists is returned when the directory already holds a run.
 var ErrRunExists = record.ErrRunExists
 
 // WriteRun writes the run directory dir (created if needed; it must not
-// hold a run): manifest.json with one probe per file — named after the
-// file's tool, ok, or failed with the tool's own error and line, its
+// exist or be empty): manifest.json with one probe per file — named after
+// the file's tool, ok, or failed with the tool's own error and line, its
 // inventory the FileInfo — and results.jsonl with one record per result,
-// its note "FILE:LINE".
+// its note "FILE:LINE". Both files are written into a new directory beside
+// dir, record by record, and that directory is renamed to dir at the end:
+// a failed or interrupted write leaves nothing.
 func WriteRun(dir string, files []*File, meta Meta) (*record.Manifest, error) {
+	return WriteRunContext(context.Background(), dir, files, meta)
+}
+
+// WriteRunContext is WriteRun that stops when ctx is done (nothing is left).
+func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) (m *record.Manifest, err error) {
 	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile)); err == nil {
 		return nil, fmt.Errorf("%s: %w", dir, ErrRunExists)
 	}
 	// A directory that holds a user's files is not written into.
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("%s holds %s and more: %w", dir, ents[0].Name(), record.ErrNotRunDir)
+	} else if err == nil {
+		// An empty directory is replaced by the new one (rename(2) does).
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	total := 0
+	for _, f := range files {
+		total += f.Records()
+	}
+	if total > MaxRecords {
+		return nil, fmt.Errorf("%d records: %w of %d per run", total, ErrTooManyRecords, MaxRecords)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".import*")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(stage)
+		}
+	}()
+	if err := os.Chmod(stage, 0o755); err != nil {
 		return nil, err
 	}
 	at := meta.Time.UTC()
-	m := &record.Manifest{Format: record.ManifestFormat, Tool: ToolName, Version: meta.Version, Status: record.StatusComplete,
+	m = &record.Manifest{Format: record.ManifestFormat, Tool: ToolName, Version: meta.Version, Status: record.StatusComplete,
 		Start: at, End: at, Results: record.ResultsFile, Host: hostOf(files),
 		Plan: record.Plan{Options: map[string]string{"import.command": meta.Command}}}
-	var lines []byte
+	rf, err := safeio.Create(filepath.Join(stage, record.ResultsFile), false)
+	if err != nil {
+		return nil, err
+	}
+	defer rf.Abort()
+	bw := bufio.NewWriterSize(rf, 1<<20)
+	enc := json.NewEncoder(bw)
+	fileIdx := 0
 	for _, f := range files {
 		if len(f.Outputs) == 0 {
 			continue
 		}
 		o := f.Outputs[0]
-		info := FileInfo{File: f.Base, Path: f.Name, Output: o}
+		info := FileInfo{File: f.Base, Path: f.Name, Output: withoutRecords(o)}
 		if len(f.Outputs) > 1 {
-			info.NCCL = f.Outputs[1]
+			info.NCCL = withoutRecords(f.Outputs[1])
 		}
+		st := record.ProbeStatus{Name: o.Tool, Status: record.StatusOK, Start: at, End: at}
+		series := map[SeriesInfo]int{}
+		err := f.EachRecord(func(out *obs.Output, r *obs.Record) error {
+			if st.Results%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			res := resultOf(out, f.Base, *r, at)
+			k := seriesOf(out, r)
+			idx, ok := series[k]
+			if !ok && len(info.Series) < MaxSeries {
+				idx, ok = len(info.Series), true
+				series[k] = idx
+				info.Series = append(info.Series, k)
+			}
+			if res.Extra == nil {
+				res.Extra = map[string]float64{}
+			}
+			res.Extra[ExtraFile] = float64(fileIdx)
+			if ok {
+				res.Extra[ExtraSeries] = float64(idx)
+			}
+			if err := enc.Encode(res); err != nil {
+				return fmt.Errorf("%s:%d: %w", f.Name, r.Line, err)
+			}
+			st.Results++
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		info.Records = st.Results
 		inv, err := json.Marshal(info)
 		if err != nil {
 			return nil, err
 		}
-		st := record.ProbeStatus{Name: o.Tool, Status: record.StatusOK, Start: at, End: at, Inventory: inv}
-		for _, out := range f.Outputs {
-			for _, r := range out.Records {
-				res := resultOf(out, f.Base, r, at)
-				b, err := json.Marshal(res)
-				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", f.Name, r.Line, err)
-				}
-				lines = append(append(lines, b...), '\n')
-				st.Results++
-			}
-		}
+		st.Inventory = inv
+		fileIdx++
 		var fails []string
 		for _, out := range f.Outputs {
 			for _, p := range out.Failures {
@@ -104,6 +211,9 @@ func WriteRun(dir string, files []*File, meta Meta) (*record.Manifest, error) {
 		}
 		if len(fails) > 0 {
 			st.Status = record.StatusFailed
+			if n := len(fails); n > maxReasons {
+				fails = append(fails[:maxReasons:maxReasons], fmt.Sprintf("and %d more (the first %d are in the inventory)", n-maxReasons, maxListed))
+			}
 			st.Reason = strings.Join(fails, "; ")
 			if st.Results > 0 {
 				st.Reason += fmt.Sprintf(" (the %d records printed before or beside it are kept)", st.Results)
@@ -111,17 +221,69 @@ func WriteRun(dir string, files []*File, meta Meta) (*record.Manifest, error) {
 		}
 		m.Probes = append(m.Probes, st)
 	}
-	if err := os.WriteFile(filepath.Join(dir, record.ResultsFile), lines, 0o644); err != nil {
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	if err := rf.Commit(); err != nil {
 		return nil, err
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, record.ManifestFile), append(b, '\n'), 0o644); err != nil {
+	if len(b) >= record.MaxManifestBytes {
+		return nil, fmt.Errorf("the manifest would be %s, over the reader's limit of %s", safeio.FormatLimit(int64(len(b))), safeio.FormatLimit(record.MaxManifestBytes))
+	}
+	if err := safeio.WriteFile(filepath.Join(stage, record.ManifestFile), append(b, '\n'), false); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(stage, dir); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// withoutRecords is o with its records, and the hardware's lists cut to
+// what describes the machines, for the manifest.
+func withoutRecords(o *obs.Output) *obs.Output {
+	c := *o
+	c.Records = nil
+	if n := len(c.Problems) + len(c.Failures); n > 2*maxListed {
+		c.Notes = append(append([]string(nil), c.Notes...), fmt.Sprintf("%d problems and %d failures; the manifest lists the first %d of each", len(c.Problems), len(c.Failures), maxListed))
+	}
+	c.Problems = capList(c.Problems, maxListed)
+	c.Failures = capList(c.Failures, maxListed)
+	if len(c.Notes) > maxListed {
+		n := len(c.Notes)
+		c.Notes = append(append([]string(nil), c.Notes[:maxListed]...), fmt.Sprintf("… and %d more notes", n-maxListed))
+	}
+	if len(c.Channels) > maxListed {
+		c.Channels = c.Channels[:maxListed]
+	}
+	return &c
+}
+
+// maxListed bounds the problems, failures, notes and channels of one
+// output that the manifest lists; maxReasons the failures a probe's reason
+// names.
+const (
+	maxListed  = 1000
+	maxReasons = 20
+)
+
+func capList(p []obs.Problem, n int) []obs.Problem {
+	if len(p) <= n {
+		return p
+	}
+	return p[:n]
+}
+
+func seriesOf(o *obs.Output, r *obs.Record) SeriesInfo {
+	return SeriesInfo{Tool: o.Tool, Test: r.Test, Op: r.Op, Variant: r.Variant, Metric: r.Metric, Type: r.Type, Redop: r.Redop,
+		Central: r.Central, BytesNote: r.BytesNote, Wrong: r.Wrong}
 }
 
 // hostOf describes the machines the files name.
@@ -265,5 +427,93 @@ func FromRunData(rd *record.RunData) (*Run, error) {
 		}
 		run.Files = append(run.Files, fi)
 	}
+	// The records are in results.jsonl: each names its file and series.
+	for i := range rd.Results {
+		res := &rd.Results[i]
+		fv, ok := res.Extra[ExtraFile]
+		if !ok {
+			continue // a run written when the inventory held the records
+		}
+		k := int(fv)
+		if k < 0 || k >= len(run.Files) || float64(k) != fv {
+			continue
+		}
+		fi := &run.Files[k]
+		var si *SeriesInfo
+		if sv, ok := res.Extra[ExtraSeries]; ok {
+			if j := int(sv); j >= 0 && j < len(fi.Series) && float64(j) == sv {
+				si = &fi.Series[j]
+			}
+		}
+		out := fi.Output
+		if fi.NCCL != nil && res.Probe == fi.NCCL.Tool && res.Probe != fi.Output.Tool {
+			out = fi.NCCL
+		}
+		out.Records = append(out.Records, recordOf(res, si))
+	}
 	return run, nil
+}
+
+// recordOf is resultOf undone: the record as the parser read it, from the
+// result and its series.
+func recordOf(res *record.Result, si *SeriesInfo) obs.Record {
+	r := obs.Record{Test: res.Variant, Metric: obs.Bandwidth, Bytes: res.Bytes, Iterations: int64(res.Iterations), Min: res.MinS,
+		P99: res.P99S, Rate: res.ThroughputBps, Samples: res.Samples, Path: res.Path, Target: res.Target}
+	if si != nil {
+		r.Test, r.Op, r.Variant, r.Metric, r.Type, r.Redop = si.Test, si.Op, si.Variant, si.Metric, si.Type, si.Redop
+		r.Central, r.BytesNote, r.Wrong = si.Central, si.BytesNote, si.Wrong
+	}
+	if r.Test == "" {
+		r.Test = res.Probe
+	}
+	r.Time = res.MedianS
+	if strings.HasPrefix(r.Central, "mean") && res.MeanS > 0 {
+		r.Time = res.MeanS
+	}
+	if line, ok := noteLine(res.Note); ok {
+		r.Line = line
+	}
+	if r.Metric == obs.Latency && r.Bytes > 0 && r.Time > 0 && math.Abs(r.Rate-float64(r.Bytes)/r.Time) <= 1e-9*r.Rate {
+		r.Rate = 0 // resultOf's bytes/time, not the tool's
+	}
+	for k, v := range res.Extra {
+		switch k {
+		case ExtraFile, ExtraSeries:
+		case "bus_rate_Bps":
+			r.BusRate = v
+		case "peak_rate_Bps":
+			r.PeakRate = v
+		case "msg_rate":
+			r.MsgRate = v
+		case "max_s":
+			r.Max = v
+		case "p90_s":
+			r.P90 = v
+		case "p999_s":
+			r.P999 = v
+		case "stdev_s":
+			r.Stdev = v
+		case "cpu_s":
+			r.CPU = v
+		case "count":
+			r.Count = int64(v)
+		default:
+			if r.Extra == nil {
+				r.Extra = map[string]float64{}
+			}
+			r.Extra[k] = v
+		}
+	}
+	return r
+}
+
+// noteLine reads the line of a note "FILE:LINE; ...".
+func noteLine(note string) (int, bool) {
+	head, _, _ := strings.Cut(note, ";")
+	i := strings.LastIndexByte(head, ':')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(head[i+1:])
+	return n, err == nil && n > 0
 }

@@ -50,7 +50,7 @@ var busFactors = []struct {
 func CollectiveOp(name string) (string, bool) {
 	norm := func(s string) string {
 		s = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s), "_perf"))
-		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(s)
+		return opSeparators.Replace(s)
 	}
 	n := norm(name)
 	for _, b := range busFactors {
@@ -60,6 +60,10 @@ func CollectiveOp(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// opSeparators is built once: a Replacer built per call cost an import of
+// a million nccl-tests rows gigabytes of allocations.
+var opSeparators = strings.NewReplacer("_", "", "-", "", " ", "")
 
 // BusFactor is busbw/algbw for the operation on n ranks (nccl-tests), the
 // formula in words with n filled in ("2(n−1)/n = 2·7/8"), and false for an

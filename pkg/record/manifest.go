@@ -140,7 +140,100 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	case m.Start.IsZero():
 		return nil, errors.New("malformed manifest: no start time")
 	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("malformed manifest: %w", err)
+	}
 	return &m, nil
+}
+
+// Statuses are the states a manifest may hold, for the run and its probes.
+var Statuses = []Status{StatusPending, StatusRunning, StatusOK, StatusUnavailable, StatusFailed, StatusInterrupted, StatusComplete, StatusPartial}
+
+// KnownStatus tells whether s is one of Statuses.
+func KnownStatus(s Status) bool {
+	for _, k := range Statuses {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// validate checks the fields a reader shows as they are: every status is
+// one gpupath writes, and no count, size or time is negative. The error
+// names the field.
+func (m *Manifest) validate() error {
+	if err := checkStatus("status", m.Status); err != nil {
+		return err
+	}
+	checks := []struct {
+		field string
+		v     float64
+	}{{"budget_s", m.BudgetS}, {"plan.budget_ns", float64(m.Plan.Budget)}, {"plan.per_size_ns", float64(m.Plan.PerSize)},
+		{"plan.tolerance", m.Plan.Tolerance}}
+	for i, sz := range m.Plan.Sizes {
+		checks = append(checks, struct {
+			field string
+			v     float64
+		}{fmt.Sprintf("plan.sizes[%d]", i), float64(sz)})
+	}
+	for _, c := range checks {
+		if c.v < 0 {
+			return fmt.Errorf("field %s: %v is negative", c.field, c.v)
+		}
+	}
+	if err := m.Host.validate("host"); err != nil {
+		return err
+	}
+	if m.Peer != nil {
+		if err := m.Peer.validate("peer"); err != nil {
+			return err
+		}
+	}
+	if p := m.Pairing; p != nil && (p.Rank < 0 || p.WorldSize < 0 || p.LocalRank < 0) {
+		return fmt.Errorf("field pairing: rank %d, world_size %d, local_rank %d: none may be negative", p.Rank, p.WorldSize, p.LocalRank)
+	}
+	for i, p := range m.Probes {
+		at := fmt.Sprintf("probes[%d] (%s)", i, p.Name)
+		if err := checkStatus(at+".status", p.Status); err != nil {
+			return err
+		}
+		if p.Results < 0 {
+			return fmt.Errorf("field %s.results: %d is negative", at, p.Results)
+		}
+		if p.BudgetS < 0 {
+			return fmt.Errorf("field %s.budget_s: %v is negative", at, p.BudgetS)
+		}
+	}
+	return nil
+}
+
+func checkStatus(field string, s Status) error {
+	if KnownStatus(s) {
+		return nil
+	}
+	names := make([]string, len(Statuses))
+	for i, k := range Statuses {
+		names[i] = string(k)
+	}
+	return fmt.Errorf("field %s: unknown status %q (gpupath writes %s)", field, string(s), strings.Join(names, ", "))
+}
+
+func (h *Host) validate(at string) error {
+	for _, c := range []struct {
+		field string
+		v     int64
+	}{{"cpus", int64(h.CPUs)}, {"memory_bytes", h.MemoryBytes}, {"llc_bytes", h.LLCBytes}} {
+		if c.v < 0 {
+			return fmt.Errorf("field %s.%s: %d is negative", at, c.field, c.v)
+		}
+	}
+	for i, n := range h.NICs {
+		if n.MTU < 0 || n.SpeedMbps < 0 {
+			return fmt.Errorf("field %s.nics[%d] (%s): mtu %d, speed_mbps %d: neither may be negative", at, i, n.Name, n.MTU, n.SpeedMbps)
+		}
+	}
+	return nil
 }
 
 func describeJSONError(b []byte, err error) error {

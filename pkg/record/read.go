@@ -107,6 +107,18 @@ func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// The limits before the work: a file over the size limit is refused
+	// unread, and one with more records than a run holds after counting
+	// them, before any is kept.
+	if st, err := f.Stat(); err == nil && st.Size() > MaxResultsBytes {
+		return nil, fmt.Errorf("%s: %w of %s (%d bytes)", f.Name(), safeio.ErrTooLarge, safeio.FormatLimit(MaxResultsBytes), st.Size())
+	}
+	if err := checkRecordCount(ctx, f); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
 	held, known := writerHolds(f)
 	rd.Results, rd.Skipped, err = ReadResultsContext(ctx, f)
 	if err != nil {
@@ -220,6 +232,88 @@ func ReadResultsContext(ctx context.Context, r io.Reader) ([]Result, []SkippedLi
 		}
 		if errors.Is(err, io.EOF) {
 			return results, skipped, nil
+		}
+	}
+}
+
+// checkRecordCount reads r (results.jsonl) without keeping its records and
+// fails at the record past recordCap. Lines that may be records (their
+// first byte that is not a space is "{") are counted first; only when
+// there are more of them than the cap are they decoded to count the
+// records among them.
+func checkRecordCount(ctx context.Context, f *os.File) error {
+	n, err := countCandidates(ctx, f)
+	if err != nil || n <= recordCap {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(safeio.NewReader(ctx, f, MaxResultsBytes), 64<<10)
+	count := 0
+	for line := 1; ; line++ {
+		b, _, tooLong, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if t := bytes.TrimSpace(b); !tooLong && len(t) > 0 {
+			if isRecord(t) {
+				if count++; count > recordCap {
+					return fmt.Errorf("line %d: %w of %d per run", line, ErrTooManyRecords, recordCap)
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+	}
+}
+
+// isRecord is parseRecord's verdict on the fields it checks (the probe,
+// the size, the iterations, the times), decoded alone: several times
+// faster than a whole record with its samples and extras. A line whose
+// other fields do not decode counts here and is skipped by the reader.
+func isRecord(b []byte) bool {
+	var r struct {
+		Probe      string  `json:"probe"`
+		Bytes      int64   `json:"bytes"`
+		Iterations int     `json:"iterations"`
+		MinS       float64 `json:"min_s"`
+		MedianS    float64 `json:"median_s"`
+		P99S       float64 `json:"p99_s"`
+	}
+	if b[0] != '{' || json.Unmarshal(b, &r) != nil {
+		return false
+	}
+	return r.Probe != "" && r.Bytes >= 0 && r.Iterations >= 0 && r.MinS >= 0 && r.MedianS >= 0 && r.P99S >= 0
+}
+
+// countCandidates counts the lines of r whose first byte that is not a
+// space or a tab is "{".
+func countCandidates(ctx context.Context, r io.Reader) (int, error) {
+	buf := make([]byte, 1<<20)
+	n, start := 0, true // start: only blanks seen since the last newline
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		k, err := r.Read(buf)
+		for _, c := range buf[:k] {
+			switch {
+			case c == '\n':
+				start = true
+			case !start, c == ' ', c == '\t', c == '\r':
+			case c == '{':
+				n, start = n+1, false
+			default:
+				start = false
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
 		}
 	}
 }

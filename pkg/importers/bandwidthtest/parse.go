@@ -51,8 +51,13 @@ func Detect(b []byte) bool {
 }
 
 // Parse reads bandwidthTest output: one record per size and kind of copy.
-func Parse(b []byte) (*obs.Output, error) {
-	out := &obs.Output{Tool: Tool, Test: "bandwidthTest"}
+func Parse(b []byte) (*obs.Output, error) { return ParseStream(b, nil) }
+
+// ParseStream is Parse that hands each record to sink, when not nil,
+// instead of keeping it (the output's Streamed counts them).
+func ParseStream(b []byte, sink func(obs.Record)) (*obs.Output, error) {
+	out := &obs.Output{Tool: Tool, Test: "bandwidthTest", Sink: sink}
+	defer func() { out.Sink = nil }()
 	var (
 		op, mem, unit string
 		devs          int
@@ -142,5 +147,5 @@ func add(out *obs.Output, line int, op, mem string, wc bool, devs int, size int6
 	if devs > 1 {
 		r.Target = fmt.Sprintf("%d devices together", devs)
 	}
-	out.Records = append(out.Records, r)
+	out.Add(r)
 }

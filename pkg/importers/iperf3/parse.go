@@ -101,7 +101,7 @@ func (s *Summary) observations() *obs.Output {
 				r.CPU = (s.CPU.HostTotal + s.CPU.RemoteTotal) / 100 * secs * float64(bs) / bytesN
 			}
 		}
-		out.Records = append(out.Records, r)
+		out.Add(r)
 	}
 	if s.hasEnd && s.cut == nil {
 		if s.sentLine > 0 {
@@ -123,7 +123,7 @@ func (s *Summary) observations() *obs.Output {
 			if bs > 0 {
 				r.Time, r.Central = float64(bs)/iv.Rate, "mean"
 			}
-			out.Records = append(out.Records, r)
+			out.Add(r)
 		}
 		if s.cut != nil {
 			out.Problems = append(out.Problems, obs.Problem{Line: s.cutLine, Reason: s.cut.Error() + fmt.Sprintf("; the %d intervals before it are kept, one record each", len(s.Intervals))})
@@ -173,7 +173,7 @@ func (t *TextRun) observations() *obs.Output {
 			r.Time, r.Central = float64(bs)/row.Rate, "mean"
 			r.Samples = samples
 		}
-		out.Records = append(out.Records, r)
+		out.Add(r)
 	}
 	if len(t.Summary) == 0 {
 		// No summary (an interrupted client): the intervals are the results.
@@ -189,7 +189,7 @@ func (t *TextRun) observations() *obs.Output {
 			if bs > 0 {
 				r.Time, r.Central = float64(bs)/row.Rate, "mean"
 			}
-			out.Records = append(out.Records, r)
+			out.Add(r)
 		}
 		if len(out.Records) > 0 {
 			out.Notes = append(out.Notes, "no sender/receiver summary: the intervals are kept, one record each")

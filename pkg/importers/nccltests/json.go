@@ -220,7 +220,7 @@ func parseJSON(name string, b []byte) (*obs.Output, error) {
 					}
 				}
 			}
-			out.Records = append(out.Records, rec)
+			out.Add(rec)
 		}
 	}
 	if ob := d.OutOfBounds; ob != nil && (!ob.Okay || ob.Count > 0) {

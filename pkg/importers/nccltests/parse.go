@@ -64,7 +64,9 @@ func Detect(b []byte) bool {
 
 // clean strips launcher prefixes and line-end spaces.
 func clean(l string) string {
-	l = tagRe.ReplaceAllString(l, "")
+	if strings.HasPrefix(l, "[") {
+		l = tagRe.ReplaceAllString(l, "")
+	}
 	if m := srunRe.FindStringSubmatchIndex(l); m != nil {
 		l = l[m[2]:]
 	}
@@ -79,7 +81,22 @@ func Parse(name string, b []byte) (*obs.Output, error) {
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
 		return parseJSON(name, b)
 	}
-	return parseText(name, obs.Lines(b))
+	o, _, err := parseText(name, obs.Lines(b), nil)
+	return o, err
+}
+
+// ParseStream is Parse that hands each record of a text output to sink as
+// it is read instead of keeping it (the output's Streamed counts them).
+// What only the whole output tells (the test a file name gives, busbw
+// where it was printed as 0) is applied by fix, which the caller runs on
+// each record as it reads the output a second time. A -J JSON output is
+// read whole: its records are in the output, and fix is nil.
+func ParseStream(name string, b []byte, sink func(obs.Record)) (*obs.Output, func(*obs.Record), error) {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
+		o, err := parseJSON(name, b)
+		return o, nil, err
+	}
+	return parseText(name, obs.Lines(b), sink)
 }
 
 type parser struct {
@@ -93,10 +110,14 @@ type parser struct {
 	pending []string       // the "out-of-place ... in-place" line seen before a header
 	// tables counts the headers read; rows the rows read.
 	tables, rows int
+	// What finish needs of the records: the busbw/algbw ratios of the
+	// large sizes, the last record's test and op.
+	ratios           []float64
+	lastTest, lastOp string
 }
 
-func parseText(name string, lines []string) (*obs.Output, error) {
-	p := &parser{out: &obs.Output{Tool: Tool}, hosts: map[int]string{}, gpus: map[int]string{}}
+func parseText(name string, lines []string, sink func(obs.Record)) (*obs.Output, func(*obs.Record), error) {
+	p := &parser{out: &obs.Output{Tool: Tool, Sink: sink}, hosts: map[int]string{}, gpus: map[int]string{}}
 	found := false
 	for i, raw := range lines {
 		n := i + 1
@@ -164,10 +185,11 @@ func parseText(name string, lines []string) (*obs.Output, error) {
 		}
 	}
 	if !found && p.tables == 0 {
-		return nil, obs.NotRecognized(Tool, "no nccl-tests header or table")
+		return nil, nil, obs.NotRecognized(Tool, "no nccl-tests header or table")
 	}
-	p.finish(name)
-	return p.out, nil
+	fix := p.finish(name)
+	p.out.Sink = nil
+	return p.out, fix, nil
 }
 
 func (p *parser) setTest(test, from string) {
@@ -407,8 +429,11 @@ func (p *parser) row(f []string, n int) error {
 		if w, err := strconv.ParseFloat(r.Wrong, 64); err == nil && w > 0 && !strings.Contains(r.Wrong, "e") && !strings.Contains(r.Wrong, ".") {
 			p.out.Failures = append(p.out.Failures, obs.Problem{Line: n, Reason: fmt.Sprintf("%s: %s wrong elements at %d B (the results were not correct)", r.Variant, r.Wrong, r.Bytes)})
 		}
-		r.Fields = f
-		p.out.Records = append(p.out.Records, r)
+		if r.Rate >= 10e9 && r.BusRate > 0 && r.Extra["algbw_printed_as_zero"] == 0 {
+			p.ratios = append(p.ratios, r.BusRate/r.Rate)
+		}
+		p.lastTest, p.lastOp = r.Test, r.Op
+		p.out.Add(r)
 	}
 	return nil
 }
@@ -421,8 +446,10 @@ func setExtra(m map[string]float64, k string, v float64) map[string]float64 {
 	return m
 }
 
-// finish fills the hardware from the device lines and names the test.
-func (p *parser) finish(name string) {
+// finish fills the hardware from the device lines and names the test. It
+// applies to the records it holds, and returns, what only the whole output
+// tells about each record.
+func (p *parser) finish(name string) (fix func(*obs.Record)) {
 	hw := &p.out.Hardware
 	ranks := make([]int, 0, len(p.hosts))
 	for r := range p.hosts {
@@ -443,27 +470,20 @@ func (p *parser) finish(name string) {
 			hw.Mark(k, hw.Lines["gpus"])
 		}
 	}
+	rename := ""
 	if p.test == "" && p.out.Test == "" {
 		if tn := testIn(name); tn != "" {
 			p.out.Test = tn
 			p.out.Notes = append(p.out.Notes, fmt.Sprintf("the output does not name its test; the file name says %s", tn))
-			for i := range p.out.Records {
-				if p.out.Records[i].Test == "nccl-tests" {
-					p.out.Records[i].Test, p.out.Records[i].Op = tn, OpOf(tn)
-				}
+			rename = tn
+			if p.lastTest == "nccl-tests" {
+				p.lastOp = OpOf(tn)
 			}
 		}
 	}
 	// Ranks from busbw/algbw when the device lines are not in the output.
 	if hw.Ranks == 0 {
-		op := ""
-		var ratios []float64
-		for _, r := range p.out.Records {
-			op = r.Op
-			if r.Rate >= 10e9 && r.BusRate > 0 && r.Extra["algbw_printed_as_zero"] == 0 {
-				ratios = append(ratios, r.BusRate/r.Rate)
-			}
-		}
+		op, ratios := p.lastOp, p.ratios
 		if len(ratios) > 0 && op != "" {
 			sort.Float64s(ratios)
 			if n, ok := ranksFromFactor(op, ratios[len(ratios)/2], 0.003); ok {
@@ -472,19 +492,33 @@ func (p *parser) finish(name string) {
 			}
 		}
 	}
+	p.ratios = nil
 	// busbw printed as 0.00 where algbw was computed from the time: the
 	// same factor applies (busbw = algbw × BusFactor).
-	for i := range p.out.Records {
-		r := &p.out.Records[i]
+	nranks := hw.Ranks
+	factors := map[string]float64{}
+	fix = func(r *obs.Record) {
+		if rename != "" && r.Test == "nccl-tests" {
+			r.Test, r.Op = rename, OpOf(rename)
+		}
 		if r.Extra["algbw_printed_as_zero"] == 1 && r.BusRate == 0 && r.Rate > 0 {
-			if f, _, ok := model.BusFactor(r.Op, hw.Ranks); ok {
+			f, ok := factors[r.Op]
+			if !ok {
+				f, _, _ = model.BusFactor(r.Op, nranks)
+				factors[r.Op] = f
+			}
+			if f > 0 {
 				r.BusRate = r.Rate * f
 			}
 		}
 	}
+	for i := range p.out.Records {
+		fix(&p.out.Records[i])
+	}
 	if p.tables > 0 && p.rows == 0 {
 		p.out.Failures = append(p.out.Failures, obs.Problem{Line: p.lastHeader(), Reason: "the table has a header and no result rows (the run stopped or stalled before its first size)"})
 	}
+	return fix
 }
 
 func (p *parser) lastHeader() int {

@@ -242,7 +242,7 @@ func Parse(b []byte) (*obs.Output, error) {
 		out.Problems = append(out.Problems, obs.Problem{Line: results[0].line, Reason: err.Error()})
 		return out, nil
 	}
-	out.Records = append(out.Records, rec)
+	out.Add(rec)
 	return out, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // Metric says what a record's central value is.
@@ -57,6 +58,50 @@ type Output struct {
 	// Notes say what a reader should know: defaults assumed, rows dropped
 	// as duplicates.
 	Notes []string `json:"notes,omitempty"`
+	// Sink, when set, takes each record Add is given instead of Records
+	// (a parser that streams: see pkg/importers); Streamed counts them.
+	Sink     func(Record) `json:"-"`
+	Streamed int          `json:"-"`
+}
+
+// MaxRecords bounds the records of one output: a run directory holds at
+// most a million (pkg/record's limit), so an output with more cannot be
+// imported, and its parser stops at the record past it instead of reading
+// the whole file.
+const MaxRecords = 1_000_000
+
+// TooManyRecords is what Add panics with at the record past MaxRecords:
+// it ends the parse wherever the parser is. pkg/importers recovers it and
+// refuses the file; Line is the record's line.
+type TooManyRecords struct{ Line int }
+
+// Add appends r to the records (or hands it to Sink). At the record past
+// MaxRecords it panics with TooManyRecords.
+func (o *Output) Add(r Record) {
+	if o.Full() {
+		panic(TooManyRecords{Line: r.Line})
+	}
+	if o.Sink != nil {
+		o.Streamed++
+		o.Sink(r)
+		return
+	}
+	o.Records = append(o.Records, r)
+}
+
+// Full tells whether the output holds (or streamed) MaxRecords records: a
+// parser may stop reading rows then.
+func (o *Output) Full() bool { return len(o.Records)+o.Streamed >= MaxRecords }
+
+// Count is the number of records read: kept and streamed.
+func (o *Output) Count() int { return len(o.Records) + o.Streamed }
+
+// ValidateRecord is Validate for one record (a streamed one).
+func ValidateRecord(r *Record) error {
+	if err := r.validate(); err != nil {
+		return fmt.Errorf("record at line %d: %w", r.Line, err)
+	}
+	return nil
 }
 
 // Hardware is what an output says about the machines it ran on. Every
@@ -232,11 +277,10 @@ func (r Record) validate() error {
 	case r.Bytes < 0 || r.Count < 0 || r.Iterations < 0:
 		return errors.New("negative size or count")
 	}
-	for name, v := range map[string]float64{"time": r.Time, "min": r.Min, "max": r.Max, "p50": r.P50, "p90": r.P90,
-		"p99": r.P99, "p999": r.P999, "stdev": r.Stdev, "rate": r.Rate, "bus rate": r.BusRate, "peak rate": r.PeakRate,
-		"message rate": r.MsgRate, "cpu": r.CPU} {
+	vals := [...]float64{r.Time, r.Min, r.Max, r.P50, r.P90, r.P99, r.P999, r.Stdev, r.Rate, r.BusRate, r.PeakRate, r.MsgRate, r.CPU}
+	for i, v := range vals {
 		if !finiteNonNeg(v) {
-			return fmt.Errorf("%s is %v", name, v)
+			return fmt.Errorf("%s is %v", valueNames[i], v)
 		}
 	}
 	for k, v := range r.Extra {
@@ -264,12 +308,17 @@ func (r Record) validate() error {
 	return nil
 }
 
+// valueNames name the values validate checks, in its order.
+var valueNames = [...]string{"time", "min", "max", "p50", "p90", "p99", "p999", "stdev", "rate", "bus rate", "peak rate", "message rate", "cpu"}
+
 func finiteNonNeg(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
 
 // Lines splits text into lines without their line ends (LF or CRLF). A
-// last line without a newline is kept.
+// last line without a newline is kept. The lines share b's memory (an
+// import's file is not copied once more per parser): b must not be
+// changed afterwards.
 func Lines(b []byte) []string {
-	s := string(b)
+	s := unsafe.String(unsafe.SliceData(b), len(b))
 	if s == "" {
 		return nil
 	}

@@ -113,8 +113,13 @@ func classify(name string) (col, error) {
 }
 
 // Parse reads OSU Micro-Benchmarks output into one record per size.
-func Parse(b []byte) (*obs.Output, error) {
-	out := &obs.Output{Tool: Tool}
+func Parse(b []byte) (*obs.Output, error) { return ParseStream(b, nil) }
+
+// ParseStream is Parse that hands each record to sink, when not nil,
+// instead of keeping it (the output's Streamed counts them).
+func ParseStream(b []byte, sink func(obs.Record)) (*obs.Output, error) {
+	out := &obs.Output{Tool: Tool, Sink: sink}
+	defer func() { out.Sink = nil }()
 	var (
 		cols    []col
 		hdrLine int
@@ -204,7 +209,7 @@ func Parse(b []byte) (*obs.Output, error) {
 		if mode == "tcp" && !out.Hardware.MemoryGPU {
 			rec.Path = "host-tcp" // Intel MPI says it moves the data over TCP sockets
 		}
-		out.Records = append(out.Records, rec)
+		out.Add(rec)
 	}
 	if !title {
 		return nil, obs.NotRecognized(Tool, "no OSU title line")

@@ -83,7 +83,7 @@ func (r *Report) Observations() *obs.Output {
 			Iterations: row.Iterations, Rate: row.AvgBps, PeakRate: row.PeakBps, MsgRate: row.MsgRate, Path: path, Target: r.Device,
 			Fields: row.Fields}
 		rec.Time, rec.Central = float64(row.Bytes)/row.AvgBps, "mean"
-		out.Records = append(out.Records, rec)
+		out.Add(rec)
 	}
 	for _, row := range r.Latency {
 		t, central := row.Typical, "median (t_typical)"
@@ -103,7 +103,7 @@ func (r *Report) Observations() *obs.Output {
 		if r.Verb == "RDMA_Read" {
 			rec.Extra = setExtra(rec.Extra, "round_trip", 1)
 		}
-		out.Records = append(out.Records, rec)
+		out.Add(rec)
 	}
 	for _, e := range r.Errors {
 		out.Failures = append(out.Failures, obs.Problem{Line: e.Line, Text: e.Text, Reason: "perftest reported an error"})

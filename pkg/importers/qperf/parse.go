@@ -99,8 +99,13 @@ func value(num, unit string) (float64, string, error) {
 
 // Parse reads qperf output: one record per test block that has a
 // bandwidth (bw, or recv_bw of UDP) or a latency.
-func Parse(b []byte) (*obs.Output, error) {
-	out := &obs.Output{Tool: Tool}
+func Parse(b []byte) (*obs.Output, error) { return ParseStream(b, nil) }
+
+// ParseStream is Parse that hands each record to sink, when not nil,
+// instead of keeping it (the output's Streamed counts them).
+func ParseStream(b []byte, sink func(obs.Record)) (*obs.Output, error) {
+	out := &obs.Output{Tool: Tool, Sink: sink}
+	defer func() { out.Sink = nil }()
 	var blocks []*block
 	var cur *block
 	found := false
@@ -140,7 +145,7 @@ func Parse(b []byte) (*obs.Output, error) {
 			continue
 		}
 		if rec != nil {
-			out.Records = append(out.Records, *rec)
+			out.Add(*rec)
 		}
 	}
 	if len(blocks) > 0 {

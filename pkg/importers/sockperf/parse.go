@@ -256,10 +256,10 @@ func Parse(b []byte) (*obs.Output, error) {
 		if s.RunTime > 0 {
 			r.Extra = map[string]float64{"run_s": s.RunTime}
 		}
-		out.Records = append(out.Records, r)
+		out.Add(r)
 	}
 	if t := sc.throughput; t != nil && t.Rate > 0 && !math.IsInf(t.Rate, 0) {
-		out.Records = append(out.Records, obs.Record{Line: t.Line, Test: "throughput", Variant: strings.ToLower(sc.protocol),
+		out.Add(obs.Record{Line: t.Line, Test: "throughput", Variant: strings.ToLower(sc.protocol),
 			Metric: obs.Bandwidth, Bytes: sc.msgSize, BytesNote: note, Rate: t.Rate, MsgRate: t.MsgRate, Iterations: t.Messages, Path: path})
 	}
 	if sc.msgLine > 0 {

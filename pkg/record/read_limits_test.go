@@ -1,0 +1,124 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpupath/gpupath/internal/safeio"
+)
+
+const completeManifest = `{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","results":"results.jsonl","probes":[{"name":"x","status":"ok","results":0}]}`
+
+// results.jsonl over MaxResultsBytes is refused from its size, unread: a
+// sparse file of 1 GiB + 1 byte takes no disk and no time, and the error
+// names the limit and the size that stat gave.
+func TestReadRunRefusesOversizeResultsUnread(t *testing.T) {
+	dir := writeRunDir(t, completeManifest, []byte(`{"probe":"x"}`+"\n"))
+	if err := os.Truncate(filepath.Join(dir, ResultsFile), MaxResultsBytes+1); err != nil {
+		t.Skip(err)
+	}
+	_, err := ReadRun(dir)
+	if !errors.Is(err, safeio.ErrTooLarge) || !strings.Contains(err.Error(), "1 GiB") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("(%d bytes)", MaxResultsBytes+1)) {
+		t.Errorf("a results.jsonl of 1 GiB + 1 byte: %v", err)
+	}
+}
+
+// More records than the cap are counted before any is kept: the run is
+// refused at the record past the cap (blank, damaged and over-long lines
+// do not count), and up to the cap everything reads.
+func TestReadRunCountsBeforeKeeping(t *testing.T) {
+	defer func(c int) { recordCap = c }(recordCap)
+	recordCap = 100
+	var b bytes.Buffer
+	for i := 0; i < 100; i++ {
+		b.WriteString(`{"probe":"x"}` + "\n\n")
+	}
+	b.WriteString(`{"probe":` + "\n") // damaged: not a record
+	rd, err := ReadRun(writeRunDir(t, completeManifest, b.Bytes()))
+	if err != nil || len(rd.Results) != 100 || len(rd.Skipped) != 1 {
+		t.Fatalf("100 records and a damaged line at a cap of 100: %v", err)
+	}
+	b.WriteString(`{"probe":"x"}` + "\n")
+	_, err = ReadRun(writeRunDir(t, completeManifest, b.Bytes()))
+	if !errors.Is(err, ErrTooManyRecords) || !strings.Contains(err.Error(), "line 202") || !strings.Contains(err.Error(), "of 100 per run") {
+		t.Errorf("101 records at a cap of 100: %v", err)
+	}
+}
+
+// The real limit: 1,000,001 records are refused without the reader
+// holding a million of them (the heap stays far below what a million
+// Results take, about 300 MB).
+func TestReadRunMillionRecordsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads 1,000,001 records")
+	}
+	line := []byte(`{"probe":"x","bytes":1}` + "\n")
+	dir := writeRunDir(t, completeManifest, bytes.Repeat(line, MaxRecords+1))
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+		}
+	}()
+	_, err := ReadRun(dir)
+	close(stop)
+	<-done
+	if !errors.Is(err, ErrTooManyRecords) || !strings.Contains(err.Error(), "line 1000001") {
+		t.Errorf("1,000,001 records: %v", err)
+	}
+	if grew := int64(peak.Load()) - int64(base); grew > 150<<20 {
+		t.Errorf("the heap grew by %d MiB while refusing 1,000,001 records", grew>>20)
+	}
+}
+
+// The manifest's enumerated and numeric fields are checked: an unknown
+// status or a negative count is an error naming the file and the field.
+func TestReadRunValidatesManifest(t *testing.T) {
+	for _, tc := range []struct{ manifest, want string }{
+		{`{"format":1,"tool":"gpupath","status":"banana","start":"2026-11-29T12:00:00Z"}`, `field status: unknown status "banana"`},
+		{`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","host":{"cpus":-5}}`, "field host.cpus: -5 is negative"},
+		{`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","host":{"memory_bytes":-1}}`, "field host.memory_bytes"},
+		{`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","probes":[{"name":"tcp","status":"done"}]}`, `field probes[0] (tcp).status: unknown status "done"`},
+		{`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","probes":[{"name":"tcp","status":"ok","results":-3}]}`, "field probes[0] (tcp).results: -3 is negative"},
+		{`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","budget_s":-1}`, "field budget_s"},
+		{`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","peer":{"cpus":-2}}`, "field peer.cpus"},
+		{`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","host":{"nics":[{"name":"eth0","mtu":-1}]}}`, "field host.nics[0] (eth0)"},
+	} {
+		dir := writeRunDir(t, tc.manifest, nil)
+		_, err := ReadRun(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ManifestFile)) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant …%s…", tc.manifest, err, tc.want)
+		}
+	}
+	for _, s := range Statuses {
+		m := strings.Replace(completeManifest, `"status":"complete"`, `"status":"`+string(s)+`"`, 1)
+		if _, err := ParseManifest([]byte(m)); err != nil {
+			t.Errorf("status %s: %v", s, err)
+		}
+	}
+}
