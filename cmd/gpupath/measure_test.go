@@ -389,9 +389,15 @@ func TestMeasureQuick(t *testing.T) {
 	if rd.Manifest.Status != record.StatusComplete {
 		t.Errorf("status %s", rd.Manifest.Status)
 	}
+	// A machine busy enough (the test suite beside this test) can end a
+	// probe's budget before its plan: the probe is partial, keeps what it
+	// measured and the run still succeeds — the contract this checks.
 	for _, p := range measure.QuickProbes {
-		if st := rd.Manifest.Probe(p); st == nil || st.Status != record.StatusOK || st.Results == 0 {
+		st := rd.Manifest.Probe(p)
+		if st == nil || st.Results == 0 || (st.Status != record.StatusOK && st.Status != record.StatusPartial) {
 			t.Errorf("probe %s: %+v", p, st)
+		} else if st.Status == record.StatusPartial {
+			t.Logf("probe %s partial on a busy machine: %s", p, st.Reason)
 		}
 	}
 	y, err := os.ReadFile(filepath.Join(dir, "host-scenario.yaml"))
