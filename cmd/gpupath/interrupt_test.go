@@ -87,6 +87,24 @@ func TestSIGTERMStopsLongCommands(t *testing.T) {
 	tmp := t.TempDir()
 	run := filepath.Join(tmp, "big")
 	bigRun(t, run, 60)
+	// The published table repeated to 9,000 rows (under validate's row
+	// limit): tens of seconds of modeling.
+	pub, err := os.ReadFile(filepath.Join("..", "..", "pkg", "validate", "data", "published.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(pub), "\n"), "\n")
+	var table strings.Builder
+	table.WriteString(lines[0] + "\n")
+	for n := 0; n < 9000; n++ {
+		row := lines[1+n%(len(lines)-1)]
+		id, rest, _ := strings.Cut(row, ",")
+		fmt.Fprintf(&table, "%s-%d,%s\n", id, n, rest) // ids are unique
+	}
+	csv := filepath.Join(tmp, "table.csv")
+	if err := os.WriteFile(csv, []byte(table.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -96,6 +114,7 @@ func TestSIGTERMStopsLongCommands(t *testing.T) {
 		{"model", []string{"model", "--sizes", "1B:1GiB:x1.00209", "--format", "json"}, ""},
 		{"fit", []string{"fit", "--data", run, "--out", filepath.Join(tmp, "fitted.yaml")}, filepath.Join(tmp, "fitted.yaml")},
 		{"report", []string{"report", "--model-only", "--data", run, "--out", filepath.Join(tmp, "rep")}, filepath.Join(tmp, "rep")},
+		{"validate", []string{"validate", "--data", csv}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(binary, tc.args...)

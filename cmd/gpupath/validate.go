@@ -45,7 +45,10 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return badInput(err)
 		}
 	}
-	rep := validate.NewReport(rows)
+	rep, err := validate.NewReportContext(ctx, rows)
+	if err != nil {
+		return err
+	}
 	rep.Both = *partial
 	switch *format {
 	case "json":

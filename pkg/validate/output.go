@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -25,8 +26,21 @@ type Report struct {
 
 // NewReport models rows in both modes and summarizes them.
 func NewReport(rows []Row) Report {
-	full, part := RunMode(rows, Full), RunMode(rows, Partial)
-	return Report{Results: full, Summary: Summarize(full), Partial: part, PartialSummary: Summarize(part)}
+	rep, _ := NewReportContext(context.Background(), rows)
+	return rep
+}
+
+// NewReportContext is NewReport that ends at an interrupt (ctx's error).
+func NewReportContext(ctx context.Context, rows []Row) (Report, error) {
+	full, err := RunModeContext(ctx, rows, Full)
+	if err != nil {
+		return Report{}, err
+	}
+	part, err := RunModeContext(ctx, rows, Partial)
+	if err != nil {
+		return Report{}, err
+	}
+	return Report{Results: full, Summary: Summarize(full), Partial: part, PartialSummary: Summarize(part)}, nil
 }
 
 // Mode says which modes the writers show: "full" or "full and partial".

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -63,11 +64,21 @@ func Run(rows []Row) []Result { return RunMode(rows, Full) }
 
 // RunMode models every row in a mode.
 func RunMode(rows []Row, mode Mode) []Result {
+	out, _ := RunModeContext(context.Background(), rows, mode)
+	return out
+}
+
+// RunModeContext models every row in a mode, asking ctx before each row:
+// a table of many rows ends at an interrupt with ctx's error.
+func RunModeContext(ctx context.Context, rows []Row, mode Mode) ([]Result, error) {
 	out := make([]Result, 0, len(rows))
 	for _, r := range rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		out = append(out, modelRow(r, mode))
 	}
-	return out
+	return out, nil
 }
 
 func modelRow(r Row, mode Mode) Result {
