@@ -197,3 +197,45 @@ func TestRendezvousRefusesFIFO(t *testing.T) {
 		t.Errorf("republished: %q %v", addr, err)
 	}
 }
+
+// A rendezvous file that is a link out of its directory (anybody who can
+// write to a shared directory can plant one) is not followed, and what a
+// file holds that is not an address is not echoed into the error (which
+// goes into the run's manifest).
+func TestRendezvousStaysInDirectory(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	if err := os.WriteFile(secret, []byte("TOPSECRET line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "gpupath-pair.addr")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Await(context.Background(), link, 200*time.Millisecond)
+	if err == nil || strings.Contains(err.Error(), "TOPSECRET") || errors.Is(err, ErrPeerTimeout) {
+		t.Errorf("a link out of the directory: %v", err)
+	}
+	// A regular file that holds something else: its length, not its text.
+	junk := filepath.Join(dir, "gpupath-junk.addr")
+	if err := os.WriteFile(junk, []byte("TOPSECRET line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Await(context.Background(), junk, 200*time.Millisecond)
+	if err == nil || strings.Contains(err.Error(), "TOPSECRET") || !strings.Contains(err.Error(), "15 bytes") {
+		t.Errorf("junk: %v", err)
+	}
+	// A link inside the directory is followed.
+	good := filepath.Join(dir, "gpupath-good.addr")
+	if err := Publish(good, "10.0.0.3:3"); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(dir, "gpupath-alias.addr")
+	if err := os.Symlink("gpupath-good.addr", inside); err != nil {
+		t.Fatal(err)
+	}
+	if addr, err := Await(context.Background(), inside, time.Second); err != nil || addr != "10.0.0.3:3" {
+		t.Errorf("a link inside: %q %v", addr, err)
+	}
+}

@@ -70,10 +70,21 @@ func Await(ctx context.Context, path string, wait time.Duration) (string, error)
 	}
 }
 
-// readAddr reads the rendezvous file through the bounded reader: a FIFO or
-// a device in the directory is refused at once, never waited on.
+// readAddr reads the rendezvous file through the bounded reader, inside its
+// directory (os.Root): a FIFO or a device is refused at once, never waited
+// on, and a link out of the directory — one anybody who can write to a
+// shared directory could plant — is not followed. What the file holds is
+// not echoed when it is not an address: it says only how long it is.
 func readAddr(ctx context.Context, path string) (string, error) {
-	b, err := safeio.ReadFile(ctx, path, maxAddrFile)
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	root, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	b, err := safeio.ReadFSFile(root.FS(), filepath.Base(path), maxAddrFile)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", err
@@ -82,7 +93,7 @@ func readAddr(ctx context.Context, path string) (string, error) {
 	}
 	addr := strings.TrimSpace(string(b))
 	if _, _, err := net.SplitHostPort(addr); err != nil || strings.ContainsAny(addr, " \n\t") {
-		return "", fmt.Errorf("cluster: rendezvous %s holds %q, not host:port", path, addr)
+		return "", fmt.Errorf("cluster: rendezvous %s holds %d bytes that are not one host:port", path, len(b))
 	}
 	return addr, nil
 }
