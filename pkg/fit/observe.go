@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/internal/stats"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Observation is the timing of one message size: its repetitions, in
@@ -73,9 +74,9 @@ type data struct {
 // overflow or underflow float64 in the solver (5e-324 s, 1e300 s). Sizes
 // above MaxBytes (1 EiB) likewise.
 const (
-	MinSeconds = 1e-12
-	MaxSeconds = 1e6
-	MaxBytes   = 1 << 60
+	MinSeconds = float64(units.MinTime)
+	MaxSeconds = float64(units.MaxTime)
+	MaxBytes   = float64(units.MaxSize)
 )
 
 // prepare validates and merges observations. Unusable sizes and times are

@@ -75,8 +75,8 @@ type checked struct {
 // 10¹⁸ B/s. Outside it a value is no measurement (a 5e-324 s median, a rate
 // of a time of zero) and breaks a log axis or an error in percent.
 const (
-	MinDrawnSeconds = 1e-12
-	MaxDrawnSeconds = 1e6
+	MinDrawnSeconds = float64(units.MinTime)
+	MaxDrawnSeconds = float64(units.MaxTime)
 	MinDrawnRate    = 1e-3
 	MaxDrawnRate    = 1e18
 )

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Limits on a run directory read back. A run of gpupath measure writes a
@@ -364,6 +365,17 @@ func parseRecord(b []byte) (Result, string) {
 		return r, "negative iteration count"
 	case r.MinS < 0 || r.MedianS < 0 || r.P99S < 0:
 		return r, "negative time"
+	}
+	// A time of 0 is "not known" (an imported output without a minimum);
+	// any other outside the physical range is no measurement, and would
+	// reach every figure, fit and comparison downstream.
+	for _, t := range [...]struct {
+		name string
+		v    float64
+	}{{"min_s", r.MinS}, {"median_s", r.MedianS}, {"p99_s", r.P99S}, {"mean_s", r.MeanS}} {
+		if t.v != 0 && !units.PhysicalTime(t.v) {
+			return r, fmt.Sprintf("%s %g outside %s – %s: not a measured time", t.name, t.v, units.MinTime, units.MaxTime)
+		}
 	}
 	return r, ""
 }

@@ -122,3 +122,27 @@ func TestReadRunValidatesManifest(t *testing.T) {
 		}
 	}
 }
+
+// A time outside the physical range (a 5e-324 s median, 1e300 s) is no
+// measurement: the reader skips its line with the reason, as it skips a
+// damaged one, so no figure, fit or comparison downstream sees it (it
+// panicked the report's JSON with +Inf and printed "+Inf%" in fit). A time
+// of 0 is "not known" and stays.
+func TestReadResultsSkipsUnphysicalTimes(t *testing.T) {
+	in := strings.Join([]string{
+		`{"probe":"tcp","variant":"v","bytes":8,"iterations":1,"median_s":5e-324}`,
+		`{"probe":"tcp","variant":"v","bytes":8,"iterations":1,"median_s":1e-6,"p99_s":1e300}`,
+		`{"probe":"tcp","variant":"v","bytes":8,"iterations":1,"median_s":1e-6,"min_s":0}`,
+	}, "\n") + "\n"
+	rs, skipped, err := ReadResults(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].MedianS != 1e-6 {
+		t.Errorf("kept %+v", rs)
+	}
+	if len(skipped) != 2 || skipped[0].Line != 1 || !strings.Contains(skipped[0].Reason, "median_s") ||
+		!strings.Contains(skipped[1].Reason, "p99_s") || !strings.Contains(skipped[1].Reason, "not a measured time") {
+		t.Errorf("skipped %v", skipped)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Kinds of quantity, in base units.
@@ -61,8 +63,8 @@ func parseValue(v, unit string) (float64, string, error) {
 // scenario values have): a time of 1 ps to 10⁶ s, a rate of 1 kbit/s to
 // 1,000,000 GB/s; and of a message size stated as a number, 0 B to 1 EiB.
 const (
-	MinTime     = 1e-12
-	MaxTime     = 1e6
+	MinTime     = float64(units.MinTime)
+	MaxTime     = float64(units.MaxTime)
 	MinRate     = 1e3 / 8
 	MaxRate     = 1e15
 	MaxMsgBytes = 1 << 60
