@@ -80,7 +80,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				recs = append(recs, nil)
 				return nil
 			}
-			r := &fstree.Recorder{FS: f}
+			r := &fstree.Recorder{FS: f, Limit: doctor.MaxFileBytes}
 			recs = append(recs, r)
 			return r
 		}

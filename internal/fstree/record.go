@@ -2,6 +2,8 @@ package fstree
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -17,6 +19,10 @@ import (
 // not recorded.
 type Recorder struct {
 	FS fs.FS
+	// Limit, when positive, bounds what ReadFile reads of one file (a
+	// sysfs attribute states 4096 bytes whatever it holds, so the file's
+	// size does not bound it): a file past it is an error, not recorded.
+	Limit int64
 
 	mu       sync.Mutex
 	entries  map[string]Entry
@@ -93,7 +99,7 @@ func (r *Recorder) Open(name string) (fs.File, error) { return r.FS.Open(name) }
 
 // ReadFile reads name and records its content.
 func (r *Recorder) ReadFile(name string) ([]byte, error) {
-	b, err := fs.ReadFile(r.FS, name)
+	b, err := r.read(name)
 	if err != nil {
 		r.fail(name, err)
 		return b, err
@@ -235,4 +241,24 @@ func (r *Recorder) Failures() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.failures...)
+}
+
+// read reads name whole, or at most Limit bytes.
+func (r *Recorder) read(name string) ([]byte, error) {
+	if r.Limit <= 0 {
+		return fs.ReadFile(r.FS, name)
+	}
+	f, err := r.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, r.Limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > r.Limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("over the size limit of %d bytes", r.Limit)}
+	}
+	return b, nil
 }
