@@ -99,3 +99,25 @@ func walk(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// An --opt value out of the range its probe declares is bad input before
+// anything runs: exit 2, one line naming the option, its value and the
+// range, and no run directory.
+func TestOptValueRefusedUpFront(t *testing.T) {
+	for _, tc := range []struct{ opt, want string }{
+		{"flows=100000", "option flows=100000: out of range [1, 64]"},
+		{"flows=0", "option flows=0: out of range [1, 64]"},
+		{"timeout=0", "option timeout=0: out of range (0s, 3600s]"},
+		{"modes=store,bogus", `option modes=store,bogus: unknown "bogus"`},
+		{"chunk=1GiB", "option chunk=1GiB: out of range [1B, 256MiB]"},
+	} {
+		out := filepath.Join(t.TempDir(), "run")
+		stdout, stderr, code := invoke(t, "measure", "--probes", "staged-host", "--budget", "2s", "--quiet", "--opt", tc.opt, "--out", out)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("--opt %s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", tc.opt, code, stdout, stderr, tc.want)
+		}
+		if _, err := os.Lstat(out); !os.IsNotExist(err) {
+			t.Errorf("--opt %s: the run directory was made (%v)", tc.opt, err)
+		}
+	}
+}
