@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 
@@ -21,6 +23,17 @@ import (
 
 // Version is the tool version written into every report and manifest.
 var Version = "0.1.0-dev"
+
+// checkOut refuses, as bad input, an --out run or report directory that
+// holds a run or is not new or empty (safeio.CheckOutDir).
+func checkOut(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile)); err == nil {
+		return usagef("--out %s already holds a run", dir)
+	} else if err := safeio.CheckOutDir(dir); err != nil {
+		return usagef("--out %s: %v", dir, err)
+	}
+	return nil
+}
 
 // usageError marks bad input: the command exits 2 with one line.
 type usageError struct{ err error }

@@ -44,8 +44,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("--tool: %v", err)
 		}
 	}
-	if _, err := os.Stat(*out + "/manifest.json"); err == nil {
-		return usagef("--out %s: it holds a run already", *out)
+	if err := checkOut(*out); err != nil {
+		return err
 	}
 	parsed, err := importers.ReadFilesStream(ctx, files, *tool)
 	var lineErr *importers.Error

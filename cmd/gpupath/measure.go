@@ -127,6 +127,9 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	if err := measure.CheckSizes(f.names, cfg.Plan.Sizes); err != nil {
 		return usagef("--sizes: %v", err)
 	}
+	if err := checkOut(f.out); f.out != "" && err != nil {
+		return err
+	}
 	if pr != nil {
 		if f.set["target"] {
 			return usagef("--target: a two-host run measures against its peer")
@@ -141,17 +144,6 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	dir := f.out
 	if dir == "" {
 		dir = filepath.Join("reports", "runs", record.RunDirName(host.Hostname, time.Now()))
-	}
-	if _, err := os.Stat(filepath.Join(dir, record.ManifestFile)); err == nil {
-		return usagef("--out %s already holds a run", dir)
-	}
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return usagef("--out %s: not a directory (give a new or empty directory)", dir)
-		}
-		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
-			return usagef("--out %s: it exists and is not empty (give a new or empty directory)", dir)
-		}
 	}
 	cfg.Dir, cfg.Host = dir, &host
 	if !f.quiet {

@@ -41,6 +41,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
+	if err := checkOut(*out); *out != "" && err != nil {
+		return err
+	}
 	s, err := sf.resolve(ctx)
 	if err != nil {
 		return err
@@ -96,11 +99,6 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			return usagef("cannot write reports into %s here: %v (give --out DIR)", reportsDir, err)
 		}
 		dir = report.FreeDir(reportsDir, s.Name, at)
-	} else if fi, err := os.Stat(dir); err == nil {
-		ents, _ := os.ReadDir(dir)
-		if !fi.IsDir() || len(ents) > 0 {
-			return usagef("--out %s: it exists and is not an empty directory", dir)
-		}
 	}
 
 	probeNote := ""

@@ -107,7 +107,7 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"--data", corrupt, "--out", "out1"}, "manifest.json: malformed manifest"},
 		{[]string{"--data", empty, "--out", "out1"}, "no manifest.json"},
 		{[]string{"--data", garbage, "--out", "out1"}, "results.jsonl is corrupt: no line is a record"},
-		{[]string{"--model-only", "--out", "afile/report"}, "--out afile/report: cannot write the report there"},
+		{[]string{"--model-only", "--out", "afile/report"}, "--out afile/report: cannot be made: a directory above it is a file"},
 		{[]string{"--model-only", "--out", "runs"}, "it exists and is not an empty directory"},
 		{[]string{"--model-only", "--out", "afile"}, "it exists and is not an empty directory"},
 		{[]string{"--preset", "nope"}, "unknown preset"},

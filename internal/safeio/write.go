@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // ErrExists says an output path already holds something (a file, a
@@ -154,4 +155,39 @@ func CanWrite(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// CheckOutDir says, before any work is done, whether path can be an output
+// directory that a command creates (or fills when it is an existing empty
+// directory, which measure, report and import all accept): absent, or an
+// empty directory. A file, a symbolic link (dangling or not: the link is
+// not followed, nor replaced) or a directory holding anything is refused.
+// The error is the reason, without the path; commands give it as bad input.
+func CheckOutDir(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("cannot be made: a directory above it is a file")
+	case err != nil:
+		return errors.Unwrap(err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return errors.New("it is a symbolic link, not a directory (give a new or empty directory)")
+	case !fi.IsDir():
+		return errors.New("it exists and is not an empty directory (give a new or empty directory)")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return errors.Unwrap(err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if len(names) > 0 {
+		return fmt.Errorf("it exists and is not an empty directory: it holds %s (give a new or empty directory)", names[0])
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }

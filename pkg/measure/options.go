@@ -41,35 +41,133 @@ type Option struct {
 	Off bool
 	// Doc says what the option does, in a few words.
 	Doc string
+	// Min and Max bound a number's value, both ends included, in the
+	// kind's unit (a count, bytes, seconds, bytes per second); there is no
+	// bound unless Max > Min. Above makes Min exclusive (a timeout above
+	// 0). Choices are the names an OptWords list may hold (any, if none).
+	Min, Max float64
+	Above    bool
+	Choices  []string
 }
 
-// Check reads v as the option's kind; the error names the option.
+// Check reads v as the option's kind and checks it against the option's
+// range or choices; the error names the option, the value and what it
+// must be. The command checks every option up front (CheckOptions) and
+// the probe reads it through the same declaration (Number, Words), so the
+// two cannot differ.
 func (o Option) Check(v string) error {
+	_, err := o.number(v)
+	if o.Kind == OptWords {
+		_, err = o.words(v)
+	}
+	return err
+}
+
+// number reads v (trimmed) as the option's kind, within its range; "off"
+// (when the option takes it) is 0.
+func (o Option) number(v string) (float64, error) {
 	v = strings.TrimSpace(v)
 	if o.Off && v == "off" {
-		return nil
+		return 0, nil
 	}
+	var x float64
 	var err error
 	switch o.Kind {
 	case OptInt:
-		_, err = strconv.Atoi(v)
+		var n int
+		n, err = strconv.Atoi(v)
+		x = float64(n)
 	case OptSize:
-		_, err = units.ParseBytes(v)
+		var b units.Bytes
+		b, err = units.ParseBytes(v)
+		x = float64(b)
 	case OptDuration:
-		_, err = units.ParseDuration(v)
+		var d units.Seconds
+		d, err = units.ParseDuration(v)
+		x = float64(d)
 	case OptRate:
-		_, err = units.ParseRate(v)
-	case OptWords:
-		for _, w := range strings.Split(v, ",") {
-			if strings.TrimSpace(w) == "" {
-				err = fmt.Errorf("%q: an empty name in the list", v)
-			}
-		}
+		var r units.Rate
+		r, err = units.ParseRate(v)
+		x = float64(r)
+	default:
+		return 0, nil
 	}
 	if err != nil {
-		return fmt.Errorf("option %s=%s: want %s (%v)", o.Name, v, kindWords[o.Kind], err)
+		return 0, fmt.Errorf("option %s=%s: want %s (%v)", o.Name, v, kindWords[o.Kind], err)
 	}
-	return nil
+	if o.Max > o.Min && (x < o.Min || x > o.Max || o.Above && x == o.Min) {
+		open := "["
+		if o.Above {
+			open = "("
+		}
+		return 0, fmt.Errorf("option %s=%s: out of range %s%s, %s]", o.Name, v, open, o.format(o.Min), o.format(o.Max))
+	}
+	return x, nil
+}
+
+// format writes a bound in the option's units.
+func (o Option) format(x float64) string {
+	switch o.Kind {
+	case OptSize:
+		return units.Bytes(x).String()
+	case OptDuration:
+		return units.Seconds(x).String()
+	case OptRate:
+		return units.Rate(x).String()
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+// words reads v as a comma-separated list of the option's choices.
+func (o Option) words(v string) ([]string, error) {
+	var out []string
+	for _, w := range strings.Split(v, ",") {
+		w = strings.TrimSpace(w)
+		switch {
+		case w == "":
+			return nil, fmt.Errorf("option %s=%s: want %s (an empty name in the list)", o.Name, v, kindWords[o.Kind])
+		case len(o.Choices) > 0 && !slices.Contains(o.Choices, w):
+			return nil, fmt.Errorf("option %s=%s: unknown %q (want %s)", o.Name, v, w, strings.Join(o.Choices, ", "))
+		default:
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// Number reads the option from plan as a number in the kind's unit (see
+// Check), def when it is not set or empty.
+func (o Option) Number(plan Plan, def float64) (float64, error) {
+	v, ok := plan.Options[o.Name]
+	if !ok || strings.TrimSpace(v) == "" {
+		return def, nil
+	}
+	return o.number(v)
+}
+
+// Words reads the option from plan as a list of its choices; def when it
+// is not set, or gives no name.
+func (o Option) Words(plan Plan, def []string) ([]string, error) {
+	v, ok := plan.Options[o.Name]
+	if !ok {
+		return def, nil
+	}
+	w, err := o.words(v)
+	if len(w) == 0 {
+		w = def
+	}
+	return w, err
+}
+
+// declared is the option named name of decl (a probe's Options()); a probe
+// that reads an option it does not declare is a bug.
+func declared(decl []Option, name string) Option {
+	for _, o := range decl {
+		if o.Name == name {
+			return o
+		}
+	}
+	panic("measure: option " + name + " is not declared")
 }
 
 var kindWords = map[OptionKind]string{
@@ -140,6 +238,20 @@ func CheckOptions(probes []string, opts map[string]string) error {
 		}
 		if err := o.Check(opts[k]); err != nil {
 			return err
+		}
+	}
+	// An option that several probes read is checked against each one's
+	// declaration: its range there may differ.
+	for _, n := range probes {
+		p, _ := New(n, Env{})
+		if op, ok := p.(Optioner); ok {
+			for _, o := range op.Options() {
+				if v, ok := opts[o.Name]; ok {
+					if err := o.Check(v); err != nil {
+						return fmt.Errorf("%s: %w", n, err)
+					}
+				}
+			}
 		}
 	}
 	return nil

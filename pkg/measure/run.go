@@ -84,6 +84,11 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 		}
 	}
 	r.m.End = r.now().UTC()
+	// The run's status says whether the run finished, not whether every
+	// probe succeeded: "complete" with a failed probe is a finished run
+	// whose manifest gives that probe "failed" and its reason; Run returns
+	// the probe's error too, so the command prints it and exits 1 (bad
+	// option values never get here: CheckOptions refuses them up front).
 	r.m.Status = record.StatusComplete
 	switch {
 	case runErr != nil:

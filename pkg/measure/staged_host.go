@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -388,12 +386,15 @@ func (*stagedHostProbe) Weight() float64           { return 2 }
 
 func (*stagedHostProbe) Options() []Option {
 	return []Option{
-		{Name: "modes", Kind: OptWords, Default: "store,pipelined", Doc: "staged-host: store (store-and-forward), pipelined"},
-		{Name: "chunk", Kind: OptSize, Default: "1MiB", Doc: "staged-host: the pipelined chunk"},
-		{Name: "flows", Kind: OptInt, Default: "1", Doc: "staged-host: TCP connections, chunks striped round robin"},
-		{Name: "timeout", Kind: OptDuration, Default: "5s", Doc: "deadline of every connect, read and write"},
+		{Name: "modes", Kind: OptWords, Default: "store,pipelined", Choices: []string{"store", "pipelined"}, Doc: "staged-host: store (store-and-forward), pipelined"},
+		{Name: "chunk", Kind: OptSize, Default: "1MiB", Min: 1, Max: maxMessage, Doc: "staged-host: the pipelined chunk"},
+		{Name: "flows", Kind: OptInt, Default: "1", Min: 1, Max: maxFlows, Doc: "staged-host: TCP connections, chunks striped round robin"},
+		{Name: "timeout", Kind: OptDuration, Default: "5s", Min: 0, Max: maxOptTimeout, Above: true, Doc: "deadline of every connect, read and write"},
 	}
 }
+
+// maxOptTimeout bounds a timeout option: an hour, in seconds.
+const maxOptTimeout = 3600
 
 type stagedHostOptions struct {
 	sizes    []int64
@@ -414,43 +415,24 @@ func parseStagedHostOptions(plan Plan) (stagedHostOptions, error) {
 	if err := checkSizeRange("staged-host", 1, maxMessage, o.sizes); err != nil {
 		return o, err
 	}
-	variants := "store,pipelined"
-	if v, ok := plan.Options["modes"]; ok && v != "" {
-		variants = v
+	decl := (*stagedHostProbe)(nil).Options()
+	var err error
+	if o.variants, err = declared(decl, "modes").Words(plan, []string{"store", "pipelined"}); err != nil {
+		return o, err
 	}
-	for _, v := range strings.Split(variants, ",") {
-		switch v = strings.TrimSpace(v); v {
-		case "store", "pipelined":
-			o.variants = append(o.variants, v)
-		case "":
-		default:
-			return o, fmt.Errorf("staged-host: unknown variant %q (store, pipelined)", v)
-		}
+	chunk, err := declared(decl, "chunk").Number(plan, float64(o.chunk))
+	if err != nil {
+		return o, err
 	}
-	if len(o.variants) == 0 {
-		o.variants = []string{"store", "pipelined"}
+	flows, err := declared(decl, "flows").Number(plan, float64(o.flows))
+	if err != nil {
+		return o, err
 	}
-	if v := plan.Options["chunk"]; v != "" {
-		b, err := units.ParseBytes(v)
-		if err != nil || b < 1 || b > maxMessage {
-			return o, fmt.Errorf("staged-host: bad chunk %q", v)
-		}
-		o.chunk = int64(b)
+	timeout, err := declared(decl, "timeout").Number(plan, o.timeout.Seconds())
+	if err != nil {
+		return o, err
 	}
-	if v := plan.Options["flows"]; v != "" {
-		f, err := strconv.Atoi(v)
-		if err != nil || f < 1 || f > maxFlows {
-			return o, fmt.Errorf("staged-host: flows %q: want 1 to %d", v, maxFlows)
-		}
-		o.flows = f
-	}
-	if v := plan.Options["timeout"]; v != "" {
-		d, err := units.ParseDuration(v)
-		if err != nil || !(d > 0) {
-			return o, fmt.Errorf("staged-host: bad timeout %q", v)
-		}
-		o.timeout = time.Duration(float64(d) * float64(time.Second))
-	}
+	o.chunk, o.flows, o.timeout = int64(chunk), int(flows), time.Duration(timeout*float64(time.Second))
 	return o, nil
 }
 

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// An --out that is not new or an empty directory (a file, a symbolic link,
+// dangling or not, a directory holding a file) is bad input for every
+// command that makes a run or report directory: exit 2, one line naming
+// --out, before any work (measure's probes, report's rendering, import's
+// reading), and nothing is created or changed.
+func TestOutDirRefusedUpFront(t *testing.T) {
+	iperf := fixtures + "iperf3/json-v3.0.11-tcp-1stream-13s.json"
+	cmds := map[string][]string{
+		"measure":  {"measure", "--probes", "syscall", "--budget", "20s", "--quiet"},
+		"gpucheck": {"gpucheck", "--probes", "topo", "--sysfs", t.TempDir(), "--budget", "20s", "--quiet"},
+		"report":   {"report", "--model-only"},
+		"import":   {"import", iperf},
+	}
+	targets := map[string]func(dir string) string{
+		"file": func(dir string) string {
+			p := filepath.Join(dir, "afile")
+			if err := os.WriteFile(p, []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+		"dangling symlink": func(dir string) string {
+			p := filepath.Join(dir, "dangling")
+			if err := os.Symlink(filepath.Join(dir, "nowhere"), p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+		"symlink to an empty directory": func(dir string) string {
+			if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, "link")
+			if err := os.Symlink(filepath.Join(dir, "empty"), p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+		"non-empty directory": func(dir string) string {
+			p := filepath.Join(dir, "full")
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		},
+	}
+	for cname, args := range cmds {
+		for tname, mk := range targets {
+			t.Run(cname+"/"+tname, func(t *testing.T) {
+				dir := t.TempDir()
+				out := mk(dir)
+				before := walk(t, dir)
+				// A context done already: work (a probe, rendering, reading
+				// a file) would stop at its first check, "interrupted".
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				var so, se bytes.Buffer
+				code := exitCode(run(ctx, append(slices.Clone(args), "--out", out), &so, &se), &se)
+				stdout, stderr := so.String(), se.String()
+				if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--out "+out) {
+					t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line about --out %s", code, stdout, stderr, out)
+				}
+				if after := walk(t, dir); !slices.Equal(before, after) {
+					t.Errorf("the directory changed: %v, then %v", before, after)
+				}
+			})
+		}
+	}
+}
+
+// walk lists every path under dir with its mode and size.
+func walk(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out = append(out, p+" "+fi.Mode().String()+" "+strings.Repeat("x", int(min(fi.Size(), 64))))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// An --opt value out of the range its probe declares is bad input before
+// anything runs: exit 2, one line naming the option, its value and the
+// range, and no run directory.
+func TestOptValueRefusedUpFront(t *testing.T) {
+	for _, tc := range []struct{ opt, want string }{
+		{"flows=100000", "option flows=100000: out of range [1, 64]"},
+		{"flows=0", "option flows=0: out of range [1, 64]"},
+		{"timeout=0", "option timeout=0: out of range (0s, 3600s]"},
+		{"modes=store,bogus", `option modes=store,bogus: unknown "bogus"`},
+		{"chunk=1GiB", "option chunk=1GiB: out of range [1B, 256MiB]"},
+	} {
+		out := filepath.Join(t.TempDir(), "run")
+		stdout, stderr, code := invoke(t, "measure", "--probes", "staged-host", "--budget", "2s", "--quiet", "--opt", tc.opt, "--out", out)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("--opt %s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", tc.opt, code, stdout, stderr, tc.want)
+		}
+		if _, err := os.Lstat(out); !os.IsNotExist(err) {
+			t.Errorf("--opt %s: the run directory was made (%v)", tc.opt, err)
+		}
+	}
+}
