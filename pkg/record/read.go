@@ -114,14 +114,15 @@ func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 	if st, err := f.Stat(); err == nil && st.Size() > MaxResultsBytes {
 		return nil, fmt.Errorf("%s: %w of %s (%d bytes)", f.Name(), safeio.ErrTooLarge, safeio.FormatLimit(MaxResultsBytes), st.Size())
 	}
-	if err := checkRecordCount(ctx, f); err != nil {
+	hint, err := checkRecordCount(ctx, f)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
 	held, known := writerHolds(f)
-	rd.Results, rd.Skipped, err = ReadResultsContext(ctx, f)
+	rd.Results, rd.Skipped, err = readResults(ctx, f, hint)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
@@ -200,11 +201,30 @@ func ReadResults(r io.Reader) ([]Result, []SkippedLine, error) {
 // most MaxResultsBytes and keeps at most MaxRecords records (more is an
 // error that names the limit).
 func ReadResultsContext(ctx context.Context, r io.Reader) ([]Result, []SkippedLine, error) {
+	return readResults(ctx, r, 0)
+}
+
+// readResults is ReadResultsContext with room made for hint records at
+// once (the lines counted before: a million records are not copied as the
+// slice grows), and the names records repeat (probe, variant, target, ...)
+// kept once, not once per record.
+func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []SkippedLine, error) {
 	br := bufio.NewReaderSize(safeio.NewReader(ctx, r, MaxResultsBytes), 64<<10)
 	var (
-		results []Result
+		results = make([]Result, 0, min(max(hint, 0), recordCap))
 		skipped []SkippedLine
+		names   = map[string]string{}
 	)
+	intern := func(s *string) {
+		if *s == "" {
+			return
+		}
+		if v, ok := names[*s]; ok {
+			*s = v
+		} else if len(names) < 1<<16 {
+			names[*s] = *s
+		}
+	}
 	for line := 1; ; line++ {
 		b, complete, tooLong, err := readLine(br)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -228,6 +248,9 @@ func ReadResultsContext(ctx context.Context, r io.Reader) ([]Result, []SkippedLi
 				if len(results) == recordCap {
 					return results, skipped, fmt.Errorf("line %d: %w of %d per run", line, ErrTooManyRecords, recordCap)
 				}
+				for _, f := range []*string{&res.Probe, &res.Variant, &res.Stage, &res.Path, &res.Target, &res.Timer, &res.CPUScope, &res.Note} {
+					intern(f)
+				}
 				results = append(results, res)
 			}
 		}
@@ -237,35 +260,36 @@ func ReadResultsContext(ctx context.Context, r io.Reader) ([]Result, []SkippedLi
 	}
 }
 
-// checkRecordCount reads r (results.jsonl) without keeping its records and
-// fails at the record past recordCap. Lines that may be records (their
+// checkRecordCount reads r (results.jsonl) without keeping its records,
+// says how many there may be (room for the reader to make) and fails at
+// the record past recordCap. Lines that may be records (their
 // first byte that is not a space is "{") are counted first; only when
 // there are more of them than the cap are they decoded to count the
 // records among them.
-func checkRecordCount(ctx context.Context, f *os.File) error {
+func checkRecordCount(ctx context.Context, f *os.File) (int, error) {
 	n, err := countCandidates(ctx, f)
 	if err != nil || n <= recordCap {
-		return err
+		return n, err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
+		return 0, err
 	}
 	br := bufio.NewReaderSize(safeio.NewReader(ctx, f, MaxResultsBytes), 64<<10)
 	count := 0
 	for line := 1; ; line++ {
 		b, _, tooLong, err := readLine(br)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return err
+			return 0, err
 		}
 		if t := bytes.TrimSpace(b); !tooLong && len(t) > 0 {
 			if isRecord(t) {
 				if count++; count > recordCap {
-					return fmt.Errorf("line %d: %w of %d per run", line, ErrTooManyRecords, recordCap)
+					return 0, fmt.Errorf("line %d: %w of %d per run", line, ErrTooManyRecords, recordCap)
 				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return nil
+			return count, nil
 		}
 	}
 }

@@ -85,8 +85,29 @@ func (s *section) text(t string)       { s.Blocks = append(s.Blocks, block{P: t}
 func (s *section) h3(t string)         { s.Blocks = append(s.Blocks, block{H3: t}) }
 func (s *section) note(t string)       { s.Blocks = append(s.Blocks, block{Note: t}) }
 func (s *section) list(items []string) { s.Blocks = append(s.Blocks, block{List: items}) }
-func (s *section) table(t *docTable)   { s.Blocks = append(s.Blocks, block{Table: t}) }
-func (s *section) pre(t string)        { s.Blocks = append(s.Blocks, block{Pre: t}) }
+
+// maxTableRows bounds the rows one table shows in the HTML and the PDF: a
+// run of a million records must stay readable and within the PDF's page
+// limit. A test lowers it.
+var maxTableRows = 200
+
+// table adds t, showing at most maxTableRows of its rows; past that, a note
+// under it says how many more there are and where all of them are.
+func (s *section) table(t *docTable) {
+	more := len(t.Rows) - maxTableRows
+	if more > 0 {
+		t.Rows = t.Rows[:maxTableRows:maxTableRows]
+		if len(t.RowClass) > maxTableRows {
+			t.RowClass = t.RowClass[:maxTableRows:maxTableRows]
+		}
+	}
+	s.Blocks = append(s.Blocks, block{Table: t})
+	if more > 0 {
+		s.note(fmt.Sprintf("The table above shows its first %d rows; %d more are not shown (a table lists at most %d). "+
+			"Every size of every measured series is in the report's data files (CSV and JSON, listed under Figures), every record in the run's results.jsonl.", maxTableRows, more, maxTableRows))
+	}
+}
+func (s *section) pre(t string) { s.Blocks = append(s.Blocks, block{Pre: t}) }
 
 // builder numbers figures as they are added.
 type builder struct {

@@ -164,11 +164,24 @@ func measuredTable(a *analysis, q record.Quantity, ss []record.Series) *docTable
 	case record.Cost:
 		t.Caption = "Measured costs of single operations; the model takes them as parameters and has no curve for them."
 	}
+	// A size measured more than once (a run repeating its sweep) is one row:
+	// how many records, the median of their medians (rates), the smallest
+	// min and the largest p99; the figures and their data files keep every
+	// record.
+	var rows [][]cell
+	repeated := false
 	for _, s := range ss {
 		pts := append([]record.Point(nil), s.Points...)
 		sort.SliceStable(pts, func(i, j int) bool { return pts[i].Bytes < pts[j].Bytes })
-		for _, pt := range pts {
-			row := []cell{c(s.Label), c(pt.Bytes.Human())}
+		for len(pts) > 0 {
+			n := 1
+			for n < len(pts) && pts[n].Bytes == pts[0].Bytes {
+				n++
+			}
+			pt := summarize(pts[:n])
+			pts = pts[n:]
+			repeated = repeated || n > 1
+			row := []cell{c(s.Label), c(pt.Bytes.Human()), c(strconv.Itoa(n))}
 			if q == record.Bandwidth {
 				cpu := "—"
 				if pt.CPU > 0 {
@@ -187,10 +200,57 @@ func measuredTable(a *analysis, q record.Quantity, ss []record.Series) *docTable
 			default:
 				row = append(row, c(units.Seconds(mv).Human()), c(ratio(valueOf(q, pt), mv)))
 			}
-			t.Rows = append(t.Rows, row)
+			rows = append(rows, row)
 		}
 	}
+	if !repeated {
+		// Every size measured once: no column of ones.
+		for i, r := range rows {
+			rows[i] = append(r[:2:2], r[3:]...)
+		}
+		t.Rows = rows
+		return t
+	}
+	t.Caption += " A size measured more than once is one row: its records, the median of their medians, the smallest min and the largest p99."
+	t.Head = append(t.Head[:2:2], append([]string{"records"}, t.Head[2:]...)...)
+	t.Widths = append(t.Widths[:2:2], append([]float64{0.6}, t.Widths[2:]...)...)
+	t.Right = append(t.Right[:2:2], append([]bool{true}, t.Right[2:]...)...)
+	t.Rows = rows
 	return t
+}
+
+// summarize is the points of one size as one: the median of their medians,
+// rates and CPU times, the smallest min, the largest p99, all iterations,
+// stable when every one is.
+func summarize(pts []record.Point) record.Point {
+	if len(pts) == 1 {
+		return pts[0]
+	}
+	p := pts[0]
+	med := make([]float64, len(pts))
+	rate := make([]float64, len(pts))
+	cpu := make([]float64, len(pts))
+	p.Iterations = 0
+	for i, x := range pts {
+		med[i], rate[i], cpu[i] = float64(x.Median), float64(x.Rate), float64(x.CPU)
+		p.Min = min(p.Min, x.Min)
+		p.P99 = max(p.P99, x.P99)
+		p.Iterations += x.Iterations
+		p.Stable = p.Stable && x.Stable
+	}
+	p.Median, p.Rate, p.CPU = units.Seconds(medianOf(med)), units.Rate(medianOf(rate)), units.Seconds(medianOf(cpu))
+	p.Samples = nil
+	return p
+}
+
+// medianOf is the median of v (sorted in place).
+func medianOf(v []float64) float64 {
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 func ratio(m, v float64) string {

@@ -50,7 +50,16 @@ func plotsMeasured(m Measured, ss []record.Series, keep func(record.Series, reco
 		if _, err := model.LookupPath(s.Path); err != nil {
 			pm.Path = ""
 		}
-		for _, p := range s.Points {
+		// A size measured more than once is drawn once (summarize): a run
+		// repeating its sweep a thousand times draws its curve, not a
+		// thousand points per size.
+		for pts := s.Points; len(pts) > 0; {
+			n := 1
+			for n < len(pts) && pts[n].Bytes == pts[0].Bytes {
+				n++
+			}
+			p := summarize(pts[:n])
+			pts = pts[n:]
 			pt := keep(s, p)
 			if pt.Seconds > 0 || pt.Rate > 0 || pt.CPU > 0 {
 				pt.Bytes = float64(p.Bytes)
