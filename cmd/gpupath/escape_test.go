@@ -140,7 +140,7 @@ func TestReportHostileNames(t *testing.T) {
 	r, _ := os.ReadFile("../../pkg/report/testdata/h200-run/results.jsonl")
 	os.WriteFile(filepath.Join(run, "results.jsonl"), r, 0o644)
 	out := filepath.Join(dir, "out")
-	stdout, errOut, code := invoke(t, "report", "--scenario", scen, "--data", run, "--out", out)
+	stdout, errOut, code := invoke(t, "report", "--model-only", "--scenario", scen, "--data", run, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -36,9 +36,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building gpupath: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	_, hadReports := os.Stat("reports")
 	code := m.Run()
 	<-otherDone
 	os.RemoveAll(dir)
+	// No test may leave output in the package's directory (a report's quick
+	// run lands in ./reports/runs): run commands with --out in a temporary
+	// directory, --model-only, or t.Chdir.
+	if _, err := os.Stat("reports"); err == nil && hadReports != nil {
+		fmt.Fprintln(os.Stderr, "a test left ./reports in cmd/gpupath (a report run with this directory as its working directory)")
+		os.RemoveAll("reports")
+		code = 1
+	}
 	os.Exit(code)
 }
 
