@@ -285,7 +285,12 @@ func TestTwoHosts(t *testing.T) {
 			dev := got/want - 1
 			t.Logf("1 Gbit/s tbf: measured %.4g B/s (%.1f Mbit/s), model host-tcp %.4g B/s (%.1f Mbit/s), %+.2f%% (mss %d, headers %d+14)",
 				got, got*8/1e6, want, want*8/1e6, 100*dev, mss, hdr)
-			if math.Abs(dev) > 0.03 {
+			// Above the model by more than 3 % is a model error (the shaper
+			// lets no more through); below it, a machine whose cores are busy
+			// elsewhere (the test suite beside this test) can lose a few per
+			// cent of a 1 Gbit/s stream on its veth, so the floor is 10 %
+			// (measured alone: −0.11 %, reports/examples/two-hosts-veth).
+			if dev > 0.03 || dev < -0.10 {
 				t.Errorf("streaming rate %.4g B/s is %+.1f%% off the model's %.4g B/s", got, 100*dev, want)
 			}
 			for _, v := range []string{"store", "pipelined"} {
