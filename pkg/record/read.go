@@ -39,6 +39,13 @@ var recordCap = MaxRecords
 // ErrTooManyRecords is returned when a results file holds more than MaxRecords records.
 var ErrTooManyRecords = errors.New("more records than the limit")
 
+// ErrTooManySizes is returned when one series (a probe and variant) of a
+// results file holds more than units.MaxSizes different message sizes —
+// more than any size sweep gives, and more points than a figure, a table or
+// a fit is made for (a million distinct sizes took all 24 GB of a machine
+// to report). Repetitions of a size are not limited: they summarize.
+var ErrTooManySizes = errors.New("more different sizes in one series than the limit")
+
 // SkippedLine is a line of results.jsonl that the reader could not use.
 type SkippedLine struct {
 	Line   int    `json:"line"` // 1-based
@@ -214,6 +221,7 @@ func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []Skippe
 		results = make([]Result, 0, min(max(hint, 0), recordCap))
 		skipped []SkippedLine
 		names   = map[string]string{}
+		sizes   = map[[2]string]map[int64]struct{}{}
 	)
 	intern := func(s *string) {
 		if *s == "" {
@@ -250,6 +258,13 @@ func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []Skippe
 				}
 				for _, f := range []*string{&res.Probe, &res.Variant, &res.Stage, &res.Path, &res.Target, &res.Timer, &res.CPUScope, &res.Note} {
 					intern(f)
+				}
+				k := [2]string{res.Probe, res.Variant}
+				if sizes[k] == nil {
+					sizes[k] = map[int64]struct{}{}
+				}
+				if sizes[k][res.Bytes] = struct{}{}; len(sizes[k]) > units.MaxSizes {
+					return results, skipped, fmt.Errorf("line %d: %s/%s: %w of %d (a size sweep's)", line, res.Probe, res.Variant, ErrTooManySizes, units.MaxSizes)
 				}
 				results = append(results, res)
 			}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 const completeManifest = `{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","results":"results.jsonl","probes":[{"name":"x","status":"ok","results":0}]}`
@@ -144,5 +146,25 @@ func TestReadResultsSkipsUnphysicalTimes(t *testing.T) {
 	if len(skipped) != 2 || skipped[0].Line != 1 || !strings.Contains(skipped[0].Reason, "median_s") ||
 		!strings.Contains(skipped[1].Reason, "p99_s") || !strings.Contains(skipped[1].Reason, "not a measured time") {
 		t.Errorf("skipped %v", skipped)
+	}
+}
+
+// One series with more different sizes than a size sweep gives is refused
+// with the limit named; repetitions of sizes are not counted against it.
+func TestReadResultsSizesPerSeries(t *testing.T) {
+	var b strings.Builder
+	for n := 0; n <= units.MaxSizes; n++ {
+		fmt.Fprintf(&b, `{"probe":"tcp","variant":"pingpong","bytes":%d,"iterations":1,"median_s":1e-6}`+"\n", 1+n)
+	}
+	_, _, err := ReadResults(strings.NewReader(b.String()))
+	if !errors.Is(err, ErrTooManySizes) || !strings.Contains(err.Error(), "10000") || !strings.Contains(err.Error(), "tcp/pingpong") {
+		t.Errorf("distinct sizes: %v", err)
+	}
+	b.Reset()
+	for n := 0; n <= 3*units.MaxSizes; n++ {
+		fmt.Fprintf(&b, `{"probe":"tcp","variant":"pingpong","bytes":%d,"iterations":1,"median_s":1e-6}`+"\n", 1+n%100)
+	}
+	if rs, _, err := ReadResults(strings.NewReader(b.String())); err != nil || len(rs) != 3*units.MaxSizes+1 {
+		t.Errorf("repeated sizes: %d records, %v", len(rs), err)
 	}
 }
