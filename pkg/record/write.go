@@ -129,6 +129,14 @@ func WriteManifest(dir string, m *Manifest) error {
 	tmp := filepath.Join(dir, ManifestFile+".tmp")
 	if err := writeFile(tmp, b); err != nil {
 		os.Remove(tmp) // a full disk leaves no half manifest behind
+		if errors.Is(err, syscall.ENOSPC) && overwrite(filepath.Join(dir, ManifestFile), b) == nil {
+			// The disk has no room for a second copy, but the old
+			// manifest's blocks are freed as it is truncated: written in
+			// place, the run's last state (failed: no space left) is on
+			// disk instead of a stale "running" that readers would take
+			// for a writer that died.
+			return nil
+		}
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, ManifestFile)); err != nil {
@@ -141,3 +149,17 @@ func WriteManifest(dir string, m *Manifest) error {
 // writeFile is os.WriteFile, a variable so that tests can fail it as a full
 // disk does.
 var writeFile = func(path string, b []byte) error { return os.WriteFile(path, b, 0o644) }
+
+// overwrite writes b over an existing file in place: the fallback of a
+// manifest on a full disk only (a crash while it writes could tear it).
+func overwrite(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	return err
+}
