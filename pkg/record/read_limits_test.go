@@ -168,3 +168,18 @@ func TestReadResultsSizesPerSeries(t *testing.T) {
 		t.Errorf("repeated sizes: %d records, %v", len(rs), err)
 	}
 }
+
+// All series together hold at most MaxPoints different sizes.
+func TestReadResultsPointsPerRun(t *testing.T) {
+	var b strings.Builder
+	per := units.MaxSizes - 1
+	for s := 0; s*per <= MaxPoints; s++ {
+		for n := 0; n < per; n++ {
+			fmt.Fprintf(&b, `{"probe":"p%d","variant":"v","bytes":%d,"iterations":1,"median_s":1e-6}`+"\n", s, 1+n)
+		}
+	}
+	_, _, err := ReadResults(strings.NewReader(b.String()))
+	if !errors.Is(err, ErrTooManyPoints) || !strings.Contains(err.Error(), "200000") {
+		t.Errorf("points: %v", err)
+	}
+}
