@@ -3,9 +3,13 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpupath/gpupath/pkg/record"
 )
 
 // TestCheckSizes: every probe that takes --sizes declares its range, and
@@ -91,5 +95,25 @@ func TestProbeBudgetHonoured(t *testing.T) {
 		if len(rs) == 0 {
 			t.Errorf("%s measured nothing", name)
 		}
+	}
+}
+
+// A sweep's end of budget makes the probe partial in a run, as memcpy's
+// does: a tcp sweep cut short under load was "failed" and exited 1.
+func TestSweepBudgetMakesPartial(t *testing.T) {
+	sw := newSweep(Plan{Budget: time.Nanosecond}, 4)
+	if _, err := sw.next(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond)
+	_, err := sw.next()
+	useFake(t, &fakeProbe{name: "fake-sweep-spent", n: 1, err: fmt.Errorf("fake: %w", err)})
+	m, rerr := Run(context.Background(), RunConfig{Dir: filepath.Join(t.TempDir(), "run"), Probes: []string{"fake-sweep-spent"},
+		Budget: time.Second, Host: &record.Host{Hostname: "h"}})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if st := m.Probe("fake-sweep-spent"); st == nil || st.Status != record.StatusPartial {
+		t.Errorf("a sweep out of budget: %+v, want partial", st)
 	}
 }

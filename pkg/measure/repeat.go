@@ -70,8 +70,9 @@ func (s *sweep) next() (RepeatConfig, error) {
 	return cfg, nil
 }
 
-// errBudget is a sweep stopped at the end of its budget.
-var errBudget = errors.New("budget spent")
+// errBudget is a sweep stopped at the end of its budget: ErrBudgetSpent,
+// the one error the runner turns into a partial probe, whichever probe.
+var errBudget = ErrBudgetSpent
 
 func (c RepeatConfig) withDefaults() RepeatConfig {
 	if c.Warmup <= 0 {
