@@ -72,22 +72,52 @@ func kind(m os.FileMode) string {
 // ReadFile reads a whole regular file of at most limit bytes, checking ctx
 // between chunks.
 func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
+	return ReadFileHead(ctx, path, limit, 0, nil)
+}
+
+// ReadFileHead is ReadFile that also hands the first head bytes (all of a
+// shorter file) to check as soon as they are read, and stops at its error:
+// content refused by its beginning (a binary file) is not read whole. The
+// buffer is sized from the file once, not grown by copies.
+func ReadFileHead(ctx context.Context, path string, limit int64, head int, check func([]byte) error) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > limit {
-		return nil, fmt.Errorf("%s: %w of %s (%d bytes)", path, ErrTooLarge, FormatLimit(limit), st.Size())
+	size := int64(0)
+	if st, err := f.Stat(); err == nil {
+		if size = st.Size(); size > limit {
+			return nil, fmt.Errorf("%s: %w of %s (%d bytes)", path, ErrTooLarge, FormatLimit(limit), size)
+		}
 	}
-	b, err := ReadAll(ctx, f, limit)
-	if err != nil {
-		if errors.Is(err, ErrTooLarge) {
+	b := make([]byte, 0, size+1) // a byte more, to see the file grew
+	checked := check == nil
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(cap(b), len(b)+chunk)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > limit {
+			return nil, fmt.Errorf("%s: %w of %s", path, ErrTooLarge, FormatLimit(limit))
+		}
+		if !checked && (len(b) >= head || errors.Is(err, io.EOF)) {
+			checked = true
+			if cerr := check(b[:min(len(b), head)]); cerr != nil {
+				return nil, fmt.Errorf("%s: %w", path, cerr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return b, nil
 }
 
 // ReadFSFile reads a regular file of fsys, at most limit bytes. What is not

@@ -118,3 +118,26 @@ func TestReadFSFile(t *testing.T) {
 		}
 	}
 }
+
+// ReadFileHead hands the file's beginning to check and stops at its error
+// without reading the rest; a file shorter than head is checked whole.
+func TestReadFileHead(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	os.WriteFile(p, append([]byte("BIN\x00"), make([]byte, 3<<20)...), 0o644)
+	var saw int
+	boom := errors.New("binary")
+	_, err := ReadFileHead(context.Background(), p, 8<<20, 16, func(h []byte) error { saw = len(h); return boom })
+	if !errors.Is(err, boom) || saw != 16 {
+		t.Errorf("err %v, head %d", err, saw)
+	}
+	short := filepath.Join(dir, "s")
+	os.WriteFile(short, []byte("abc"), 0o644)
+	b, err := ReadFileHead(context.Background(), short, 64, 16, func(h []byte) error { saw = len(h); return nil })
+	if err != nil || string(b) != "abc" || saw != 3 {
+		t.Errorf("short: %q %v head %d", b, err, saw)
+	}
+	if _, err := ReadFileHead(context.Background(), p, 1<<20, 16, nil); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -434,51 +433,8 @@ func readFiles(ctx context.Context, paths []string, tool string, stream bool) ([
 	return files, nil
 }
 
-// readChunk is how much readText reads between two checks of ctx.
-const readChunk = 1 << 20
-
 // readText reads a file to import: a file over MaxFileBytes is refused
 // before it is read, binary content after its first 64 KiB.
 func readText(ctx context.Context, path string) ([]byte, error) {
-	f, err := safeio.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := int64(0)
-	if st, err := f.Stat(); err == nil {
-		if size = st.Size(); size > MaxFileBytes {
-			return nil, fmt.Errorf("%s: %w of %s (%d bytes)", path, safeio.ErrTooLarge, safeio.FormatLimit(MaxFileBytes), size)
-		}
-	}
-	// One buffer of the file's size (and a byte to see it grew): no
-	// doubling copies of a file of hundreds of MiB.
-	b := make([]byte, 0, size+1)
-	checked := false
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := f.Read(b[len(b):min(cap(b), len(b)+readChunk)])
-		b = b[:len(b)+n]
-		if int64(len(b)) > MaxFileBytes {
-			return nil, fmt.Errorf("%s: %w of %s", path, safeio.ErrTooLarge, safeio.FormatLimit(MaxFileBytes))
-		}
-		if !checked && (len(b) >= binaryHead || errors.Is(err, io.EOF)) {
-			checked = true
-			if err := CheckText(b); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return b, nil
+	return safeio.ReadFileHead(ctx, path, MaxFileBytes, binaryHead, CheckText)
 }
