@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"strings"
 
@@ -9,13 +10,14 @@ import (
 )
 
 func init() {
-	commands["catalog"] = command{summary: "list the hardware catalog (GPUs, NICs, CPUs, switches, InfiniBand generations), or show one entry: every fact with its source", run: runCatalog}
+	commands["catalog"] = command{usage: "list [--kind K] | show NAME [--kind K] [--format table|json]",
+		summary: "list the hardware catalog (GPUs, NICs, CPUs, switches, InfiniBand generations), or show one entry: every fact with its source", run: runCatalog}
 }
 
 func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("catalog list [--kind K] | show NAME [--kind K]", stdout)
+	fs := newFlagSet("catalog", stdout)
 	kindFlag := fs.String("kind", "", "only this kind: "+strings.Join(model.CatalogKinds, ", "))
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.Format(cli.Table, cli.JSON)
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -25,11 +27,6 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	// The name may be several words (catalog show ConnectX-7 NDR).
 	action, words := rest[0], rest[1:]
-	switch *format {
-	case "table", "json":
-	default:
-		return usagef("--format %q: use table or json", *format)
-	}
 	kind := ""
 	if *kindFlag != "" {
 		k, err := model.ParseCatalogKind(*kindFlag)

@@ -69,8 +69,8 @@ func TestCatalogBadInput(t *testing.T) {
 		{[]string{"catalog", "lsit"}, `unknown action "lsit"`},
 		{[]string{"catalog", "list", "K80"}, "catalog list takes no argument"},
 		{[]string{"catalog", "list", "--kind", "fpga"}, `unknown catalog kind "fpga" (kinds: gpu, nic, cpu, switch, infiniband)`},
-		{[]string{"catalog", "list", "--format", "csv"}, `--format "csv": use table or json`},
-		{[]string{"catalog", "list", "--nope"}, "flag provided but not defined"},
+		{[]string{"catalog", "list", "--format", "csv"}, `--format "csv": want table, json`},
+		{[]string{"catalog", "list", "--nope"}, "unknown flag --nope"},
 	} {
 		out, errOut, code := invoke(t, tc.args...)
 		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) {

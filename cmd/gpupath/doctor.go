@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"io/fs"
 	"os"
@@ -17,11 +18,13 @@ import (
 )
 
 func init() {
-	commands["doctor"] = command{summary: "read the machine facts that decide the GPU path, and price each with the model", run: runDoctor}
+	commands["doctor"] = command{usage: "[--sysfs ROOT] [--proc ROOT] [--boot DIR] [--nvml auto|on|off|FILE] [--preset NAME | --scenario FILE] [--set k=v]... [--fail-on error|warn] [--format table|json]",
+		summary: "read the machine facts that decide the GPU path, and price each with the model", run: runDoctor}
 }
 
 // runDoctor is `gpupath doctor`. It exits 0 whatever it finds (the
-// findings are the output), 2 on bad input.
+// findings are the output) unless --fail-on says which findings fail it
+// (exit 1), 2 on bad input.
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := newFlagSet("doctor", stdout)
 	var sf scenarioFlags
@@ -29,7 +32,8 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sysRoot := fl.String("sysfs", "/sys", "sysfs root `dir` (a copy of another host's, or a fixture tree)")
 	procRoot := fl.String("proc", "/proc", "procfs root `dir`")
 	bootRoot := fl.String("boot", "/boot", "`dir` holding config-<release> (the kernel config when /proc/config.gz is absent); \"\" skips it")
-	format := fl.String("format", "text", "output format: text or json")
+	format := fl.Format(cli.Table, cli.JSON)
+	failOn := fl.String("fail-on", "", "exit 1 when a finding is at this severity or worse: error, or warn (warn and error); default: exit 0 whatever is found")
 	nvmlMode := fl.String("nvml", "auto", "GPU facts: auto (NVML when --sysfs is /sys), on, off, or a JSON `file` of GPU facts (the nvml probe's inventory)")
 	save := fl.String("save-tree", "", "also write every file doctor read into this archive `file` (a fixture of this host: internal/fstree format; an existing file only with --force)")
 	force := fl.Bool("force", false, "let --save-tree replace an existing file")
@@ -41,8 +45,8 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	if *format != "text" && *format != "json" {
-		return usagef("--format %q: use text or json", *format)
+	if *failOn != "" && *failOn != string(doctor.Error) && *failOn != string(doctor.Warn) {
+		return usagef("--fail-on %q: want error or warn", *failOn)
 	}
 	for _, r := range []struct{ flag, dir string }{{"--sysfs", *sysRoot}, {"--proc", *procRoot}, {"--boot", *bootRoot}} {
 		if r.dir == "" && r.flag != "--boot" {
@@ -88,7 +92,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.GPU = &savingSource{src: gpu}
 	}
 	rep := doctor.Run(opts)
-	if *format == "json" {
+	if *format == cli.JSON {
 		err = doctor.WriteJSON(stdout, rep)
 	} else {
 		err = doctor.WriteText(stdout, rep)
@@ -97,7 +101,12 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *save != "" {
-		return saveTree(*save, *force, recs, opts.GPU.(*savingSource), rep)
+		if err := saveTree(*save, *force, recs, opts.GPU.(*savingSource), rep); err != nil {
+			return err
+		}
+	}
+	if *failOn != "" {
+		return rep.FailOn(doctor.Severity(*failOn))
 	}
 	return nil
 }

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 
+	"github.com/gpupath/gpupath/internal/cli"
 	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/importers"
@@ -35,54 +33,21 @@ func checkOut(dir string) error {
 	return nil
 }
 
-// usageError marks bad input: the command exits 2 with one line.
-type usageError struct{ err error }
+// The grammar of every command is internal/cli's: these are its names here.
+type usageError = cli.UsageError
 
-func (u *usageError) Error() string { return u.err.Error() }
-func (u *usageError) Unwrap() error { return u.err }
+var (
+	usagef   = cli.Usagef
+	badInput = cli.BadInput
+	errHelp  = cli.ErrHelp
+)
 
-// usagef returns a bad-input error.
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Errorf(format, args...)}
-}
-
-// badInput wraps err as bad input (exit 2); nil stays nil.
-func badInput(err error) error {
-	if err == nil {
-		return nil
-	}
-	var u *usageError
-	if errors.As(err, &u) {
-		return err
-	}
-	return &usageError{err}
-}
-
-// errHelp is returned when -h was asked for: the usage was printed, exit 0.
-var errHelp = flag.ErrHelp
-
-// newFlagSet returns a flag set that reports errors instead of exiting and
-// prints its usage to w only when -h is given. (The flag package calls
-// Usage on every parse error and again for -h; it is a no-op here, and
-// parseFlags prints the usage once, for -h only.)
-func newFlagSet(name string, w io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("gpupath "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	usageMu.Lock()
-	usageOf[fs] = func() {
-		fs.SetOutput(w)
-		fmt.Fprintf(w, "usage: gpupath %s [flags]\n", name)
-		fs.PrintDefaults()
-		if l := limitsOf(name); len(l) > 0 {
-			fmt.Fprintln(w, "limits (a message names the one passed):")
-			for _, line := range l {
-				fmt.Fprintln(w, "  "+line)
-			}
-		}
-		fs.SetOutput(io.Discard)
-	}
-	usageMu.Unlock()
+// newFlagSet returns the flag set of the command name, with its usage line,
+// summary and limits; its help goes to w.
+func newFlagSet(name string, w io.Writer) *cli.FlagSet {
+	c := commands[name]
+	fs := cli.New(name+" "+c.usage, c.summary, w)
+	fs.Limits(limitsOf(name)...)
 	return fs
 }
 
@@ -123,45 +88,20 @@ func groupThousands(n int) string {
 	return s
 }
 
-var (
-	usageMu sync.Mutex
-	usageOf = map[*flag.FlagSet]func(){}
-)
-
-// parseFlags parses args; -h prints the usage and yields errHelp, any other
-// flag error is bad input. Positional arguments are refused unless allowed.
-func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usageMu.Lock()
-			u := usageOf[fs]
-			usageMu.Unlock()
-			if u != nil {
-				u()
-			}
-			return errHelp
-		}
-		return usagef("%v", err)
+// parseFlags parses args, flags anywhere; positional arguments are
+// refused unless allowed.
+func parseFlags(fs *cli.FlagSet, args []string, allowArgs bool) error {
+	n := 0
+	if allowArgs {
+		n = -1
 	}
-	if !allowArgs && fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
+	_, err := fs.Parse(args, n)
+	return err
 }
 
 // parseInterspersed parses flags before, between and after positional
-// arguments (GNU style: preset show NAME --resolved, catalog show K80
-// --format json) and returns the positional arguments in order.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := parseFlags(fs, args, true); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+// arguments (preset show NAME --resolved) and returns the positional
+// arguments in order.
+func parseInterspersed(fs *cli.FlagSet, args []string) ([]string, error) {
+	return fs.Parse(args, -1)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +16,8 @@ import (
 )
 
 func init() {
-	commands["fit"] = command{summary: "fit the model to measured runs and write a calibrated scenario", run: runFit}
+	commands["fit"] = command{usage: "--data DIR... [--out scenario.yaml [--force]] [--format table|json]",
+		summary: "fit the model to measured runs and write a calibrated scenario", run: runFit}
 }
 
 // readRuns reads measurement run directories; a missing or damaged one is
@@ -50,20 +52,17 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlagSet("fit", stdout)
 	var sf scenarioFlags
 	sf.register(fs)
-	var data multiFlag
-	fs.Var(&data, "data", "a measurement run directory (gpupath measure --out); repeatable")
+	var data []string
+	fs.StringArrayVar(&data, "data", nil, "a measurement run directory (gpupath measure --out); repeatable")
 	out := fs.String("out", "", "write the calibrated scenario YAML here (an existing file only with --force)")
 	force := fs.Bool("force", false, "let --out replace an existing file")
-	format := fs.String("format", "text", "what to print: text or json")
+	format := fs.Format(cli.Table, cli.JSON)
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap (results are deterministic for a seed)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
 	if len(data) == 0 {
 		return usagef("fit needs at least one --data DIR")
-	}
-	if *format != "text" && *format != "json" {
-		return usagef("--format %q: use text or json", *format)
 	}
 	if *out != "" {
 		if err := checkOutFile("--out", *out, *force); err != nil {
@@ -87,7 +86,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return outFileError("--out", err)
 		}
 	}
-	if *format == "json" {
+	if *format == cli.JSON {
 		return c.WriteJSON(stdout)
 	}
 	if err := c.WriteText(stdout); err != nil {

@@ -15,14 +15,17 @@ import (
 
 // gpucheck is measure --diagnose: it writes a run directory (manifest and
 // results, as measure does) and its summary, and with -quiet nothing on
-// stderr.
+// stderr. A run whose probes all found nothing to measure is a failure
+// (exit 1, "measured nothing" with each probe's reason), and keeps what it
+// wrote.
 func TestGPUCheckWithoutHardware(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"gpucheck", "-out", out, "-probes", "topo,rdma,perftest", "-sysfs", t.TempDir(), "-quiet"}, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+	if code := exitCode(err, &stderr); code != 1 || !strings.Contains(stderr.String(), "gpupath: measured nothing: topo unavailable (") {
+		t.Fatalf("exit %d, stderr %q; want 1 and measured nothing", code, stderr.String())
 	}
+	stderr.Reset()
 	if stderr.Len() != 0 {
 		t.Errorf("stderr with -quiet: %s", stderr.String())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"os"
 	"strings"
@@ -14,24 +15,19 @@ import (
 )
 
 func init() {
-	commands["import"] = command{summary: "turn other tools' outputs (nccl-tests, NCCL logs, perftest, OSU, nvbandwidth, iperf3, ...) into a run directory", run: runImport}
+	commands["import"] = command{usage: "FILE... --out DIR [--tool NAME] [--format table|json]",
+		summary: "turn other tools' outputs (nccl-tests, NCCL logs, perftest, OSU, nvbandwidth, iperf3, ...) into a run directory", run: runImport}
 }
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", stdout)
 	out := fs.String("out", "", "run `DIR` to create (it must not hold a run); gpupath report --data DIR reads it")
+	format := fs.Format(cli.Table, cli.JSON)
 	tool := fs.String("tool", "", "the `tool` that wrote the files, instead of detecting it from their content ("+strings.Join(importers.Names(), ", ")+")")
 	// Files and flags may come in any order: gpupath import a.txt b.json --out run.
-	var files []string
-	for {
-		if err := parseFlags(fs, args, true); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
 	switch {
 	case len(files) == 0:
@@ -71,14 +67,21 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("--out %s: %w", *out, unwrapPath(werr))
 	}
 	for _, f := range parsed {
-		fmt.Fprintln(stdout, summary(f))
+		fmt.Fprintln(stderr, summary(f))
 	}
 	// What the tools themselves reported: the run keeps it as the file's
 	// status; it is not an error of the import.
 	for _, f := range parsed {
 		printLines(stderr, f.Failures(), "such lines (the run's manifest lists the first 1,000)")
 	}
-	fmt.Fprintln(stdout, *out)
+	if sum := record.Summarize("import", *out, m); *format == cli.JSON {
+		err = cli.WriteJSON(stdout, sum)
+	} else {
+		_, err = fmt.Fprintln(stdout, sum.Line())
+	}
+	if err != nil {
+		return err
+	}
 	if lineErr != nil {
 		printLines(stderr, lineErr.Lines, "lines that could not be read")
 		return fmt.Errorf("%d line(s) could not be read (listed above); %s keeps the %d records of the others", len(lineErr.Lines), *out, records(m))

@@ -5,26 +5,29 @@
 // Usage:
 //
 //	gpupath model   [--preset NAME | --scenario FILE] [--set k=v] [--paths ...] [--sizes ...] [--format table|csv|json]
-//	gpupath preset  list | show NAME
+//	gpupath preset  list | show NAME | show --resolved [NAME | --scenario FILE] [--format table|json]
 //	gpupath catalog list [--kind gpu|nic|cpu|switch|infiniband] | show NAME [--kind K] [--format table|json]
-//	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet] [--quick] [--target loopback|veth|host:port] [--sizes ...] [--opt k=v] [--diagnose]
+//	gpupath measure [--probes ...] [--out DIR] [--budget 30s] [--quiet] [--quick] [--target loopback|veth|host:port] [--sizes ...] [--opt k=v] [--diagnose] [--format table|json]
 //	gpupath gpucheck [flags of measure]        (gpupath measure --diagnose)
 //	gpupath serve   [--listen 127.0.0.1:7470]   (the peer of measure --target host:port)
-//	gpupath fit     --data DIR [--out scenario.yaml] [--format text|json]
-//	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only]
-//	gpupath import  FILE... --out DIR [--tool NAME]   (other tools' outputs → a run directory)
-//	gpupath doctor  [--sysfs ROOT] [--proc ROOT] [--boot DIR] [--format text|json] [--preset NAME | --scenario FILE] [--set k=v] [--nvml auto|on|off|FILE] [--save-tree FILE]
+//	gpupath fit     --data DIR [--out scenario.yaml] [--format table|json]
+//	gpupath report  [--preset NAME | --scenario FILE] [--data DIR] [--out DIR] [--model-only] [--format table|json]
+//	gpupath import  FILE... --out DIR [--tool NAME] [--format table|json]   (other tools' outputs → a run directory)
+//	gpupath doctor  [--sysfs ROOT] [--proc ROOT] [--boot DIR] [--format table|json] [--fail-on error|warn] [--preset NAME | --scenario FILE] [--set k=v] [--nvml auto|on|off|FILE] [--save-tree FILE]
 //	gpupath validate [--partial] [--data TABLE.csv] [--format table|json|csv] [--sources]
+//	gpupath version [--format table|json]
+//
+// Flags are GNU style (internal/cli) and may come anywhere among the
+// positional arguments; gpupath help CMD is gpupath CMD --help.
 //
 // The GPU probes link NVML (go-nvml) only when built with -tags nvml.
 //
 // Exit status: 0 on success, 2 on bad input (one line on stderr), 1 when a
-// run fails for another reason.
+// run fails, measures nothing, or doctor finds what --fail-on names.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +38,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gpupath/gpupath/internal/termtext"
+	"github.com/gpupath/gpupath/internal/cli"
 
 	// The GPU probes (cuda, nvml, staged) register themselves with the
 	// runner; the rest of the command needs nothing else from them.
@@ -44,6 +47,7 @@ import (
 
 // command is one subcommand: it parses its own flags and does its work.
 type command struct {
+	usage   string // the usage line after "gpupath NAME"
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
@@ -59,33 +63,9 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// exitCode prints err as one line and maps it to the process exit status.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	if errors.Is(err, errHelp) {
-		return 0
-	}
-	if errors.Is(err, context.Canceled) {
-		// SIGINT or SIGTERM: model, fit and report stop at their next check, write nothing
-		// or say what they kept ("interrupted: kept …"); exit 1 however it was wrapped.
-		msg, _ := strings.CutSuffix(err.Error(), ": "+context.Canceled.Error())
-		if !strings.HasPrefix(msg, "interrupted: kept ") {
-			msg = "interrupted: nothing written"
-		}
-		fmt.Fprintf(stderr, "gpupath: %s\n", termtext.Clean(msg))
-		return 1
-	}
-	// One line, and nothing from outside that reaches the terminal raw.
-	msg := termtext.Clean(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
-	fmt.Fprintf(stderr, "gpupath: %s\n", msg)
-	var u *usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
-}
+// exitCode prints err as one line and maps it to the process exit status
+// (cli.Exit: 0, 1 or 2, the same for every command).
+func exitCode(err error, stderr io.Writer) int { return cli.Exit(err, stderr) }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -93,12 +73,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	name := args[0]
 	switch name {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		printUsage(stdout)
 		return nil
-	case "version", "--version":
-		fmt.Fprintln(stdout, "gpupath", Version)
-		return nil
+	case "help":
+		// gpupath help CMD is gpupath CMD --help.
+		if len(args) == 1 {
+			printUsage(stdout)
+			return nil
+		}
+		if _, ok := commands[args[1]]; !ok || len(args) > 2 {
+			return usagef("help: unknown command %q (commands: %s)", strings.Join(args[1:], " "), strings.Join(commandNames(), ", "))
+		}
+		args = []string{args[1], "--help"}
+		name = args[0]
+	case "--version":
+		name, args = "version", []string{"version"}
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -136,7 +126,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'gpupath <command> -h' for the flags of one command.")
+	fmt.Fprintln(w, "gpupath help <command> (or gpupath <command> --help) prints the flags of one command.")
 }
 
 // now is the time a command writes into what it makes (a report's render

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
+	"github.com/spf13/pflag"
+
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,11 +29,13 @@ import (
 )
 
 func init() {
-	commands["measure"] = command{
+	commands["measure"] = command{usage: "[--probes LIST] [--out DIR] [--budget 30s] [--quick] [--sizes LIST] [--opt k=v]... [--target loopback|veth|HOST:PORT] [--diagnose] [pairing flags] [--format table|json]",
+
 		summary: "measure this host: TCP latency/bandwidth/CPU cost, memory copies, syscalls (GPUs too; --diagnose)",
 		run:     runMeasure,
 	}
-	commands["gpucheck"] = command{
+	commands["gpucheck"] = command{usage: "[flags of measure]   (gpupath measure --diagnose)",
+
 		summary: "gpupath measure --diagnose: the GPU, topology and RDMA probes with diagnostics (self-check)",
 		run:     runGPUCheck,
 	}
@@ -68,15 +72,16 @@ type measureFlags struct {
 	quick, quiet                               bool
 	port                                       int
 	tolerance                                  float64
-	opts                                       multiFlag
+	opts                                       []string
 	pair                                       pairFlags
+	format                                     *string
 
 	set     map[string]bool // the flags given on the command line
 	names   []string        // the probes that run
 	runsTCP bool
 }
 
-func (f *measureFlags) register(fs *flag.FlagSet, diagnose bool) {
+func (f *measureFlags) register(fs *cli.FlagSet, diagnose bool) {
 	fs.BoolVar(&f.diagnose, "diagnose", diagnose, "diagnostics on: the GPU, topology and RDMA probes by default ("+strings.Join(diagnoseProbes, ",")+
 		"), what each loads and finds on stderr, a summary (summary.txt) at the end")
 	fs.StringVar(&f.probes, "probes", "", "comma-separated probes to run (default: all, or the diagnostic ones with --diagnose; known: "+strings.Join(measure.Names(), ",")+")")
@@ -93,7 +98,8 @@ func (f *measureFlags) register(fs *flag.FlagSet, diagnose bool) {
 	fs.Float64Var(&f.tolerance, "tolerance", 0, "stop repeating a size when its median moves less than this fraction (default 0.02)")
 	fs.StringVar(&f.sysfs, "sysfs", "", "sysfs root of the topo, rdma and perftest probes and of memcpy's cache size (default /sys)")
 	f.pair.register(fs)
-	fs.Var(&f.opts, "opt", "a probe option key=value, repeatable (e.g. pingpong_max=256MiB for tcp, chunk=1MiB for staged, gpus=0,1); unknown keys are refused")
+	f.format = fs.Format(cli.Table, cli.JSON)
+	fs.StringArrayVar(&f.opts, "opt", nil, "a probe option key=value, repeatable (e.g. pingpong_max=256MiB for tcp, chunk=1MiB for staged, gpus=0,1); unknown keys are refused")
 }
 
 // parseMeasure reads the flags of measure (or gpucheck, diagnose true)
@@ -106,7 +112,7 @@ func parseMeasure(name string, diagnose bool, args []string, stdout io.Writer) (
 		return nil, measure.RunConfig{}, err
 	}
 	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	fs.Visit(func(fl *pflag.Flag) { f.set[fl.Name] = true })
 	cfg, err := f.config()
 	return f, cfg, err
 }
@@ -147,7 +153,7 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	}
 	cfg.Dir, cfg.Host = dir, &host
 	if !f.quiet {
-		cfg.Progress = newProgress(stdout)
+		cfg.Progress = newProgress(stderr)
 	}
 	if f.diagnose && !f.quiet {
 		cfg.Env.Log = func(format string, a ...any) {
@@ -156,13 +162,13 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 		cfg.Env.Log("gpupath %s measure --diagnose on %s: probes %s, out %s", Version, host.Hostname, strings.Join(cfg.Probes, ","), dir)
 	}
 	if pr != nil {
-		return f.measureRank1(ctx, pr, cfg, dir, stdout)
+		return f.measureRank1(ctx, pr, cfg, dir, stdout, stderr)
 	}
 	m, err := measure.Run(ctx, cfg)
 	if m == nil {
 		return badInputIf(err, errors.Is(err, record.ErrRunExists) || errors.Is(err, record.ErrNotRunDir) || errors.Is(err, record.ErrRunLocked))
 	}
-	return f.finish(ctx, m, err, dir, stdout)
+	return f.finish(ctx, m, err, dir, stdout, stderr)
 }
 
 // badInputIf marks err as bad input when cond holds.
@@ -324,19 +330,20 @@ func (f *measureFlags) checkNetwork(ctx context.Context, plan measure.Plan) erro
 }
 
 // finish reports what the run did: interrupted runs and failed probes are
-// errors; otherwise the this-host scenario is written next to the run, and
-// a diagnostic run's summary printed and kept in summary.txt.
-func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr error, dir string, stdout io.Writer) error {
-	results := 0
+// errors, and so is a run that measured nothing; otherwise the this-host
+// scenario is written next to the run, and a diagnostic run's summary
+// kept in summary.txt. Stdout gets the run's summary (one line, or the
+// JSON object), stderr the rest.
+func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr error, dir string, stdout, stderr io.Writer) error {
+	sum := record.Summarize("measure", dir, m)
 	var failed []string
 	for _, p := range m.Probes {
-		results += p.Results
 		if p.Status == record.StatusFailed {
 			failed = append(failed, p.Name+": "+p.Reason)
 		}
 	}
 	if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
-		return fmt.Errorf("interrupted: %d results kept in %s", results, dir)
+		return fmt.Errorf("interrupted: %d results kept in %s", sum.Results, dir)
 	}
 	if runErr != nil {
 		return runErr
@@ -349,21 +356,34 @@ func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr er
 	if err != nil {
 		return err
 	}
-	if err := writeHostScenario(rd, ovs, notes, stdout, f.quiet); err != nil {
+	if path, err := writeHostScenario(rd, ovs, notes, stderr, f.quiet); err != nil {
 		return err
+	} else if path != "" {
+		sum.Files = append(sum.Files, path)
 	}
 	if f.diagnose {
 		summary := report.DiagnosticText(rd, ovs)
-		if err := safeio.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), false); err != nil {
+		path := filepath.Join(dir, "summary.txt")
+		if err := safeio.WriteFile(path, []byte(summary), false); err != nil {
 			return err
 		}
-		fmt.Fprint(stdout, summary)
+		sum.Files = append(sum.Files, path)
+		if *f.format == cli.Table {
+			fmt.Fprint(stdout, summary)
+		}
 	}
-	if !f.quiet {
-		fmt.Fprintf(stdout, "wrote %s (%d results)\n", dir, results)
+	if *f.format == cli.JSON {
+		err = cli.WriteJSON(stdout, sum)
+	} else if !f.quiet {
+		_, err = fmt.Fprintln(stdout, sum.Line())
 	}
-	if len(failed) > 0 {
+	switch {
+	case err != nil:
+		return err
+	case len(failed) > 0:
 		return fmt.Errorf("%s (results in %s)", strings.Join(failed, "; "), dir)
+	case !sum.Measured():
+		return fmt.Errorf("%s (run in %s)", sum.Nothing(), dir)
 	}
 	return ctx.Err()
 }
@@ -392,35 +412,36 @@ func parseSizesInt64(list string) ([]int64, error) {
 // writeHostScenario writes the "this host" scenario values of the run (host
 // and GPU probes: calib.ThisHost) next to it as host-scenario.yaml: a
 // scenario file that `gpupath model --scenario` reads (keys it does not set
-// come from the default preset). It checks that the model accepts it.
-func writeHostScenario(rd *record.RunData, ovs []model.Override, notes []string, stdout io.Writer, quiet bool) error {
+// come from the default preset). It checks that the model accepts it, and
+// returns its path ("" when the run gave no value).
+func writeHostScenario(rd *record.RunData, ovs []model.Override, notes []string, stdout io.Writer, quiet bool) (string, error) {
 	if len(ovs) == 0 {
-		return nil
+		return "", nil
 	}
 	text, err := calib.HostScenarioYAML(rd, ovs, notes)
 	if err != nil {
-		return err
+		return "", err
 	}
 	path := filepath.Join(rd.Dir, "host-scenario.yaml")
 	if _, err := model.Parse(text, path); err != nil {
-		return fmt.Errorf("the derived host scenario does not load: %w", err)
+		return "", fmt.Errorf("the derived host scenario does not load: %w", err)
 	}
 	if err := safeio.WriteFile(path, text, false); err != nil {
-		return err
+		return "", err
 	}
 	if !quiet {
 		var sets []string
 		for _, o := range ovs {
 			v, err := o.Text()
 			if err != nil {
-				return err
+				return "", err
 			}
 			sets = append(sets, "--set "+o.Key+"="+shellWord(v))
 		}
 		fmt.Fprintf(stdout, "this host: %s\n", strings.Join(sets, " "))
 		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", path)
 	}
-	return nil
+	return path, nil
 }
 
 // shellWord quotes a value for a shell command line when it holds spaces

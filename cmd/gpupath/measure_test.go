@@ -108,7 +108,7 @@ func TestMeasureBadInput(t *testing.T) {
 		{[]string{"measure", "--probes", "tcp,nope"}, `unknown probe "nope"`},
 		{[]string{"measure", "--budget", "0"}, "--budget must be positive"},
 		{[]string{"measure", "--budget", "-1s"}, "--budget must be positive"},
-		{[]string{"measure", "--budget", "soon"}, "invalid value"},
+		{[]string{"measure", "--budget", "soon"}, `invalid argument "soon" for "--budget"`},
 		{[]string{"measure", "--probes", "tcp", "--port", busyPort}, "port in use"},
 		{[]string{"measure", "--port", "70000"}, "out of range"},
 		{[]string{"measure", "--rate", "1Gbit/s"}, "needs the veth target"},
@@ -245,7 +245,7 @@ func TestMeasureSIGINT(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	// syscall writes 4 records; the 5th is tcp's first of 20, so the
 	// signal lands inside the tcp probe.
-	cmd, stderr := startMeasure(t, dir, 5, "--probes", "syscall,tcp", "--budget", "30s")
+	cmd, stderr := startMeasure(t, dir, 5, "--probes", "syscall,tcp", "--budget", "30s", "--quiet")
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

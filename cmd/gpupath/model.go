@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
-	"slices"
 
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
 func init() {
-	commands["model"] = command{summary: "model every path stage by stage (latency, bandwidth, CPU, DDR, PCIe)", run: runModel}
+	commands["model"] = command{usage: "[--preset NAME | --scenario FILE] [--set k=v]... [--paths LIST] [--sizes LIST] [--format table|csv|json]",
+		summary: "model every path stage by stage (latency, bandwidth, CPU, DDR, PCIe)", run: runModel}
 }
 
 // defaultModelSizes keeps the table readable: eight sizes from 8 B to 1 GiB.
@@ -21,7 +22,7 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sf.register(fs)
 	pathList := fs.String("paths", "all", "comma-separated paths: "+joinNames(model.PathNames()))
 	sizeList := fs.String("sizes", defaultModelSizes, "message sizes: a list (8,4096,1MiB) or a range (1B:1GiB:x2)")
-	format := fs.String("format", "table", "output format: table, csv or json")
+	format := fs.Format(cli.Table, cli.CSV, cli.JSON)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -36,9 +37,6 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sizes, err := parseSizes(*sizeList)
 	if err != nil {
 		return err
-	}
-	if !slices.Contains(model.Formats, *format) {
-		return usagef("--format %q: use table, csv or json", *format)
 	}
 	results, err := model.SweepContext(ctx, s, ps, sizes)
 	if err != nil {

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"net"
 	"os"
@@ -32,12 +32,12 @@ type pairFlags struct {
 	peerWait                   time.Duration
 }
 
-func (p *pairFlags) register(fs *flag.FlagSet) {
+func (p *pairFlags) register(fs *cli.FlagSet) {
 	fs.IntVar(&p.rank, "rank", -1, "this process's rank (0 serves, 1 measures); default: the launcher's environment (torchrun, Open MPI, PMIx, MPICH, Slurm, in that order)")
 	fs.IntVar(&p.worldSize, "world-size", -1, "number of ranks (2 for a two-host run); default: the launcher's environment")
 	fs.IntVar(&p.localRank, "local-rank", -1, "rank on this host (chooses the GPU); default: the launcher's environment")
 	fs.StringVar(&p.peer, "peer", "", "rank 1: rank 0's control address host:port (default: torchrun's MASTER_ADDR:MASTER_PORT+1, or the rendezvous file)")
-	fs.StringVar(&p.listen, "listen", "", "rank 0: control address to listen on (default :MASTER_PORT+1 under torchrun, :0 with --rendezvous, else :"+strconv.Itoa(DefaultPairPort)+"); it is on the network")
+	fs.StringVar(&p.listen, "listen", "", "rank 0: control address to listen on (default: the port of --peer when given, :MASTER_PORT+1 under torchrun, :0 with --rendezvous, else :"+strconv.Itoa(DefaultPairPort)+"); it is on the network")
 	fs.StringVar(&p.rendezvous, "rendezvous", "", "a directory both hosts share: rank 0 writes its address to gpupath-<job>.addr there, rank 1 reads it")
 	fs.DurationVar(&p.peerWait, "peer-wait", 60*time.Second, "how long to wait for the other rank")
 }
@@ -101,6 +101,11 @@ func (f *measureFlags) serveRank0(ctx context.Context, pr *pairing, stdout io.Wr
 	listen := f.pair.listen
 	if listen == "" {
 		switch mp, ok := pr.rank.MasterPeer(); {
+		case f.pair.peer != "":
+			// The launcher gave every rank the same line (srun, mpirun):
+			// rank 0 serves on the port that rank 1 dials.
+			_, port, _ := net.SplitHostPort(f.pair.peer)
+			listen = ":" + port
 		case ok:
 			_, port, _ := net.SplitHostPort(mp)
 			listen = ":" + port
@@ -164,7 +169,7 @@ func (f *measureFlags) dialRank0(ctx context.Context, pr *pairing, host record.H
 // measureRank1 runs the probes against rank 0 and writes one run directory
 // holding both hosts and what rank 0 measured on its side. When rank 0 goes
 // away mid-run the run is marked partial with the reason.
-func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measure.RunConfig, dir string, stdout io.Writer) error {
+func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measure.RunConfig, dir string, stdout, stderr io.Writer) error {
 	host := *cfg.Host
 	pc, info, err := f.dialRank0(ctx, pr, host)
 	if err != nil {
@@ -214,7 +219,7 @@ func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measur
 		}
 		return fmt.Errorf("%s: partial run, %d results kept in %s", m.Reason, results, dir)
 	}
-	return f.finish(ctx, m, runErr, dir, stdout)
+	return f.finish(ctx, m, runErr, dir, stdout, stderr)
 }
 
 // flatten puts an error on one line.

@@ -209,6 +209,12 @@ func TestTwoHosts(t *testing.T) {
 			env0:  []string{"SLURM_PROCID=0", "SLURM_NTASKS=2", "SLURM_LOCALID=0", "SLURM_JOB_ID=4242", "SLURM_STEP_ID=0"},
 			env1:  []string{"SLURM_PROCID=1", "SLURM_NTASKS=2", "SLURM_LOCALID=0", "SLURM_JOB_ID=4242", "SLURM_STEP_ID=0"},
 			args0: []string{"--rendezvous", "RDV"}, args1: []string{"--rendezvous", "RDV"}},
+		// srun and mpirun give every rank the same command line: rank 0
+		// serves on the port of --peer, not its default.
+		{name: "slurm-same-line", launcher: "slurm",
+			env0:  []string{"SLURM_PROCID=0", "SLURM_NTASKS=2", "SLURM_LOCALID=0", "SLURM_JOB_ID=4243", "SLURM_STEP_ID=0"},
+			env1:  []string{"SLURM_PROCID=1", "SLURM_NTASKS=2", "SLURM_LOCALID=0", "SLURM_JOB_ID=4243", "SLURM_STEP_ID=0"},
+			args0: []string{"--peer", hosts.A.Addr + ":7604"}, args1: []string{"--peer", hosts.A.Addr + ":7604"}},
 		{name: "mpich", launcher: "mpich",
 			env0:  []string{"PMI_RANK=0", "PMI_SIZE=2", "MPI_LOCALRANKID=0"},
 			env1:  []string{"PMI_RANK=1", "PMI_SIZE=2", "MPI_LOCALRANKID=0"},

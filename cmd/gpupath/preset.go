@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"strings"
 
@@ -10,12 +12,14 @@ import (
 )
 
 func init() {
-	commands["preset"] = command{summary: "list the built-in scenarios, or show one with the source of every value", run: runPreset}
+	commands["preset"] = command{usage: "list | show NAME | show --resolved [NAME | --scenario FILE] [--set k=v]... [--format table|json]",
+		summary: "list the built-in scenarios, or show one with the source of every value", run: runPreset}
 }
 
 func runPreset(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("preset list | show NAME | show --resolved [NAME | --scenario FILE] [--set k=v]", stdout)
+	fs := newFlagSet("preset", stdout)
 	resolved := fs.Bool("resolved", false, "show: every key as gpupath resolves it, with the rule that gave it (given, catalog, derived, preset) and its source")
+	format := fs.Format(cli.Table, cli.JSON)
 	var sf scenarioFlags
 	sf.register(fs)
 	rest, err := parseInterspersed(fs, args)
@@ -30,17 +34,16 @@ func runPreset(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if len(rest) > 1 {
 			return usagef("preset list takes no argument")
 		}
-		names := model.PresetNames()
-		width := 0
-		for _, n := range names {
-			width = max(width, len(n))
+		list, err := model.Presets()
+		if err != nil || *format == cli.JSON {
+			return errors.Join(err, cli.WriteJSON(stdout, map[string]any{"presets": list}))
 		}
-		for _, n := range names {
-			s, err := model.Preset(n)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%-*s  %s\n", width, n, s.Description)
+		width := 0
+		for _, p := range list {
+			width = max(width, len(p.Name))
+		}
+		for _, p := range list {
+			fmt.Fprintf(stdout, "%-*s  %s\n", width, p.Name, p.Description)
 		}
 		return nil
 	case "show":
@@ -58,6 +61,9 @@ func runPreset(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return err
 			}
+			if *format == cli.JSON {
+				return cli.WriteJSON(stdout, s.ResolvedJSON())
+			}
 			_, err = stdout.Write(s.ResolvedYAML())
 			return err
 		}
@@ -70,6 +76,10 @@ func runPreset(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		src, err := model.PresetSource(rest[1])
 		if err != nil {
 			return badInput(err)
+		}
+		if *format == cli.JSON {
+			p, _ := model.Preset(rest[1])
+			return cli.WriteJSON(stdout, model.PresetInfo{Name: rest[1], Description: p.Description, Source: string(src)})
 		}
 		_, err = stdout.Write(src)
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +15,8 @@ import (
 )
 
 func init() {
-	commands["report"] = command{summary: "render a report (HTML, PDF, figure data) of the model and of measurement runs", run: runReport}
+	commands["report"] = command{usage: "[--preset NAME | --scenario FILE] [--set k=v]... [--data DIR]... [--out DIR] [--model-only] [--format table|json]",
+		summary: "render a report (HTML, PDF, figure data) of the model and of measurement runs", run: runReport}
 }
 
 // beforeWrite, when set, is called with the directory a report is about to
@@ -34,10 +36,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	fs := newFlagSet("report", stdout)
 	var sf scenarioFlags
 	sf.register(fs)
-	var data multiFlag
-	fs.Var(&data, "data", "measurement run `DIR` (made by gpupath measure) to draw over the model (repeatable)")
+	var data []string
+	fs.StringArrayVar(&data, "data", nil, "measurement run `DIR` (made by gpupath measure) to draw over the model (repeatable)")
 	out := fs.String("out", "", "report `DIR` to create; it must not exist or be empty (default: reports/<scenario>-<UTC date and time>)")
 	modelOnly := fs.Bool("model-only", false, "render the model alone: run no quick probes of this host")
+	format := fs.Format(cli.Table, cli.JSON)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -174,9 +177,15 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		}
 		return fmt.Errorf("cannot write the report into %s: %v (give --out DIR)", dir, unwrapPath(oe.Err))
 	}
-	fmt.Fprintln(stdout, filepath.Join(dir, report.HTMLFile))
-	fmt.Fprintln(stdout, filepath.Join(dir, report.PDFFile))
-	return nil
+	if kept != "" {
+		data = append(data, kept)
+	}
+	sum := rep.Summary(dir, scenarioSource(&sf), data)
+	if *format == cli.JSON {
+		return cli.WriteJSON(stdout, sum)
+	}
+	_, err = fmt.Fprintln(stdout, sum.Line())
+	return err
 }
 
 // runQuick makes the quick run into reports/runs/<host>-<UTC time> (where

@@ -31,11 +31,12 @@ func TestReportDefaultDirectory(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || !strings.HasSuffix(lines[0], "/index.html") || !strings.HasSuffix(lines[1], "/report.pdf") {
+	// One line: "gpupath report: …: DIR/index.html DIR/report.pdf".
+	lines := strings.Fields(strings.TrimSpace(out))
+	if strings.Count(out, "\n") != 1 || len(lines) < 2 || !strings.HasSuffix(lines[len(lines)-2], "/index.html") || !strings.HasSuffix(lines[len(lines)-1], "/report.pdf") {
 		t.Fatalf("stdout: %q", out)
 	}
-	dir := filepath.Dir(lines[0])
+	dir := filepath.Dir(lines[len(lines)-2])
 	if !strings.HasPrefix(dir, "reports/default-") || !strings.HasSuffix(dir, "Z") {
 		t.Errorf("report directory %q is not reports/default-<UTC time>", dir)
 	}
@@ -154,7 +155,7 @@ func TestReportWithData(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if out != "r/index.html\nr/report.pdf\n" {
+	if !strings.HasPrefix(out, "gpupath report: ") || !strings.HasSuffix(out, ", with run runs/host1: r/index.html r/report.pdf\n") {
 		t.Errorf("stdout %q", out)
 	}
 	page, err := os.ReadFile("r/index.html")

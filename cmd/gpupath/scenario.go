@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"os"
 	"strings"
 
@@ -12,24 +12,18 @@ import (
 	"github.com/gpupath/gpupath/pkg/model"
 )
 
-// multiFlag collects a repeatable flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
 // scenarioFlags are the flags that choose a scenario: --preset or
 // --scenario, then --set overrides.
 type scenarioFlags struct {
 	preset string
 	file   string
-	sets   multiFlag
+	sets   []string
 }
 
-func (f *scenarioFlags) register(fs *flag.FlagSet) {
+func (f *scenarioFlags) register(fs *cli.FlagSet) {
 	fs.StringVar(&f.preset, "preset", "", "built-in scenario (gpupath preset list); default: default")
 	fs.StringVar(&f.file, "scenario", "", "scenario YAML `file` (it may start from a preset with a line base: NAME)")
-	fs.Var(&f.sets, "set", "override one key, e.g. --set nic.rate=100Gbit/s (repeatable)")
+	fs.StringArrayVar(&f.sets, "set", nil, "override one key, e.g. --set nic.rate=100Gbit/s (repeatable)")
 }
 
 // resolve returns the scenario the flags describe; every error is bad input.

@@ -11,7 +11,8 @@ import (
 )
 
 func init() {
-	commands["serve"] = command{
+	commands["serve"] = command{usage: "[--listen 127.0.0.1:7470] [--for DURATION] [--format table|json]",
+
 		summary: "be the remote peer of `gpupath measure --target host:port` (TCP probe server)",
 		run:     runServe,
 	}

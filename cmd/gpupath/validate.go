@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"os"
 
@@ -10,22 +11,18 @@ import (
 )
 
 func init() {
-	commands["validate"] = command{summary: "model published measurements (the table in the repo, with sources) and print the error per row, source and path", run: runValidate}
+	commands["validate"] = command{usage: "[--partial] [--data TABLE.csv] [--sources] [--format table|csv|json]",
+		summary: "model published measurements (the table in the repo, with sources) and print the error per row, source and path", run: runValidate}
 }
 
 func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", stdout)
-	format := fs.String("format", "table", "output format: table, json or csv")
+	format := fs.Format(cli.Table, cli.CSV, cli.JSON)
 	data := fs.String("data", "", "a table in the published format (default: the one built in, pkg/validate/data/published.csv)")
 	attribution := fs.Bool("sources", false, "print the table's README (its sources and conventions) and stop")
 	partial := fs.Bool("partial", false, "also model each row from the default preset with only what the row states, beside the full mode (the preset of its generation)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
-	}
-	switch *format {
-	case "table", "json", "csv":
-	default:
-		return usagef("--format %q: use table, json or csv", *format)
 	}
 	if *attribution {
 		_, err := io.WriteString(stdout, validate.Attribution)

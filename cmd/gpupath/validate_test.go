@@ -71,7 +71,7 @@ func TestValidateBadInput(t *testing.T) {
 		{[]string{"validate", "--data", filepath.Join(dir, "missing.csv")}, "missing.csv: no such file"},
 		{[]string{"validate", "--data", bad}, "bad.csv:2: X-1: value \"fast\""},
 		{[]string{"validate", "extra"}, "unexpected argument"},
-		{[]string{"validate", "--nope"}, "flag provided but not defined"},
+		{[]string{"validate", "--nope"}, "unknown flag --nope"},
 	} {
 		out, errOut, code := invoke(t, tc.args...)
 		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) {

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -194,4 +195,24 @@ type PricePoint struct {
 	LatencyAfter    float64 `json:"latency_s_after"`
 	BandwidthBefore float64 `json:"bandwidth_Bps_before"`
 	BandwidthAfter  float64 `json:"bandwidth_Bps_after"`
+}
+
+// FailOn is the exit rule of `gpupath doctor --fail-on`: nil when no
+// finding is at sev or worse (Error, or Warn for warn and error), else an
+// error that counts them and names the first. Unknown (a fact that could
+// not be read) fails neither rule: a machine without NVML is not broken.
+func (r *Report) FailOn(sev Severity) error {
+	if sev != Error && sev != Warn {
+		return fmt.Errorf("--fail-on %q: want error or warn", sev)
+	}
+	var bad []Finding
+	for _, f := range r.Findings {
+		if f.Severity == Error || (sev == Warn && f.Severity == Warn) {
+			bad = append(bad, f)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d finding(s) at %s or worse (--fail-on %s), the first: %s: %s", len(bad), sev, sev, bad[0].ID, bad[0].Title)
 }

@@ -252,13 +252,13 @@ func WriteCSV(w io.Writer, s *Scenario, results []Result) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	g := units.Cell
 	for _, r := range results {
 		row := []string{s.Name, r.Path, strconv.FormatInt(int64(r.Bytes), 10), strconv.FormatBool(r.Feasible)}
 		if r.Feasible {
 			cores, mpc := g(r.Cores), ""
 			if r.MessageBound {
-				cores = "—"
+				cores = "" // the message rate binds: message_bound and messages_per_core_s say so
 			}
 			if r.MessagesPerCore > 0 {
 				mpc = g(r.MessagesPerCore)

@@ -23,6 +23,12 @@ func ParseLink(s string) (Link, error) {
 	t = t[3:]
 	i := strings.IndexByte(t, 'x')
 	if i < 0 {
+		// Say what is wrong first with the generation, then the lanes.
+		if g, err := strconv.Atoi(t); err == nil {
+			if err := (Link{Gen: g, Lanes: 16}).Validate(); err != nil {
+				return Link{}, fmt.Errorf("%q: %v", s, err)
+			}
+		}
 		return Link{}, fmt.Errorf("%q: a PCIe link looks like gen5x16 (lane count missing)", s)
 	}
 	g, err1 := strconv.Atoi(t[:i])

@@ -106,3 +106,25 @@ func Default() *Scenario {
 	}
 	return s
 }
+
+// PresetInfo is one preset in the JSON of `gpupath preset list` and
+// `gpupath preset show NAME` (Source only there: the YAML text with the
+// comments that cite each value).
+type PresetInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Source      string `json:"source,omitempty"`
+}
+
+// Presets lists the built-in presets in the order of PresetNames.
+func Presets() ([]PresetInfo, error) {
+	var out []PresetInfo
+	for _, n := range PresetNames() {
+		s, err := Preset(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PresetInfo{Name: n, Description: s.Description})
+	}
+	return out, nil
+}

@@ -42,10 +42,28 @@ type Override struct {
 // source (for a preset value the comment beside it, for a catalog fact the
 // entry and its source, for a derived value the rule and what it read).
 type Resolved struct {
-	Key    string
-	Value  string
-	Rule   Rule
-	Source string
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Rule   Rule   `json:"rule"`
+	Source string `json:"source"`
+}
+
+// ResolvedJSON is the JSON of `gpupath preset show --resolved`: every key
+// of the scenario as resolved, in the order of the scenario file.
+type ResolvedJSON struct {
+	Name     string     `json:"name"`
+	Base     string     `json:"base"`
+	Warnings []string   `json:"warnings"`
+	Keys     []Resolved `json:"keys"`
+}
+
+// ResolvedJSON is the scenario's resolution as ResolvedJSON.
+func (s *Scenario) ResolvedJSON() ResolvedJSON {
+	w := s.Warnings()
+	if w == nil {
+		w = []string{}
+	}
+	return ResolvedJSON{Name: s.Name, Base: s.Base(), Warnings: w, Keys: s.Resolution()}
 }
 
 // spec is how a scenario was resolved: from which preset, with what given.

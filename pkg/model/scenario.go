@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -733,7 +734,29 @@ func (s *Scenario) Get(key string) (string, error) {
 	return k.Text(s), nil
 }
 
+// keySynonyms are the words people write for a key's last word: --set
+// nic.speed means nic.rate before it means nic.model, the nearest by
+// spelling.
+var keySynonyms = map[string]string{
+	"speed": "rate", "bandwidth": "rate", "bw": "rate", "throughput": "rate", "link_rate": "rate", "linkrate": "rate",
+	"delay": "latency", "lat": "latency", "gen": "pcie", "generation": "pcie", "link": "pcie",
+	"name": "model", "type": "kind", "jumbo": "mtu", "distance": "cable", "length": "cable", "switches": "hops",
+}
+
 func unknownKeyErr(key string) error {
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		word := strings.ToLower(key[i+1:])
+		for _, w := range slices.Sorted(maps.Keys(keySynonyms)) {
+			syn := keySynonyms[w]
+			// The word itself, or a misspelling of a long one (bandwith).
+			if w != word && (len(w) < 6 || editDistance(w, word) > 2) {
+				continue
+			}
+			if _, ok := lookupKey(key[:i+1] + syn); ok {
+				return fmt.Errorf("unknown key (did you mean %s?)", key[:i+1]+syn)
+			}
+		}
+	}
 	best, bestD := "", 1<<30
 	for _, k := range keys {
 		if d := editDistance(key, k.Name); d < bestD {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/gpupath/gpupath/pkg/units"
 	"io"
 	"strconv"
 	"strings"
@@ -78,9 +79,9 @@ func (rep Report) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "id\tpath\tquantity\tsize\tpublished\tmodeled\tunit\tratio\terror\t"
+	head := "id\tpath\tquantity\tsize\tpublished\tmodeled\tratio\terror\t"
 	if rep.Both {
-		head = "id\tpath\tquantity\tsize\tpublished\tunit\tfull\tratio\terror\tpartial\tratio\terror\t"
+		head = "id\tpath\tquantity\tsize\tpublished\tfull\tratio\terror\tpartial\tratio\terror\t"
 	}
 	fmt.Fprintln(tw, head)
 	for i, r := range rep.Results {
@@ -88,16 +89,16 @@ func (rep Report) WriteTable(w io.Writer) error {
 			if !r.Included() {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t\n", r.Row.ID, r.Row.Path, r.Row.Quantity, r.Bytes.Human(),
-				formatValue(r.Published, r.Row.Unit), formatValue(r.Modeled, r.Row.Unit), r.Row.Unit, r.Ratio, pct(r.Error()))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t\n", r.Row.ID, r.Row.Path, r.Row.Quantity, r.Bytes.Human(),
+				tableValue(r.Published, r.Row.Unit), tableValue(r.Modeled, r.Row.Unit), r.Ratio, pct(r.Error()))
 			continue
 		}
 		p := rep.Partial[i]
 		if !r.Included() && !p.Included() {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Row.ID, r.Row.Path, r.Row.Quantity, r.Bytes.Human(),
-			formatValue(r.Published, r.Row.Unit), r.Row.Unit, cells(r), cells(p))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Row.ID, r.Row.Path, r.Row.Quantity, r.Bytes.Human(),
+			tableValue(r.Published, r.Row.Unit), cells(r), cells(p))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -171,7 +172,7 @@ func cells(r Result) string {
 	if !r.Included() {
 		return "excluded\t—\t—"
 	}
-	return fmt.Sprintf("%s\t%.2f\t%s", formatValue(r.Modeled, r.Row.Unit), r.Ratio, pct(r.Error()))
+	return fmt.Sprintf("%s\t%.2f\t%s", tableValue(r.Modeled, r.Row.Unit), r.Ratio, pct(r.Error()))
 }
 
 func figureCells(f Figures) string {
@@ -291,7 +292,7 @@ func (rep Report) WriteCSV(w io.Writer) error {
 	if err := cw.Write(head); err != nil {
 		return err
 	}
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	g := units.Cell
 	for i, r := range rep.Results {
 		j := r.json()
 		row := []string{j.ID, j.Source, j.Path, j.Quantity, j.Unit, strconv.FormatInt(j.Bytes, 10), g(j.Published), "", "", "", "", "", "", j.Excluded}

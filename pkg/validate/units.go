@@ -110,3 +110,24 @@ func formatValue(x float64, unit string) string {
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
+
+// tableValue writes a base-unit value for the table of `gpupath
+// validate` with its unit, one unit per kind whatever the row was
+// published in (µs for a time, GB/s for a rate), to four significant
+// digits and never with an exponent: tableValue(12190e6, "MB/s") =
+// "12.19 GB/s".
+func tableValue(x float64, unit string) string {
+	if unit == "us" || unit == "ms" {
+		return fourDigits(x/1e-6) + " µs"
+	}
+	return fourDigits(x/1e9) + " GB/s"
+}
+
+// fourDigits writes x to four significant digits in plain decimals.
+func fourDigits(x float64) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	d := max(3-int(math.Floor(math.Log10(math.Abs(x)))), 0)
+	return strconv.FormatFloat(x, 'f', d, 64)
+}
