@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/cli"
 	"io"
 	"strconv"
 	"time"
@@ -25,6 +27,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	timeout := fs.Duration("timeout", 5*time.Second, "deadline of a client's handshake and of every read and write")
 	dur := fs.Duration("for", 0, "stop after this long (0: until interrupted)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	format := fs.Format(cli.Table, cli.JSON)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -52,7 +55,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer cancel()
 	}
 	if !*quiet {
-		fmt.Fprintf(stdout, "gpupath serve: listening on %s (stop with Ctrl-C)\n", s.Addr())
+		fmt.Fprintf(stderr, "gpupath serve: listening on %s (stop with Ctrl-C)\n", s.Addr())
 	}
-	return s.Serve(ctx)
+	start := time.Now()
+	err = s.Serve(ctx)
+	if *format == cli.JSON {
+		return errors.Join(err, cli.WriteJSON(stdout, map[string]any{"listen": s.Addr(), "seconds": time.Since(start).Round(time.Millisecond).Seconds()}))
+	}
+	return err
 }

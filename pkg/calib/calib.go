@@ -142,47 +142,56 @@ func mean(v []float64) float64 {
 
 // Key is one scenario key the calibration sets.
 type Key struct {
-	Key, Before, After, Source string
+	Key    string `json:"key"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+	Source string `json:"source"`
 }
 
 // Comparison is the model against one measured end-to-end curve.
 type Comparison struct {
-	Label   string // "tcp: staged transfer, store-and-forward (loopback)"
-	Path    string
-	Variant string
-	Bytes   []float64
+	Label   string    `json:"label"` // "tcp: staged transfer, store-and-forward (loopback)"
+	Path    string    `json:"path"`
+	Variant string    `json:"variant"`
+	Bytes   []float64 `json:"bytes"`
 	// Measured medians, and the model's predictions with the base scenario
-	// (preset) and with the calibrated one.
-	Measured, Preset, Calibrated []float64
-	PresetErr, CalibratedErr     fit.Comparison
+	// (preset) and with the calibrated one, in seconds.
+	Measured      []float64      `json:"measured_s"`
+	Preset        []float64      `json:"preset_s"`
+	Calibrated    []float64      `json:"calibrated_s"`
+	PresetErr     fit.Comparison `json:"preset_error"`
+	CalibratedErr fit.Comparison `json:"calibrated_error"`
 	// Verdicts say which stage each model gets wrong, when its median error
 	// is above Large (empty otherwise).
-	PresetVerdict, CalibratedVerdict string
+	PresetVerdict     string `json:"preset_verdict"`
+	CalibratedVerdict string `json:"calibrated_verdict"`
 	// MultiChunk is the calibrated model's error over the sizes of two
 	// chunks or more (pipelined transfers only): where overlap matters.
-	MultiChunk *fit.Comparison `json:",omitempty"`
+	MultiChunk *fit.Comparison `json:"multi_chunk,omitempty"`
 	// ComponentsOnly is the prediction from the component probes alone
 	// (no parameter fitted on the transfer itself), for the staged
 	// transfer; nil elsewhere.
-	ComponentsOnly    []float64       `json:",omitempty"`
-	ComponentsOnlyErr *fit.Comparison `json:",omitempty"`
+	ComponentsOnly    []float64       `json:"components_only_s,omitempty"`
+	ComponentsOnlyErr *fit.Comparison `json:"components_only_error,omitempty"`
 }
 
 // StageRow is one stage of the staged transfer, measured against modeled.
 type StageRow struct {
-	Letter, Name string
+	Letter string `json:"letter"`
+	Name   string `json:"name"`
 	// Source says where the calibrated stage's parameters come from:
 	// "measured: ..." or "preset: ...".
-	Source   string
-	Measured bool
-	Alpha    fit.Interval // fitted (measured stages) or the preset's value
-	Beta     fit.Interval
+	Source   string       `json:"source"`
+	Measured bool         `json:"measured"`
+	Alpha    fit.Interval `json:"alpha_s"` // fitted (measured stages) or the preset's value
+	Beta     fit.Interval `json:"beta_Bps"`
 	// At sizes StageSizes: modeled latency (calibrated) and measured.
-	Modeled, MeasuredAt []float64
+	Modeled    []float64 `json:"modeled_s"`
+	MeasuredAt []float64 `json:"measured_s"`
 	// InSitu is the stage's own time inside the measured staged
 	// store-and-forward transfer at StageSizes (NaN outside the sizes
 	// recorded); nil when the runs do not time the stage in the transfer.
-	InSitu []float64
+	InSitu []float64 `json:"in_situ_s"`
 }
 
 // StageSizes are the sizes of the per-stage table.
@@ -207,8 +216,9 @@ type Calibration struct {
 
 // RunInfo is the provenance of one run used.
 type RunInfo struct {
-	Dir, Host string
-	Start     time.Time
+	Dir   string    `json:"dir"`
+	Host  string    `json:"host"`
+	Start time.Time `json:"start"`
 }
 
 // ErrNothing is returned when the runs hold nothing to calibrate.

@@ -162,7 +162,8 @@ func rate(v, lo, hi float64) string {
 // WriteJSON writes the calibration as one JSON object.
 func (c *Calibration) WriteJSON(w io.Writer) error {
 	type fitJSON struct {
-		Stage, Name string
+		Stage       string  `json:"stage"`
+		Name        string  `json:"name"`
 		Probe       string  `json:"probe"`
 		Variant     string  `json:"variant"`
 		Target      string  `json:"target"`
@@ -209,13 +210,15 @@ func (r StageRow) MarshalJSON() ([]byte, error) {
 		return out
 	}
 	return json.Marshal(struct {
-		Letter, Name, Source string
-		Measured             bool
-		Alpha                any `json:"alpha_s"`
-		Beta                 any `json:"beta_Bps"`
-		Sizes                []float64
-		Modeled              []*float64 `json:"modeled_s"`
-		MeasuredAt           []*float64 `json:"measured_s"`
+		Letter     string     `json:"letter"`
+		Name       string     `json:"name"`
+		Source     string     `json:"source"`
+		Measured   bool       `json:"measured"`
+		Alpha      any        `json:"alpha_s"`
+		Beta       any        `json:"beta_Bps"`
+		Sizes      []float64  `json:"bytes"`
+		Modeled    []*float64 `json:"modeled_s"`
+		MeasuredAt []*float64 `json:"measured_s"`
 	}{r.Letter, r.Name, r.Source, r.Measured, r.Alpha, r.Beta, StageSizes, nul(r.Modeled), nul(r.MeasuredAt)})
 }
 
