@@ -37,8 +37,10 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.Roots.Boot != "" {
 		roots += ", boot " + r.Roots.Boot
 	}
-	fmt.Fprintf(&b, "read:   %s\n", roots)
-	fmt.Fprintf(&b, "GPUs:   %s\n", r.GPUSource)
+	// Every line below passes wrapTo, which folds a line break from outside
+	// (an NVML version string, a path) into a space: no input forges a line.
+	wrapTo(&b, "read:   ", "        ", roots)
+	wrapTo(&b, "GPUs:   ", "        ", r.GPUSource)
 	if r.Scenario != "" {
 		p := "scenario " + r.Scenario
 		if len(r.Host) > 0 {
@@ -54,7 +56,7 @@ func WriteText(w io.Writer, r *Report) error {
 		if f.Subject != "" {
 			head += "  " + f.Subject
 		}
-		b.WriteString(head + "\n")
+		b.WriteString(flat(head) + "\n")
 		wrapTo(&b, "        ", "        ", f.Title)
 		for i, fa := range f.Facts {
 			label := "        "
@@ -133,6 +135,16 @@ func wrapTo(b *strings.Builder, first, rest, text string) {
 		empty = false
 	}
 	b.WriteString(strings.TrimRight(line, " ") + "\n")
+}
+
+// flat is s on one line: a line break from outside becomes a space.
+func flat(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // RecordFile is the name of a run's doctor record in its run directory: the

@@ -12,6 +12,10 @@ import (
 	"github.com/gpupath/gpupath/internal/stats"
 )
 
+// stopDraws is how many values the resampling draws between two checks of
+// Options.Stop (a few milliseconds of drawing).
+const stopDraws = 1 << 18
+
 // rng draws indices from a PCG stream. PCG's output is fixed by its
 // specification and the index draw is written out here (multiply-shift), so
 // bootstrap results do not depend on the Go release.
@@ -38,8 +42,8 @@ func (r rng) index(n int) int {
 // Each refit starts from the point estimate, so it converges in a few
 // reweighting steps.
 //
-// opt.Stop is asked every StopEvery resamples, while drawing and while
-// refitting; its error ends the bootstrap.
+// opt.Stop is asked every StopEvery resamples and every stopDraws values
+// drawn, while drawing and while refitting; its error ends the bootstrap.
 func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples [][]float64, residual bool, err error) {
 	samples = make([][]float64, lin.p)
 	for k := range samples {
@@ -84,12 +88,22 @@ func bootstrap(d *data, lin *linear, point, cnt []float64, opt Options) (samples
 	g := newRNG(opt.Seed)
 	ys := make([]float64, opt.Resamples*lin.rows)
 	var buf []float64
+	drawn := 0 // values drawn since Stop was last asked
 	for b := 0; b < opt.Resamples; b++ {
 		if err := opt.stoppedAt(b); err != nil {
 			return nil, false, err
 		}
 		y := ys[b*lin.rows : (b+1)*lin.rows]
 		for i, r := range d.reps {
+			// A resample of millions of repetitions takes long: Stop is
+			// asked every stopDraws values too, not only every StopEvery
+			// resamples.
+			if drawn += len(r); drawn >= stopDraws {
+				drawn = 0
+				if err := opt.Stopped(); err != nil {
+					return nil, false, err
+				}
+			}
 			buf = buf[:0]
 			for range r {
 				if residual {

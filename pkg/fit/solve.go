@@ -262,12 +262,21 @@ func (l *linear) leverage(theta, cnt []float64) []float64 {
 	if !(qr.Cond() < maxCond) {
 		return h
 	}
-	var q mat.Dense
-	qr.QTo(&q)
+	// h_i = ‖Q_i‖² = ‖R⁻ᵀ a_i‖²: with R (p × p) alone, by forward
+	// substitution, so memory stays O(rows × p) (the full Q is rows × rows:
+	// 800 MB at 10,000 sizes).
+	var r mat.Dense
+	qr.RTo(&r)
+	p := len(cols)
+	z := make([]float64, p)
 	for i := range h {
-		for j := range cols {
-			v := q.At(i, j)
-			h[i] += v * v
+		for j := 0; j < p; j++ {
+			v := a.At(i, j)
+			for k := 0; k < j; k++ {
+				v -= r.At(k, j) * z[k]
+			}
+			z[j] = v / r.At(j, j)
+			h[i] += z[j] * z[j]
 		}
 	}
 	return h

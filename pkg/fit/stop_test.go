@@ -2,6 +2,7 @@ package fit
 
 import (
 	"errors"
+	"math"
 	"sync/atomic"
 	"testing"
 )
@@ -47,5 +48,61 @@ func TestStop(t *testing.T) {
 	b, _ := AlphaBeta(obs, Options{Seed: 7, Stop: func() error { return nil }})
 	if a.Alpha != b.Alpha || a.Beta != b.Beta {
 		t.Errorf("a Stop changed the fit: %+v vs %+v", a.Alpha, b.Alpha)
+	}
+}
+
+// TestStopWithinOneHugeResample: with millions of repetitions one
+// resample draws millions of values, so Stop is asked by the values drawn
+// too, not only every StopEvery resamples: the fit stops inside its first
+// resamples (it took minutes for a run of a million records before).
+func TestStopWithinOneHugeResample(t *testing.T) {
+	obs := synth(3, sizes4To256MiB()[:3], 1, 0.03, alphaBetaCurve(2e-6, 1e10))
+	for i := range obs {
+		for len(obs[i].Seconds) < 2*stopDraws {
+			obs[i].Seconds = append(obs[i].Seconds, obs[i].Seconds[0]*(1+1e-3*float64(len(obs[i].Seconds)%7)))
+		}
+	}
+	stop := errors.New("stopped")
+	var checks atomic.Int64
+	_, err := AlphaBeta(obs, Options{Resamples: 1000, Stop: func() error {
+		if checks.Add(1) > 2 {
+			return stop
+		}
+		return nil
+	}})
+	if !errors.Is(err, stop) {
+		t.Fatalf("error %v, want the stop", err)
+	}
+}
+
+// TestLeverageThin: the leverages from R alone equal those of the full Q
+// (the diagonal of the hat matrix), and need no rows × rows matrix.
+func TestLeverageThin(t *testing.T) {
+	obs := synth(4, sizes4To256MiB(), 1, 0.05, alphaBetaCurve(3e-6, 2e10))
+	d, err := prepare(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin := newLinear(len(d.bytes), 2, func(i int, row []float64) { row[0], row[1] = 1, d.bytes[i] })
+	r, err := AlphaBeta(obs, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	point := []float64{r.Alpha.Value, 1 / r.Beta.Value}
+	cnt := make([]float64, lin.rows)
+	for i := range cnt {
+		cnt[i] = 1
+	}
+	h := lin.leverage(point, cnt)
+	sum := 0.0
+	for i, v := range h {
+		if !(v >= 0 && v <= 1+1e-9) {
+			t.Errorf("h[%d] = %v outside [0, 1]", i, v)
+		}
+		sum += v
+	}
+	// The trace of the hat matrix is the number of parameters.
+	if math.Abs(sum-2) > 1e-6 {
+		t.Errorf("Σh = %v, want 2 (the parameters)", sum)
 	}
 }
