@@ -58,16 +58,16 @@ func TestRepeatDeadline(t *testing.T) {
 // is spent stops with a budget error that counts the sizes measured.
 func TestSweepBudget(t *testing.T) {
 	sw := newSweep(Plan{Budget: time.Hour}, 4)
-	rc, err := sw.next()
+	rc, err := sw.next(64, 0)
 	if err != nil || rc.Budget < 14*time.Minute || rc.Deadline.IsZero() || time.Until(rc.Deadline) < 59*time.Minute {
 		t.Errorf("first size: %+v, %v", rc, err)
 	}
 	sw = newSweep(Plan{Budget: time.Nanosecond}, 4)
-	if _, err := sw.next(); err != nil { // one size is always measured
+	if _, err := sw.next(64, 0); err != nil { // one size is always measured
 		t.Fatal(err)
 	}
 	time.Sleep(time.Millisecond)
-	if _, err := sw.next(); !errors.Is(err, errBudget) || !strings.Contains(err.Error(), "after 1 of 4 sizes") {
+	if _, err := sw.next(64, 0); !errors.Is(err, errBudget) || !strings.Contains(err.Error(), "after 1 of 4 sizes") {
 		t.Errorf("spent budget: %v", err)
 	}
 }
@@ -102,11 +102,11 @@ func TestProbeBudgetHonoured(t *testing.T) {
 // does: a tcp sweep cut short under load was "failed" and exited 1.
 func TestSweepBudgetMakesPartial(t *testing.T) {
 	sw := newSweep(Plan{Budget: time.Nanosecond}, 4)
-	if _, err := sw.next(); err != nil {
+	if _, err := sw.next(64, 0); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Millisecond)
-	_, err := sw.next()
+	_, err := sw.next(64, 0)
 	useFake(t, &fakeProbe{name: "fake-sweep-spent", n: 1, err: fmt.Errorf("fake: %w", err)})
 	m, rerr := Run(context.Background(), RunConfig{Dir: filepath.Join(t.TempDir(), "run"), Probes: []string{"fake-sweep-spent"},
 		Budget: time.Second, Host: &record.Host{Hostname: "h"}})
