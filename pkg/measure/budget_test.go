@@ -147,6 +147,10 @@ func TestRepeatLooksAhead(t *testing.T) {
 		// The first warm-up and the first sample run whatever the time:
 		// a size is always measured once.
 		{"spent", RepeatConfig{Warmup: 3, MinIterations: 5, Budget: time.Hour}, 2, 1, 2 * time.Second, 2 * time.Second},
+		// Unless the caller knows what a call takes (a stream's calibrated
+		// chunk): then a warm-up that leaves no room for a sample is
+		// skipped too.
+		{"expected", RepeatConfig{Warmup: 3, MinIterations: 5, Budget: time.Hour, expect: time.Second}, 1, 1, time.Second, 1500 * time.Millisecond},
 	} {
 		c := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 		t0 := c.t
@@ -157,6 +161,8 @@ func TestRepeatLooksAhead(t *testing.T) {
 			cfg.Deadline = t0.Add(6500 * time.Millisecond)
 		case "spent":
 			cfg.Deadline = t0.Add(-time.Second)
+		case "expected":
+			cfg.Deadline = t0.Add(1500 * time.Millisecond)
 		}
 		calls := 0
 		op := c.op(time.Second)
@@ -172,8 +178,9 @@ func TestRepeatLooksAhead(t *testing.T) {
 
 // sweepSim runs a probe's loop on a fake clock: sizes measured as a
 // stream at rate bytes per second, each iteration one chunk of
-// max(size, rate × 50 ms), after a calibration of one chunk; it returns
-// the time the sweep took and its error.
+// max(size, rate × 50 ms), after a calibration of one chunk that tells
+// Repeat what a chunk takes (as Client.Stream does); it returns the time
+// the sweep took and its error.
 func sweepSim(t *testing.T, budget time.Duration, sizes []int64, rate float64) (time.Duration, error) {
 	t.Helper()
 	c := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
@@ -187,6 +194,7 @@ func sweepSim(t *testing.T, budget time.Duration, sizes []int64, rate float64) (
 		chunk := max(float64(size), rate*0.05)
 		d := time.Duration(chunk / rate * float64(time.Second))
 		c.op(d)() // the calibration
+		rc.expect = d
 		st, _, err := Repeat(context.Background(), rc, c.op(d))
 		if err != nil {
 			t.Fatal(err)
@@ -223,9 +231,10 @@ func TestSweepEndsWithinBudget(t *testing.T) {
 		}
 	}
 	// The first size is measured however long it takes: 16 MiB at
-	// 100 Mbit/s, a calibration, a warm-up and a sample, 4.03 s.
+	// 100 Mbit/s, a calibration and a sample (no room for a warm-up),
+	// 2.68 s.
 	took, err := sweepSim(t, time.Second, []int64{16 << 20}, rate)
-	if err != nil || took < 4*time.Second || took > 4100*time.Millisecond {
+	if err != nil || took < 2600*time.Millisecond || took > 2700*time.Millisecond {
 		t.Errorf("a first size of 16MiB on a budget of 1 s: %v, %v", took, err)
 	}
 }

@@ -35,8 +35,9 @@ type Planned interface {
 }
 
 // Every time in these lines is spelled by units.Seconds.Human ("3.44 µs",
-// "1.5 s"), the one spelling of times for people; never by time.Duration's
-// String ("3.44µs", "1.5s"). TestProgressTimesHuman checks it.
+// "1.5 s"), the one spelling of times for people, through humanSeconds and
+// humanDuration; never by time.Duration's String ("3.44µs", "1.5s") or the
+// compact "3.44us" of scenario keys. TestProgressTimesHuman checks it.
 
 // Describe is a one-line summary of a record, for progress output and logs:
 // "tcp pingpong 64B loopback: 17.1 µs one-way median, p99 75.3 µs (n=36304)".
@@ -66,13 +67,13 @@ func describe(r record.Result, tol float64) string {
 	words := timeWords(r)
 	if throughputFirst(r) {
 		b.WriteString(rateText(r))
-		fmt.Fprintf(&b, ", %s %s median", units.Seconds(r.MedianS).Human(), words)
+		fmt.Fprintf(&b, ", %s %s median", humanSeconds(r.MedianS), words)
 	} else {
-		med := units.Seconds(r.MedianS).Human()
+		med := humanSeconds(r.MedianS)
 		if words != "" {
 			med += " " + words
 		}
-		fmt.Fprintf(&b, "%s median, p99 %s", med, units.Seconds(r.P99S).Human())
+		fmt.Fprintf(&b, "%s median, p99 %s", med, humanSeconds(r.P99S))
 	}
 	fmt.Fprintf(&b, " (n=%d", r.Iterations)
 	if !r.Stable {
@@ -152,7 +153,7 @@ func notSettled(r record.Result, tol float64) string {
 	}
 	pct := units.FormatSig(tol*100, 3)
 	if least := settleLeast(); r.Iterations < least {
-		return fmt.Sprintf("not settled: time for %d samples, under the %d that two checks in a row within %s %% need", r.Iterations, least, pct)
+		return fmt.Sprintf("not settled: time for %s, under the %d that two checks in a row within %s %% need", plural(r.Iterations, "sample"), least, pct)
 	}
 	return fmt.Sprintf("not settled: its median did not hold within %s %% for two checks in a row", pct)
 }
@@ -176,13 +177,13 @@ func statusLine(st record.ProbeStatus, last time.Time) string {
 	timed := !st.Start.IsZero() && !st.End.IsZero() && st.Status != record.StatusUnavailable
 	if timed {
 		el := st.End.Sub(st.Start).Seconds()
-		s += " in " + units.Seconds(el).Human()
+		s += " in " + humanSeconds(el)
 		if st.BudgetS > 0 {
-			s += " of " + units.Seconds(st.BudgetS).Human()
+			s += " of " + humanSeconds(st.BudgetS)
 		}
 	}
 	if st.Status != record.StatusUnavailable {
-		s += fmt.Sprintf(", %d results", st.Results)
+		s += ", " + plural(st.Results, "result")
 	}
 	if st.Reason != "" {
 		s += " (" + st.Reason + ")"
@@ -206,7 +207,11 @@ func overrun(st record.ProbeStatus, last time.Time) string {
 	switch {
 	case last.IsZero() || last.Before(st.Start) || last.After(st.End):
 	case last.After(end):
-		s += ": its last result came " + humanDuration(last.Sub(end)) + " after it, and the probe ended " +
+		which := "its last result"
+		if st.Results == 1 {
+			which = "its one result (a probe always measures its first size)"
+		}
+		s += ": " + which + " came " + humanDuration(last.Sub(end)) + " after it, and the probe ended " +
 			humanDuration(st.End.Sub(last)) + " after that"
 	default:
 		s += ": its last result came in time; ending the probe took " + humanDuration(st.End.Sub(last))
@@ -217,7 +222,7 @@ func overrun(st record.ProbeStatus, last time.Time) string {
 // startLine is a probe's first line: "tcp: 9 measurements, budget 10.8 s".
 func startLine(probe string, steps int, budget time.Duration) string {
 	if steps > 0 {
-		return fmt.Sprintf("%s: %d measurements, budget %s", probe, steps, humanDuration(budget))
+		return fmt.Sprintf("%s: %s, budget %s", probe, plural(steps, "measurement"), humanDuration(budget))
 	}
 	return fmt.Sprintf("%s: budget %s", probe, humanDuration(budget))
 }
@@ -346,7 +351,7 @@ func (b *Bar) Done(st record.ProbeStatus) {
 // content pushing the rest of its row along (rows are written as they
 // come, so no column can be sized from them all).
 func tableRow(variant, size, target, median, p99, rate, spread, n, note string) string {
-	row := fmt.Sprintf("  %-12s %8s  %-16s %-24s %10s %12s %7s %7s", variant, size, target, median, p99, rate, spread, n)
+	row := fmt.Sprintf("  %-12s %8s  %-18s %-24s %10s %12s %7s %7s", variant, size, target, median, p99, rate, spread, n)
 	if note != "" {
 		row += "  " + note
 	}
@@ -355,7 +360,7 @@ func tableRow(variant, size, target, median, p99, rate, spread, n, note string) 
 
 // resultRow is a record's row in Bar's table.
 func resultRow(r record.Result, tol float64) string {
-	med := units.Seconds(r.MedianS).Human()
+	med := humanSeconds(r.MedianS)
 	if w := timeWords(r); w != "" {
 		med += " " + w
 	}
@@ -363,7 +368,7 @@ func resultRow(r record.Result, tol float64) string {
 	if !r.Stable {
 		note = notSettled(r, tol)
 	}
-	return tableRow(r.Variant, units.Bytes(r.Bytes).String(), r.Target, med, units.Seconds(r.P99S).Human(),
+	return tableRow(r.Variant, units.Bytes(r.Bytes).String(), r.Target, med, humanSeconds(r.P99S),
 		rateText(r), fmt.Sprintf("%.1f %%", r.Spread*100), fmt.Sprint(r.Iterations), note)
 }
 
@@ -404,4 +409,12 @@ func (b *Bar) draw() {
 	}
 	fmt.Fprintf(b.W, "\r%s", line)
 	b.drawn = utf8.RuneCountInString(line)
+}
+
+// plural is n and the noun, with an s unless n is 1: "1 result", "9 results".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -24,7 +24,7 @@ func TestDescribe(t *testing.T) {
 			"tcp stream 128KiB veth tbf 1Gbit/s: 956 Mbit/s, 1.1 ms per write median (n=12, not settled: its median did not hold within 2 % for two checks in a row)"},
 		// Fewer samples than the third checkpoint (5, 8, 12) can never settle.
 		{record.Result{Probe: "tcp", Variant: "stream", Bytes: 16 << 20, Target: "veth", MedianS: 1.4, ThroughputBps: 11.95e6, Iterations: 1},
-			"tcp stream 16MiB veth: 95.6 Mbit/s, 1.4 s per write median (n=1, not settled: time for 1 samples, under the 12 that two checks in a row within 2 % need)"},
+			"tcp stream 16MiB veth: 95.6 Mbit/s, 1.4 s per write median (n=1, not settled: time for 1 sample, under the 12 that two checks in a row within 2 % need)"},
 		{record.Result{Probe: "memcpy", Variant: "cold", Bytes: 64 << 20, Target: "host", MedianS: 4.64e-3, ThroughputBps: 14.5e9, Iterations: 41, Stable: true},
 			"memcpy cold 64MiB host: 14.5 GB/s, 4.64 ms per copy median (n=41)"},
 		{record.Result{Probe: "syscall", Variant: "getppid", Target: "host", MedianS: 236e-9, P99S: 249e-9, Iterations: 12, Stable: true},
@@ -55,7 +55,7 @@ func TestLinesProgress(t *testing.T) {
 	p.Done(record.ProbeStatus{Name: "cuda", Status: record.StatusUnavailable, Reason: "no libcuda.so.1"})
 	want := "tcp: 2 measurements, budget 18 s\n" +
 		"  tcp pingpong 1B: 10 µs one-way median, p99 20 µs (n=9)\n" +
-		"tcp: ok in 1.5 s of 18 s, 1 results\n" +
+		"tcp: ok in 1.5 s of 18 s, 1 result\n" +
 		"cuda: unavailable (no libcuda.so.1)\n"
 	if b.String() != want {
 		t.Errorf("lines\n got %q\nwant %q", b.String(), want)
@@ -70,21 +70,29 @@ func TestLinesOverrun(t *testing.T) {
 	p := Lines{W: &b}.WithPlan(Plan{Tolerance: 0.05})
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	p.Start("tcp", 2, 3*time.Second)
+	p.Step(record.Result{Probe: "tcp", Variant: "stream", Bytes: 1 << 20, MedianS: 87.7e-3, ThroughputBps: 11.95e6, Iterations: 12, Stable: true, Time: t0.Add(1500 * time.Millisecond)})
 	p.Step(record.Result{Probe: "tcp", Variant: "stream", Bytes: 16 << 20, MedianS: 1.4, ThroughputBps: 11.95e6, Iterations: 20, Time: t0.Add(5500 * time.Millisecond)})
-	p.Done(record.ProbeStatus{Name: "tcp", Status: record.StatusOK, Results: 1, BudgetS: 3, Start: t0, End: t0.Add(5600 * time.Millisecond)})
+	p.Done(record.ProbeStatus{Name: "tcp", Status: record.StatusOK, Results: 2, BudgetS: 3, Start: t0, End: t0.Add(5600 * time.Millisecond)})
+	p.Start("tcp", 1, time.Second) // its first size alone ran past the budget
+	p.Step(record.Result{Probe: "tcp", Variant: "stream", Bytes: 16 << 20, MedianS: 1.4, ThroughputBps: 11.95e6, Iterations: 1, Time: t0.Add(4260 * time.Millisecond)})
+	p.Done(record.ProbeStatus{Name: "tcp", Status: record.StatusOK, Results: 1, BudgetS: 0.9999996, Start: t0, End: t0.Add(4263 * time.Millisecond)})
 	p.Start("staged-host", 1, 2*time.Second)
 	p.Step(record.Result{Probe: "staged-host", Variant: "store", Bytes: 1, MedianS: 1e-5, P99S: 1e-5, Iterations: 20, Stable: true, Time: t0.Add(7 * time.Second)})
 	p.Done(record.ProbeStatus{Name: "staged-host", Status: record.StatusOK, Results: 1, BudgetS: 2, Start: t0.Add(5600 * time.Millisecond), End: t0.Add(8 * time.Second)})
 	p.Start("syscall", 1, time.Second) // within a hundredth of its budget: nothing said
 	p.Done(record.ProbeStatus{Name: "syscall", Status: record.StatusOK, Results: 1, BudgetS: 1, Start: t0, End: t0.Add(1005 * time.Millisecond)})
 	want := "tcp: 2 measurements, budget 3 s\n" +
+		"  tcp stream 1MiB: 95.6 Mbit/s, 87.7 ms per write median (n=12)\n" +
 		"  tcp stream 16MiB: 95.6 Mbit/s, 1.4 s per write median (n=20, not settled: its median did not hold within 5 % for two checks in a row)\n" +
-		"tcp: ok in 5.6 s of 3 s, 1 results; 2.6 s over its budget: its last result came 2.5 s after it, and the probe ended 100 ms after that\n" +
-		"staged-host: 1 measurements, budget 2 s\n" +
+		"tcp: ok in 5.6 s of 3 s, 2 results; 2.6 s over its budget: its last result came 2.5 s after it, and the probe ended 100 ms after that\n" +
+		"tcp: 1 measurement, budget 1 s\n" +
+		"  tcp stream 16MiB: 95.6 Mbit/s, 1.4 s per write median (n=1, not settled: time for 1 sample, under the 12 that two checks in a row within 5 % need)\n" +
+		"tcp: ok in 4.26 s of 1 s, 1 result; 3.26 s over its budget: its one result (a probe always measures its first size) came 3.26 s after it, and the probe ended 3 ms after that\n" +
+		"staged-host: 1 measurement, budget 2 s\n" +
 		"  staged-host store 1B: 10 µs one-way + ack median, p99 10 µs (n=20)\n" +
-		"staged-host: ok in 2.4 s of 2 s, 1 results; 400 ms over its budget: its last result came in time; ending the probe took 1 s\n" +
-		"syscall: 1 measurements, budget 1 s\n" +
-		"syscall: ok in 1 s of 1 s, 1 results\n"
+		"staged-host: ok in 2.4 s of 2 s, 1 result; 400 ms over its budget: its last result came in time; ending the probe took 1 s\n" +
+		"syscall: 1 measurement, budget 1 s\n" +
+		"syscall: ok in 1 s of 1 s, 1 result\n"
 	if b.String() != want {
 		t.Errorf("lines\n got %q\nwant %q", b.String(), want)
 	}
@@ -145,10 +153,10 @@ func TestBarKeepsTable(t *testing.T) {
 	p.Done(record.ProbeStatus{Name: "cuda", Status: record.StatusUnavailable, Reason: "no libcuda.so.1"})
 	want := []string{
 		"tcp: 3 measurements, budget 10 s",
-		"  variant          size  target           median                          p99         rate  spread       n",
-		"  pingpong           1B  loopback         7.54 µs one-way             7.98 µs     133 kB/s   3.1 %      12",
-		"  pingpong         4MiB  loopback         1.21 ms one-way             1.67 ms    3.47 GB/s   5.0 %      93",
-		"  stream           1MiB  loopback         279 µs per write             310 µs  30.1 Gbit/s   4.0 %      49  not settled: its median did not hold within 2 % for two checks in a row",
+		"  variant          size  target             median                          p99         rate  spread       n",
+		"  pingpong           1B  loopback           7.54 µs one-way             7.98 µs     133 kB/s   3.1 %      12",
+		"  pingpong         4MiB  loopback           1.21 ms one-way             1.67 ms    3.47 GB/s   5.0 %      93",
+		"  stream           1MiB  loopback           279 µs per write             310 µs  30.1 Gbit/s   4.0 %      49  not settled: its median did not hold within 2 % for two checks in a row",
 		"tcp: ok in 6 s of 10 s, 3 results",
 		"cuda: unavailable (no libcuda.so.1)",
 		"",

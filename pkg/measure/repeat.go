@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/gpupath/gpupath/internal/stats"
@@ -30,11 +31,12 @@ type RepeatConfig struct {
 	// end past it, once it has one sample, even below MinIterations.
 	Deadline time.Time
 
-	// clock is the time (default time.Now; a fake one in tests), observe
-	// is told the wall time of every call of the operation (the sweep's
-	// estimate of the next size).
-	clock   func() time.Time
-	observe func(time.Duration)
+	// clock is the time (default time.Now; a fake one in tests); expect,
+	// when known, is what one call of the operation takes (a stream's
+	// chunk at its calibrated rate): with it, even the first warm-up is
+	// skipped when it would leave no room for a sample before Deadline.
+	clock  func() time.Time
+	expect time.Duration
 }
 
 // DefaultTolerance is the tolerance of RepeatConfig and Plan when they
@@ -94,7 +96,7 @@ func (s *sweep) next(size, need int64) (RepeatConfig, error) {
 	if s.budget > 0 && s.done > 0 && s.rate > 0 && s.rateSize*predictFrom >= size {
 		if want := float64(need) / s.rate; want > left.Seconds() {
 			return RepeatConfig{}, fmt.Errorf("%w: after %d of %d sizes the %s left of %s would not hold the next, %s, which needs about %s at the last size's rate; results kept",
-				errBudget, s.done, s.steps, humanDuration(left), humanDuration(s.budget), units.Bytes(size), units.Seconds(want).Human())
+				errBudget, s.done, s.steps, humanDuration(left), humanDuration(s.budget), units.Bytes(size), humanSeconds(want))
 		}
 	}
 	b := s.perSize
@@ -117,9 +119,23 @@ func (s *sweep) measured(size int64, rate float64) {
 	}
 }
 
-// humanDuration is d in the one spelling of times for people (units.Seconds.Human):
-// "1.5 s", "350 ms", never time.Duration's "1.5s" or "3.44µs".
-func humanDuration(d time.Duration) string { return units.Seconds(d.Seconds()).Human() }
+// humanDuration is d in the one spelling of times for people:
+// humanSeconds.
+func humanDuration(d time.Duration) string { return humanSeconds(d.Seconds()) }
+
+// humanSeconds is s seconds in the one spelling of times for people
+// (units.Seconds.Human): "1.5 s", "350 ms", "3.44 µs", never
+// time.Duration's "1.5s" or "3.44µs". It is rounded to Human's three
+// digits first, so that the prefix is the rounded value's (a runner's share
+// of 1 s less a few microseconds is "1 s", not "1000 ms").
+func humanSeconds(s float64) string {
+	if s != 0 && !math.IsNaN(s) && !math.IsInf(s, 0) {
+		if r, err := strconv.ParseFloat(strconv.FormatFloat(s, 'g', 3, 64), 64); err == nil {
+			s = r
+		}
+	}
+	return units.Seconds(s).Human()
+}
 
 // errBudget is a sweep stopped at the end of its budget: ErrBudgetSpent,
 // the one error the runner turns into a partial probe, whichever probe.
@@ -198,23 +214,21 @@ func Summarize(samples []float64) Stats {
 // returned too, for fitting and bootstrap.
 //
 // Repeat looks ahead: it takes the wall time of the last call of op as the
-// time of the next, and starts no warm-up past the first that would leave
-// no room for MinIterations samples in the budget (or for one sample before
-// cfg.Deadline), and no sample that would end past cfg.Deadline (once it
+// time of the next, and starts no warm-up past the first (past none, when
+// the caller knows what a call takes) that would leave no room for
+// MinIterations samples in the budget or for one sample before
+// cfg.Deadline, and no sample that would end past cfg.Deadline (once it
 // has one) or past the budget (once it has MinIterations). A repetition
 // so ends within its time, not one iteration after it.
 func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (Stats, []float64, error) {
 	cfg = cfg.withDefaults()
 	now := cfg.clock
 	end := now().Add(cfg.Budget)
-	var last time.Duration // wall time of the latest call of op
+	last := cfg.expect // wall time of the latest call of op
 	call := func() (float64, error) {
 		t0 := now()
 		t, err := op()
 		last = now().Sub(t0)
-		if cfg.observe != nil {
-			cfg.observe(last)
-		}
 		return t, err
 	}
 	// fits says whether k more calls, each as long as the last, end by t
@@ -226,7 +240,7 @@ func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (
 		if err := ctx.Err(); err != nil {
 			return Stats{}, nil, err
 		}
-		if i > 0 && (!fits(end, 1+cfg.MinIterations) || !fits(cfg.Deadline, 2)) {
+		if (i > 0 || cfg.expect > 0) && (!fits(end, 1+cfg.MinIterations) || !fits(cfg.Deadline, 2)) {
 			break
 		}
 		if _, err := call(); err != nil {

@@ -269,6 +269,9 @@ func (c *Client) Stream(ctx context.Context, size int64, cfg RepeatConfig) (*Exc
 	}
 	chunk := int64(rate * target.Seconds())
 	chunk = max(size, (chunk+size-1)/size*size)
+	// What a chunk takes at that rate: Repeat skips even the first warm-up
+	// when the probe's deadline leaves no room for it and a sample.
+	cfg.expect = time.Duration(float64(chunk) / rate * float64(time.Second))
 	conn, err := c.open(ctx, modeStream, size, chunk)
 	if err != nil {
 		return nil, err
