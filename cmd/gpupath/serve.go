@@ -41,10 +41,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	// The address is what the user asked for: a non-loopback one is allowed.
-	s, err := measure.Listen(ctx, measure.ServerConfig{Addr: *listen, AllowNonLoopback: true, Timeout: *timeout,
+	cfg := measure.ServerConfig{Addr: *listen, AllowNonLoopback: true, Timeout: *timeout,
 		// One source address may hold 12 of the 16 sessions: another host
 		// still gets in.
-		MaxPerSource: measure.DefaultMaxSessions * 3 / 4})
+		MaxPerSource: measure.DefaultMaxSessions * 3 / 4}
+	if !*quiet { // clients coming and going, on stderr (stderr escapes what they sent)
+		cfg.Log = func(format string, a ...any) {
+			fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+		}
+	}
+	s, err := measure.Listen(ctx, cfg)
 	if err != nil {
 		return badInput(err)
 	}

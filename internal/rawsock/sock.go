@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // ErrTimeout is returned (wrapped) when a peer does not answer within the
@@ -201,7 +203,7 @@ func Dial(ctx context.Context, addr, netns string, timeout time.Duration, opt Op
 	if err != nil {
 		if err := pollFD(fd, unix.POLLOUT, deadline); err != nil {
 			if errors.Is(err, ErrTimeout) {
-				return nil, fmt.Errorf("connect %s: no answer within %v: %w", addr, timeout, ErrTimeout)
+				return nil, fmt.Errorf("connect %s: no answer within %s: %w", addr, units.Seconds(timeout.Seconds()).Human(), ErrTimeout)
 			}
 			return nil, fmt.Errorf("connect %s: %w", addr, err)
 		}
@@ -364,7 +366,7 @@ func (l *Listener) Addr() netip.AddrPort { return l.addr }
 
 func (c *Conn) ioErr(op string, err error) error {
 	if errors.Is(err, unix.EAGAIN) {
-		return fmt.Errorf("%s %s: no answer within %v: %w", op, c.peer, c.timeout, ErrTimeout)
+		return fmt.Errorf("%s %s: no answer within %s: %w", op, c.peer, units.Seconds(c.timeout.Seconds()).Human(), ErrTimeout)
 	}
 	return fmt.Errorf("%s %s: %w", op, c.peer, err)
 }

@@ -49,7 +49,7 @@ func TestDialListenTransfer(t *testing.T) {
 	}
 	// Nothing more comes: the read times out, and says so.
 	err = s.ReadFull(got[:1])
-	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no answer within 200ms") {
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no answer within 200 ms") {
 		t.Errorf("read without data: %v", err)
 	}
 	// FIN: the reader sees the end of the stream.
@@ -145,7 +145,7 @@ func TestAcceptedPeerUnreadReadNow(t *testing.T) {
 	if err := s.SetTimeout(50 * time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ReadFull(b[:1]); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no answer within 50ms") {
+	if err := s.ReadFull(b[:1]); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no answer within 50 ms") {
 		t.Errorf("read after SetTimeout(50ms): %v", err)
 	}
 }

@@ -10,7 +10,10 @@
 // GPU, driver, library, device or permission: ErrUnavailable) or fails is
 // recorded as such and the run goes on. QuickConfig and RunQuick are the
 // short run of `gpupath report`. Progress (Bar, Lines, or a notebook's own)
-// is told about each probe and record.
+// is told about each probe and record: Bar keeps a table of each probe's
+// results on a terminal, Lines writes one line per event for pipes, and
+// both spell times as units.Seconds.Human does. A Server logs the clients
+// that come and go (ServerConfig.Log), within bounds no client can flood.
 //
 // Probes (Probe, a registry filled by each probe's init: Register, Names,
 // New) are made with the run's Env (the sysfs root, the diagnostics sink)

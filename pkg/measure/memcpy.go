@@ -230,10 +230,10 @@ func (r *memcpyRun) spent(ctx context.Context) error {
 	mem := units.Bytes(2*r.span + r.evict)
 	how := fmt.Sprintf("while setting up %s of memory", mem)
 	if r.setup >= 0 {
-		how = fmt.Sprintf("setting up %s of memory took %v", mem, r.setup.Round(time.Millisecond))
+		how = fmt.Sprintf("setting up %s of memory took %s", mem, humanDuration(r.setup))
 	}
-	return fmt.Errorf("memcpy: %w: %v ran out after %d of %d measurements (%s)",
-		ErrBudgetSpent, r.total.Round(time.Millisecond), r.done, r.steps, how)
+	return fmt.Errorf("memcpy: %w: %s ran out after %d of %d measurements (%s)",
+		ErrBudgetSpent, humanDuration(r.total), r.done, r.steps, how)
 }
 
 // share is the time of the next step: 90% of what is left of the budget

@@ -266,7 +266,7 @@ func accept(ctx context.Context, ln *net.TCPListener, wait time.Duration) (net.C
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("pair: rank 1 did not come to %s within %v", ln.Addr(), wait)
+			return nil, fmt.Errorf("pair: rank 1 did not come to %s within %s", ln.Addr(), humanDuration(wait))
 		}
 	}
 }
@@ -352,7 +352,7 @@ func DialPair(ctx context.Context, addr string, me PairHello, wait, timeout, hb 
 		conn.Close()
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, fmt.Errorf("pair: %s did not answer the gpupath pairing hello within %v (not a gpupath rank 0?)", addr, timeout)
+			return nil, fmt.Errorf("pair: %s did not answer the gpupath pairing hello within %s (not a gpupath rank 0?)", addr, humanDuration(timeout))
 		}
 		return nil, fmt.Errorf("pair: %s answered: %w", addr, err)
 	}

@@ -327,7 +327,7 @@ func (p *PerftestProbe) runOne(ctx context.Context, tool, path, mem, dev string,
 	cmd.WaitDelay = 5 * time.Second // do not wait forever on a pipe a child process keeps open
 	out, runErr := cmd.CombinedOutput()
 	if rctx.Err() != nil && ctx.Err() == nil {
-		runErr = fmt.Errorf("timed out after %v: %w", timeout, rctx.Err())
+		runErr = fmt.Errorf("timed out after %s: %w", humanDuration(timeout), rctx.Err())
 	}
 	rep, perr := perftest.ParseBytes(out)
 	if perr != nil {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/gpupath/gpupath/internal/stats"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // RepeatConfig says how often an operation is repeated.
@@ -25,49 +27,114 @@ type RepeatConfig struct {
 	// under which the median counts as stable (default 0.02).
 	Tolerance float64
 	// Deadline, when set, is a hard end (the end of the probe's budget):
-	// past it Repeat stops after the iteration under way, even below
-	// MinIterations, once it has one sample.
+	// Repeat starts no iteration that, as long as the one before it, would
+	// end past it, once it has one sample, even below MinIterations.
 	Deadline time.Time
+
+	// clock is the time (default time.Now; a fake one in tests); expect,
+	// when known, is what one call of the operation takes (a stream's
+	// chunk at its calibrated rate): with it, even the first warm-up is
+	// skipped when it would leave no room for a sample before Deadline.
+	clock  func() time.Time
+	expect time.Duration
 }
 
-// pastDeadline says whether the hard Deadline is set and passed.
-func (c RepeatConfig) pastDeadline() bool {
-	return !c.Deadline.IsZero() && time.Now().After(c.Deadline)
-}
+// DefaultTolerance is the tolerance of RepeatConfig and Plan when they
+// give none: a median that moves by at most 2 % at two checkpoints in a
+// row is settled.
+const DefaultTolerance = 0.02
+
+// defaultMinIterations is RepeatConfig's MinIterations when it gives none:
+// the sample count of the first checkpoint.
+const defaultMinIterations = 5
 
 // sweep shares a probe's budget among the sizes of its sweep: each size
 // gets its share of what is left, the repetitions end at the budget's end
 // (RepeatConfig.Deadline), and once it is spent the sweep stops with
-// errBudget, keeping what it measured. Every probe loop over sizes uses it.
+// errBudget, keeping what it measured. It also stops before a size that
+// the time left cannot hold: one that must move more bytes (a warm-up, a
+// sample, a calibration) than the time left carries at the rate the sweep
+// last measured. Every probe loop over sizes uses it; a probe makes it as
+// its Run begins, so its set-up counts against its budget.
 type sweep struct {
 	start       time.Time
 	budget      time.Duration
 	perSize     time.Duration // a fixed share (Plan.PerSize), 0: shared
 	steps, done int
 	tolerance   float64
+	clock       func() time.Time
+	// rate is the bytes per second the largest size measured so far moved
+	// (measured), rateSize that size; 0: none yet.
+	rate     float64
+	rateSize int64
 }
 
 func newSweep(plan Plan, steps int) *sweep {
-	return &sweep{start: time.Now(), budget: plan.Budget, perSize: plan.PerSize, steps: steps, tolerance: plan.Tolerance}
+	return newSweepAt(plan, steps, time.Now)
 }
 
-// next is the repetition of the next size, or errBudget when the budget is
-// spent (after the first size: a probe always measures one).
-func (s *sweep) next() (RepeatConfig, error) {
-	left := s.budget - time.Since(s.start)
+// newSweepAt is newSweep on a clock (a fake one in tests).
+func newSweepAt(plan Plan, steps int, clock func() time.Time) *sweep {
+	return &sweep{start: clock(), budget: plan.Budget, perSize: plan.PerSize, steps: steps, tolerance: plan.Tolerance, clock: clock}
+}
+
+// predictFrom bounds how far a rate is carried to a larger size: the rate
+// of a size under a sixteenth of the next (a latency-bound 1-byte message)
+// predicts nothing about it.
+const predictFrom = 16
+
+// next is the repetition of the next size, size bytes, whose shortest
+// measurement (its first warm-up, one sample and any calibration) moves
+// need bytes; or errBudget when the budget is spent, or when the time left
+// would not carry need bytes at the rate measured last. A probe always
+// measures its first size.
+func (s *sweep) next(size, need int64) (RepeatConfig, error) {
+	left := s.budget - s.clock().Sub(s.start)
 	if s.budget > 0 && left <= 0 && s.done > 0 {
-		return RepeatConfig{}, fmt.Errorf("%w: %v ran out after %d of %d sizes (results kept)", errBudget, s.budget.Round(time.Millisecond), s.done, s.steps)
+		return RepeatConfig{}, fmt.Errorf("%w: %s ran out after %d of %d sizes (results kept)", errBudget, humanDuration(s.budget), s.done, s.steps)
+	}
+	if s.budget > 0 && s.done > 0 && s.rate > 0 && s.rateSize*predictFrom >= size {
+		if want := float64(need) / s.rate; want > left.Seconds() {
+			return RepeatConfig{}, fmt.Errorf("%w: after %d of %d sizes the %s left of %s would not hold the next, %s, which needs about %s at the last size's rate; results kept",
+				errBudget, s.done, s.steps, humanDuration(left), humanDuration(s.budget), units.Bytes(size), humanSeconds(want))
+		}
 	}
 	b := s.perSize
 	if b <= 0 {
 		b = max(left/time.Duration(max(s.steps-s.done, 1)), 20*time.Millisecond)
 	}
 	s.done++
-	cfg := RepeatConfig{Budget: b, Tolerance: s.tolerance}
+	cfg := RepeatConfig{Budget: b, Tolerance: s.tolerance, clock: s.clock}
 	if s.budget > 0 {
 		cfg.Deadline = s.start.Add(s.budget)
 	}
 	return cfg, nil
+}
+
+// measured tells the sweep that the size it just measured moved bytes at
+// rate bytes per second (its median): the estimate of the sizes after it.
+func (s *sweep) measured(size int64, rate float64) {
+	if rate > 0 && !math.IsInf(rate, 0) && size >= s.rateSize {
+		s.rate, s.rateSize = rate, size
+	}
+}
+
+// humanDuration is d in the one spelling of times for people:
+// humanSeconds.
+func humanDuration(d time.Duration) string { return humanSeconds(d.Seconds()) }
+
+// humanSeconds is s seconds in the one spelling of times for people
+// (units.Seconds.Human): "1.5 s", "350 ms", "3.44 µs", never
+// time.Duration's "1.5s" or "3.44µs". It is rounded to Human's three
+// digits first, so that the prefix is the rounded value's (a runner's share
+// of 1 s less a few microseconds is "1 s", not "1000 ms").
+func humanSeconds(s float64) string {
+	if s != 0 && !math.IsNaN(s) && !math.IsInf(s, 0) {
+		if r, err := strconv.ParseFloat(strconv.FormatFloat(s, 'g', 3, 64), 64); err == nil {
+			s = r
+		}
+	}
+	return units.Seconds(s).Human()
 }
 
 // errBudget is a sweep stopped at the end of its budget: ErrBudgetSpent,
@@ -79,7 +146,7 @@ func (c RepeatConfig) withDefaults() RepeatConfig {
 		c.Warmup = 3
 	}
 	if c.MinIterations <= 0 {
-		c.MinIterations = 5
+		c.MinIterations = defaultMinIterations
 	}
 	if c.MaxIterations <= 0 {
 		c.MaxIterations = 1_000_000
@@ -91,7 +158,10 @@ func (c RepeatConfig) withDefaults() RepeatConfig {
 		c.Budget = time.Second
 	}
 	if c.Tolerance <= 0 {
-		c.Tolerance = 0.02
+		c.Tolerance = DefaultTolerance
+	}
+	if c.clock == nil {
+		c.clock = time.Now
 	}
 	return c
 }
@@ -142,19 +212,39 @@ func Summarize(samples []float64) Stats {
 // wall clock, CUDA events). ctx is checked between iterations; on
 // cancellation Repeat returns what it has with ctx.Err(). The samples are
 // returned too, for fitting and bootstrap.
+//
+// Repeat looks ahead: it takes the wall time of the last call of op as the
+// time of the next, and starts no warm-up past the first (past none, when
+// the caller knows what a call takes) that would leave no room for
+// MinIterations samples in the budget or for one sample before
+// cfg.Deadline, and no sample that would end past cfg.Deadline (once it
+// has one) or past the budget (once it has MinIterations). A repetition
+// so ends within its time, not one iteration after it.
 func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (Stats, []float64, error) {
 	cfg = cfg.withDefaults()
-	start := time.Now()
-	deadline := start.Add(cfg.Budget)
+	now := cfg.clock
+	end := now().Add(cfg.Budget)
+	last := cfg.expect // wall time of the latest call of op
+	call := func() (float64, error) {
+		t0 := now()
+		t, err := op()
+		last = now().Sub(t0)
+		return t, err
+	}
+	// fits says whether k more calls, each as long as the last, end by t
+	// (the zero time: no bound).
+	fits := func(t time.Time, k int) bool {
+		return t.IsZero() || !now().Add(time.Duration(k)*last).After(t)
+	}
 	for i := 0; i < cfg.Warmup; i++ {
 		if err := ctx.Err(); err != nil {
 			return Stats{}, nil, err
 		}
-		if _, err := op(); err != nil {
-			return Stats{}, nil, err
-		}
-		if time.Now().After(deadline) || cfg.pastDeadline() {
+		if (i > 0 || cfg.expect > 0) && (!fits(end, 1+cfg.MinIterations) || !fits(cfg.Deadline, 2)) {
 			break
+		}
+		if _, err := call(); err != nil {
+			return Stats{}, nil, err
 		}
 	}
 	samples := make([]float64, 0, 64)
@@ -167,7 +257,10 @@ func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (
 			st := Summarize(samples)
 			return st, samples, err
 		}
-		t, err := op()
+		if len(samples) > 0 && !fits(cfg.Deadline, 1) || len(samples) >= cfg.MinIterations && !fits(end, 1) {
+			break
+		}
+		t, err := call()
 		if err != nil {
 			st := Summarize(samples)
 			return st, samples, err
@@ -190,9 +283,6 @@ func Repeat(ctx context.Context, cfg RepeatConfig, op func() (float64, error)) (
 				break
 			}
 			next = int(math.Ceil(float64(next) * 1.5))
-		}
-		if len(samples) >= cfg.MinIterations && time.Now().After(deadline) || cfg.pastDeadline() {
-			break
 		}
 	}
 	st := Summarize(samples)

@@ -132,6 +132,8 @@ type runner struct {
 	w       *record.Writer
 	m       *record.Manifest
 	start   time.Time
+	// progress is cfg.Progress, worded from the plan when it is Planned.
+	progress Progress
 }
 
 // newRunner checks the configuration and makes the probes.
@@ -139,7 +141,10 @@ func newRunner(cfg RunConfig) (*runner, error) {
 	if cfg.Budget <= 0 || cfg.Budget > MaxBudget {
 		return nil, fmt.Errorf("budget %v out of range (0, %v]", cfg.Budget, MaxBudget)
 	}
-	r := &runner{cfg: cfg, now: cfg.Now, names: cfg.Probes}
+	r := &runner{cfg: cfg, now: cfg.Now, names: cfg.Probes, progress: cfg.Progress}
+	if p, ok := cfg.Progress.(Planned); ok {
+		r.progress = p.WithPlan(cfg.Plan)
+	}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -225,8 +230,8 @@ func (r *runner) runProbe(ctx context.Context, i int) error {
 	if s, ok := p.(Stepper); ok {
 		steps = s.Steps(plan)
 	}
-	if r.cfg.Progress != nil {
-		r.cfg.Progress.Start(r.names[i], steps, budget)
+	if r.progress != nil {
+		r.progress.Start(r.names[i], steps, budget)
 	}
 	// A hard stop well past the budget, in case a probe overruns.
 	hard := budget + budget/2 + 10*time.Second
@@ -257,7 +262,7 @@ func (r *runner) runProbe(ctx context.Context, i int) error {
 		// reason names what was not measured.
 		st.Status, st.Reason = record.StatusPartial, oneLine(err.Error())
 	case pctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
-		st.Status, st.Reason = record.StatusFailed, fmt.Sprintf("stopped at %v, past its budget of %v", hard.Round(time.Millisecond), budget.Round(time.Millisecond))
+		st.Status, st.Reason = record.StatusFailed, fmt.Sprintf("stopped at %s, past its budget of %s", humanDuration(hard), humanDuration(budget))
 	default:
 		st.Status, st.Reason = record.StatusFailed, oneLine(err.Error())
 	}
@@ -287,16 +292,16 @@ func (r *runner) emitter(st *record.ProbeStatus, writeErr *error) func(record.Re
 			return err
 		}
 		st.Results++
-		if r.cfg.Progress != nil {
-			r.cfg.Progress.Step(res)
+		if r.progress != nil {
+			r.progress.Step(res)
 		}
 		return nil
 	}
 }
 
 func (r *runner) done(st record.ProbeStatus) {
-	if r.cfg.Progress != nil {
-		r.cfg.Progress.Done(st)
+	if r.progress != nil {
+		r.progress.Done(st)
 	}
 }
 

@@ -449,6 +449,8 @@ func (p *stagedHostProbe) Run(ctx context.Context, plan Plan, emit func(record.R
 	if err != nil {
 		return err
 	}
+	// The budget covers the set-up (the server) too.
+	sw := newSweep(plan, len(o.sizes)*len(o.variants))
 	client := &Client{Timeout: o.timeout, Addr: plan.Target}
 	label := plan.Target
 	switch plan.Target {
@@ -469,13 +471,13 @@ func (p *stagedHostProbe) Run(ctx context.Context, plan Plan, emit func(record.R
 		}
 	}
 	runtime.Gosched()
-	sw := newSweep(plan, len(o.sizes)*len(o.variants))
 	for _, v := range o.variants {
 		for _, n := range o.sizes {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			rc, err := sw.next()
+			// The shortest measurement: one warm-up and one sample transfer.
+			rc, err := sw.next(n, 2*n)
 			if err != nil {
 				return err
 			}
@@ -483,6 +485,7 @@ func (p *stagedHostProbe) Run(ctx context.Context, plan Plan, emit func(record.R
 			if err != nil {
 				return fmt.Errorf("staged-host %s %s: %w", v, units.Bytes(n), err)
 			}
+			sw.measured(n, float64(n)/ex.Stats.Median)
 			if err := emit(stagedHostResult(ex, v, label)); err != nil {
 				return err
 			}

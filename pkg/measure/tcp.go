@@ -197,6 +197,8 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 	if err := CheckTCPPlan(plan); err != nil {
 		return err
 	}
+	// The budget covers the set-up (a veth pair, the server) too.
+	sw := newSweep(plan, len(o.pingpong)+len(o.stream))
 	client := &Client{Timeout: o.timeout, Socket: o.sock}
 	label := plan.Target
 	var (
@@ -239,12 +241,13 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		client.Addr = server.Addr()
 	}
 
-	sw := newSweep(plan, len(o.pingpong)+len(o.stream))
 	for _, size := range o.pingpong {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rc, err := sw.next()
+		// The shortest measurement: one warm-up and one sample, a round
+		// trip of size bytes each way apiece.
+		rc, err := sw.next(size, 4*size)
 		if err != nil {
 			return err
 		}
@@ -252,6 +255,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		if err != nil {
 			return fmt.Errorf("ping-pong %s: %w", units.Bytes(size), err)
 		}
+		sw.measured(size, float64(size)/ex.Stats.Median)
 		if err := emit(pingPongResult(ex, label, scope)); err != nil {
 			return err
 		}
@@ -260,7 +264,10 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rc, err := sw.next()
+		// The shortest measurement: a calibration chunk (at least one write
+		// and 64 KiB), one warm-up chunk and one sample chunk, each of at
+		// least one write.
+		rc, err := sw.next(size, max(size, calibrationChunk)+2*size)
 		if err != nil {
 			return err
 		}
@@ -271,6 +278,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 		if err != nil {
 			return fmt.Errorf("stream %s: %w", units.Bytes(size), err)
 		}
+		sw.measured(size, float64(ex.Chunk)/ex.Stats.Median)
 		if err := emit(streamResult(ex, label, scope, shaped)); err != nil {
 			return err
 		}

@@ -116,8 +116,8 @@ func (c *Client) openWith(ctx context.Context, mode uint16, size, chunk int64, w
 			if tries == 1 {
 				return nil, err
 			}
-			return nil, fmt.Errorf("peer %s stayed busy for %v over %d tries (all its sessions or its buffer memory are taken); try again later: %w",
-				c.Addr, time.Since(start).Round(time.Millisecond), tries, ErrBusy)
+			return nil, fmt.Errorf("peer %s stayed busy for %s over %d tries (all its sessions or its buffer memory are taken); try again later: %w",
+				c.Addr, humanDuration(time.Since(start)), tries, ErrBusy)
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -269,6 +269,9 @@ func (c *Client) Stream(ctx context.Context, size int64, cfg RepeatConfig) (*Exc
 	}
 	chunk := int64(rate * target.Seconds())
 	chunk = max(size, (chunk+size-1)/size*size)
+	// What a chunk takes at that rate: Repeat skips even the first warm-up
+	// when the probe's deadline leaves no room for it and a sample.
+	cfg.expect = time.Duration(float64(chunk) / rate * float64(time.Second))
 	conn, err := c.open(ctx, modeStream, size, chunk)
 	if err != nil {
 		return nil, err
@@ -311,12 +314,16 @@ func (c *Client) Stream(ctx context.Context, size int64, cfg RepeatConfig) (*Exc
 	return ex, nil
 }
 
+// calibrationChunk is the first chunk of a stream's calibration (or one
+// write, when larger).
+const calibrationChunk = 64 << 10
+
 // calibrate streams for about d on one connection, one chunk per ack,
 // doubling the chunk (from 64 KiB or one write) while a chunk takes under a
 // quarter of d, and returns the rate of the last chunk in bytes per second.
 func (c *Client) calibrate(ctx context.Context, buf []byte, d time.Duration) (float64, error) {
 	size := int64(len(buf))
-	chunk := max(size, (64<<10)/size*size)
+	chunk := max(size, calibrationChunk/size*size)
 	// The server acks every `unit` bytes; a chunk is a whole number of units.
 	unit := chunk
 	conn, err := c.open(ctx, modeStream, size, unit)

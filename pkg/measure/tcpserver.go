@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/internal/rawsock"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // The TCP probe protocol. Each measurement opens one connection:
@@ -110,6 +111,18 @@ type ServerConfig struct {
 	// paired peer can send it back (pair.go). Called from the session's
 	// goroutine.
 	OnSession func(Session)
+	// Log, when set, is told in one line each of every session admitted
+	// (the client's address, what it asked for) and ended (what it moved,
+	// how long it took, why it was cut), and of every connection refused
+	// or closed before its session (busy, a bad hello, no hello in time,
+	// evicted): at most one refusal line per source address every
+	// LogEvery, and a bounded number in all (serverlog.go), so that no
+	// client can flood it. A client's own bytes in a line are escaped
+	// (termtext). Called from the server's goroutines, one at a time.
+	Log func(format string, args ...any)
+	// LogEvery is how often one address's refusals are logged at most
+	// (default DefaultLogEvery, 10 s).
+	LogEvery time.Duration
 	// NewSink makes the receive buffer of one connection of a staged
 	// transfer (default: host memory, NewHostSink); a GPU sink copies into
 	// device memory.
@@ -161,6 +174,7 @@ type Server struct {
 	pendingSrc map[netip.Addr]int
 	// evicted counts pending connections closed to make room (tests).
 	evicted int
+	log     *serverLog
 }
 
 // pendingConn is a connection waiting for its hello.
@@ -246,6 +260,7 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		perSrc:     map[netip.Addr]int{},
 		pending:    map[*rawsock.Conn]pendingConn{},
 		pendingSrc: map[netip.Addr]int{},
+		log:        newServerLog(cfg.Log, cfg.LogEvery),
 	}, nil
 }
 
@@ -264,6 +279,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.serving = true
 	s.mu.Unlock()
 	defer close(s.done)
+	defer s.log.stopped()
 	defer s.wg.Wait()
 	// On the way out, end every live session at once rather than at its
 	// next deadline (a 256 MiB message may be allowed most of a minute).
@@ -338,7 +354,8 @@ func (s *Server) Close() error {
 // session on its own OS thread, so that its thread CPU time is the cost of
 // this connection alone.
 func (s *Server) handle(c *rawsock.Conn, hello [helloLen]byte, got int) {
-	src := c.PeerAddr().Addr().Unmap()
+	peer := c.PeerAddr()
+	src := peer.Addr().Unmap()
 	if got < helloLen {
 		// The rest of the hello must come within the hello timeout,
 		// whatever the peer trickles; until then the connection is pending.
@@ -347,8 +364,17 @@ func (s *Server) handle(c *rawsock.Conn, hello [helloLen]byte, got int) {
 			c.SetUntil(time.Now().Add(s.cfg.HelloTimeout))
 			err = c.ReadFull(hello[got:])
 		}
-		if !s.leavePending(c) || err != nil {
+		left := s.leavePending(c)
+		if !left || err != nil {
 			c.Close() // evicted, silent or gone
+			switch {
+			case !left:
+				s.log.refused(peer, fmt.Sprintf("closed before its hello, to make room: too many connections waiting for theirs (%d in all, %d from one address)", s.cfg.MaxPending, s.cfg.MaxPendingPerSource))
+			case errors.Is(err, ErrTimeout):
+				s.log.refused(peer, "no hello within "+humanDuration(s.cfg.HelloTimeout))
+			default:
+				s.log.refused(peer, "closed before its hello")
+			}
 			return
 		}
 	}
@@ -367,8 +393,10 @@ func (s *Server) handle(c *rawsock.Conn, hello [helloLen]byte, got int) {
 	if !ok {
 		c.WriteAll(welcome(welcomeBad))
 		c.Close()
+		s.log.refused(peer, badHello(hello))
 		return
 	}
+	asked := request(mode, size, chunk, flow, flows)
 	// A staged session holds its stripe of the transfer and one chunk from
 	// the start (its sink may be device memory); a stream one read buffer;
 	// a ping-pong one its first chunk, and more as the message arrives.
@@ -380,11 +408,14 @@ func (s *Server) handle(c *rawsock.Conn, hello [helloLen]byte, got int) {
 	case modeStream:
 		first = int64(min(size, streamBuffer))
 	}
-	if !s.admit(c, src, buf, first) {
+	sessions, busy := s.admit(c, src, buf, first)
+	if busy != "" {
 		c.WriteAll(welcome(welcomeBusy))
 		c.Close()
+		s.log.refused(peer, "busy: "+busy+"; it asked for a "+asked)
 		return
 	}
+	s.log.session("accepted %s: %s (session %d of %d)", peer, asked, sessions, s.cfg.MaxConns)
 	defer s.endSession(c, src, buf)
 	c.SetUntil(time.Time{})
 	if c.SetTimeout(s.cfg.Timeout) != nil {
@@ -435,6 +466,11 @@ func (s *Server) handle(c *rawsock.Conn, hello [helloLen]byte, got int) {
 		}
 	}
 	u1, s1 := ThreadCPU()
+	ended := "ended " + peer.String() + ": " + asked + ": " + moved(mode, size, count, time.Since(t0))
+	if err != nil {
+		ended += "; cut: " + oneLine(err.Error())
+	}
+	s.log.session("%s", ended)
 	if s.cfg.OnSession != nil {
 		ses := Session{Mode: modeNames[mode], Size: int64(size), Count: count, Mismatches: bad,
 			UserS: u1 - u0, SysS: s1 - s0, WallS: time.Since(t0).Seconds()}
@@ -527,19 +563,23 @@ func (s *Server) leavePending(c *rawsock.Conn) bool {
 }
 
 // admit gives a connection that sent a valid hello a session, when one is
-// free (in all and for its source) and its first buffer fits; false: busy.
-func (s *Server) admit(c *rawsock.Conn, src netip.Addr, buf *sessionBuf, first int64) bool {
+// free (in all and for its source) and its first buffer fits, and returns
+// the sessions now live; or why it is busy.
+func (s *Server) admit(c *rawsock.Conn, src netip.Addr, buf *sessionBuf, first int64) (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.live) >= s.cfg.MaxConns || s.perSrc[src] >= s.cfg.MaxPerSource {
-		return false
+	if len(s.live) >= s.cfg.MaxConns {
+		return 0, fmt.Sprintf("all %d sessions are taken", s.cfg.MaxConns)
+	}
+	if s.perSrc[src] >= s.cfg.MaxPerSource {
+		return 0, fmt.Sprintf("its address holds %d sessions, the most one address may", s.cfg.MaxPerSource)
 	}
 	if !buf.growLocked(first) {
-		return false
+		return 0, fmt.Sprintf("the message buffers (%s in all) are taken", units.Bytes(s.cfg.MaxBuffers).Human())
 	}
 	s.live[c] = struct{}{}
 	s.perSrc[src]++
-	return true
+	return len(s.live), ""
 }
 
 // endSession frees a session's slot and buffers and closes its connection.

@@ -18,9 +18,7 @@ func (r Rate) Compact() string { return squeeze(r.Human()) }
 // CompactBits is r in bits per second with a decimal prefix, Human's
 // rounding applied to the bit count: 5e10 B/s → "400Gbit/s", 1.25e7 B/s →
 // "100Mbit/s".
-func (r Rate) CompactBits() string {
-	return strings.Replace(squeeze((8 * r).Human()), "B/s", "bit/s", 1)
-}
+func (r Rate) CompactBits() string { return squeeze(r.HumanBits()) }
 
 func squeeze(human string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(human, " ", ""), "µs", "us")

@@ -29,6 +29,9 @@ func TestSpelling(t *testing.T) {
 		{Rate(400e9 / 8).CompactBits(), "400Gbit/s"},
 		{Rate(2.5e9 / 8).CompactBits(), "2.5Gbit/s"},
 		{Rate(1e8 / 8).CompactBits(), "100Mbit/s"},
+		{Rate(1.195e8).HumanBits(), "956 Mbit/s"},
+		{Rate(400e9 / 8).HumanBits(), "400 Gbit/s"},
+		{Rate(100).HumanBits(), "800 bit/s"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -298,6 +298,13 @@ func (r Rate) Human() string {
 	return FormatSig(v, 3) + " B/s"
 }
 
+// HumanBits is r in bits per second, rounded for reading as Human rounds
+// bytes: 1.195e8 B/s → "956 Mbit/s", 5e10 B/s → "400 Gbit/s" (stream
+// goodputs, compared with link rates, are read in bits).
+func (r Rate) HumanBits() string {
+	return strings.Replace((8 * r).Human(), "B/s", "bit/s", 1)
+}
+
 // Gbits formats r in Gbit/s, rounded: "200 Gbit/s".
 func (r Rate) Gbits() string { return FormatSig(float64(r)*8/1e9, 3) + " Gbit/s" }
 

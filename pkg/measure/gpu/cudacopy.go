@@ -14,6 +14,7 @@ import (
 	"github.com/gpupath/gpupath/internal/cuda"
 	"github.com/gpupath/gpupath/pkg/measure"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 func init() {
@@ -559,7 +560,7 @@ func (s *cudaSession) measure(ctx context.Context, plan measure.Plan, emit func(
 		per = budget / time.Duration(combos)
 	}
 	per = min(max(per, 20*time.Millisecond), 3*time.Second)
-	s.p.logf("%d variants x %d sizes, %v per size", len(vs), len(sizes), per)
+	s.p.logf("%d variants x %d sizes, %s per size", len(vs), len(sizes), units.Seconds(per.Seconds()).Human())
 	for _, v := range vs {
 		if missing := s.missingBuffer(v); missing != "" {
 			s.p.note("%s %s skipped: no %s buffer", v.name, v.target, missing)
