@@ -37,10 +37,11 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.Roots.Boot != "" {
 		roots += ", boot " + r.Roots.Boot
 	}
-	// Every line below passes wrapTo, which folds a line break from outside
-	// (an NVML version string, a path) into a space: no input forges a line.
-	wrapTo(&b, "read:   ", "        ", roots)
-	wrapTo(&b, "GPUs:   ", "        ", r.GPUSource)
+	// Every line below passes flat or wrapTo, which fold a line break from
+	// outside (an NVML version string, a path) into a space: no input
+	// forges a line.
+	fmt.Fprintf(&b, "read:   %s\n", flat(roots))
+	fmt.Fprintf(&b, "GPUs:   %s\n", flat(r.GPUSource))
 	if r.Scenario != "" {
 		p := "scenario " + r.Scenario
 		if len(r.Host) > 0 {
