@@ -182,7 +182,7 @@ func TestMeasureUnreachablePeer(t *testing.T) {
 	if o.code != 1 {
 		t.Errorf("exit %d, want 1", o.code)
 	}
-	oneLine(t, o, "did not answer the gpupath handshake within 1s")
+	oneLine(t, o, "did not answer the gpupath handshake within 1 s")
 	if o.took > 3*time.Second {
 		t.Errorf("took %v with a 1s timeout", o.took)
 	}

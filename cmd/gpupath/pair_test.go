@@ -446,7 +446,7 @@ func TestPairingFaults(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run")
 		t0 := time.Now()
 		code, stderr := start(t, bin, nil, nil, r1args(out, port(t))...).wait(t, 20*time.Second)
-		oneLineErr(t, "rank 1", code, stderr, "did not come within 1s")
+		oneLineErr(t, "rank 1", code, stderr, "did not come within 1 s")
 		checkPartial(t, out, "did not come")
 		if el := time.Since(t0); el > 10*time.Second {
 			t.Errorf("gave up after %v", el)

@@ -335,7 +335,7 @@ func DialPair(ctx context.Context, addr string, me PairHello, wait, timeout, hb 
 			return nil, ctx.Err()
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("pair: rank 0 at %s did not come within %v: %v", addr, wait, err)
+			return nil, fmt.Errorf("pair: rank 0 at %s did not come within %s: %v", addr, humanDuration(wait), err)
 		}
 		select {
 		case <-ctx.Done():

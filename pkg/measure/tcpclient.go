@@ -151,7 +151,7 @@ func (c *Client) openOnce(ctx context.Context, mode uint16, size, chunk int64, w
 	if err := conn.ReadFull(w[:]); err != nil {
 		conn.Close()
 		if errors.Is(err, ErrTimeout) {
-			return nil, fmt.Errorf("peer %s did not answer the gpupath handshake within %v: %w", c.Addr, c.timeout(), ErrTimeout)
+			return nil, fmt.Errorf("peer %s did not answer the gpupath handshake within %s: %w", c.Addr, humanDuration(c.timeout()), ErrTimeout)
 		}
 		return nil, fmt.Errorf("peer %s: handshake: %w", c.Addr, err)
 	}
