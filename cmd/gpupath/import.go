@@ -61,6 +61,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if errors.Is(werr, record.ErrTooManySizes) || errors.Is(werr, record.ErrTooManyPoints) {
+			return badInput(werr) // the file is past what a run may hold
+		}
 		if errors.Is(werr, record.ErrNotRunDir) || errors.Is(werr, record.ErrRunExists) {
 			return usagef("--out %s: %v", *out, unwrapPath(werr))
 		}

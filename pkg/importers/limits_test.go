@@ -368,3 +368,31 @@ func TestImportFailureEveryRowBounded(t *testing.T) {
 		t.Errorf("status %s, reason of %d bytes: %.200s", p.Status, len(p.Reason), p.Reason)
 	}
 }
+
+// TestImportRefusesWhatCannotReadBack: an output with more different
+// sizes in one series than a run may hold (record.Points, the reader's
+// own check) is refused and no run directory is left, so that every run
+// import writes reads back.
+func TestImportRefusesWhatCannotReadBack(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# OSU MPI Latency Test v5.0\n# Size          Latency (us)\n")
+	for i := 0; i < 10_002; i++ {
+		fmt.Fprintf(&b, "%d %0.2f\n", i+1, 1.5+float64(i)*0.001)
+	}
+	path := filepath.Join(t.TempDir(), "osu_many.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := ReadFilesStream(context.Background(), []string{path}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	_, err = WriteRunContext(context.Background(), dir, files, Meta{Version: "test", Time: time.Unix(0, 0)})
+	if !errors.Is(err, record.ErrTooManySizes) {
+		t.Fatalf("error %v, want ErrTooManySizes", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a run directory was left: %v", err)
+	}
+}

@@ -151,6 +151,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 	bw := bufio.NewWriterSize(rf, 1<<20)
 	enc := json.NewEncoder(bw)
 	fileIdx := 0
+	var points record.Points // the reader's limits, so that the run reads back
 	for _, f := range files {
 		if len(f.Outputs) == 0 {
 			continue
@@ -169,6 +170,9 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 				}
 			}
 			res := resultOf(out, f.Base, *r, at)
+			if err := points.Add(&res); err != nil {
+				return fmt.Errorf("%s:%d: %w; nothing imported", f.Name, r.Line, err)
+			}
 			k := seriesOf(out, r)
 			idx, ok := series[k]
 			if !ok && len(info.Series) < MaxSeries {

@@ -493,9 +493,18 @@ func boolKey(name, doc string, f func(*Scenario) *bool) Key {
 	}, nil, func(b bool) any { return b }, strconv.FormatBool)
 }
 
+// MaxTextBytes bounds a scenario's text values (name, description, the
+// models' names): a title or caption shows them whole, and no hardware
+// name or description needs more.
+const MaxTextBytes = 1024
+
 func stringKey(name, doc string, f func(*Scenario) *string) Key {
-	return typedKey(name, doc, "text", f, func(v string) (string, error) { return v, nil }, nil,
-		func(v string) any { return v }, func(v string) string { return v })
+	return typedKey(name, doc, "text", f, func(v string) (string, error) { return v, nil }, func(v string, _ string) error {
+		if len(v) > MaxTextBytes {
+			return fmt.Errorf("text of %d bytes: at most %d", len(v), MaxTextBytes)
+		}
+		return nil
+	}, func(v string) any { return v }, func(v string) string { return v })
 }
 
 func linkKey(name, doc string, f func(*Scenario) *Link) Key {

@@ -153,3 +153,20 @@ func FuzzParseScenario(f *testing.F) {
 		}
 	})
 }
+
+// TestTextValuesBounded: a scenario's text values are at most
+// MaxTextBytes, from a file and from --set alike (a name of 100,000 bytes
+// kept a report busy for minutes in one caption).
+func TestTextValuesBounded(t *testing.T) {
+	long := strings.Repeat("N", MaxTextBytes+1)
+	if _, err := Parse([]byte("name: "+long+"\n"), "s.yaml"); err == nil || !strings.Contains(err.Error(), "at most 1024") {
+		t.Errorf("file: %v", err)
+	}
+	s, _ := Preset("default")
+	if err := s.Set("gpu.model", long); err == nil {
+		t.Error("--set gpu.model of 1025 bytes accepted")
+	}
+	if err := s.Set("description", long[:MaxTextBytes]); err != nil {
+		t.Errorf("1024 bytes: %v", err)
+	}
+}

@@ -118,6 +118,11 @@ func (m *Manifest) Probe(name string) *ProbeStatus {
 	return nil
 }
 
+// MaxNameBytes bounds the names a manifest gives its hosts (hostname,
+// kernel, OS, CPU and GPU models): reports show them in titles and
+// captions; a host name is at most 253 bytes (DNS), the rest shorter.
+const MaxNameBytes = 512
+
 // ParseManifest decodes manifest.json. It fails on invalid JSON (with line
 // and column), on trailing data, on a format newer than this reader, and on
 // a manifest without a start time or status.
@@ -165,6 +170,25 @@ func KnownStatus(s Status) bool {
 func (m *Manifest) validate() error {
 	if err := checkStatus("status", m.Status); err != nil {
 		return err
+	}
+	hosts := []struct {
+		field string
+		h     *Host
+	}{{"host", &m.Host}, {"peer", m.Peer}}
+	for _, h := range hosts {
+		if h.h == nil {
+			continue
+		}
+		texts := map[string]string{"hostname": h.h.Hostname, "kernel": h.h.Kernel, "kernel_version": h.h.KernelVersion,
+			"os": h.h.OS, "arch": h.h.Arch, "cpu_model": h.h.CPUModel}
+		for i, g := range h.h.GPUs {
+			texts[fmt.Sprintf("gpus[%d].model", i)] = g.Model
+		}
+		for k, v := range texts {
+			if len(v) > MaxNameBytes {
+				return fmt.Errorf("%s.%s holds %d bytes: a name is at most %d", h.field, k, len(v), MaxNameBytes)
+			}
+		}
 	}
 	checks := []struct {
 		field string

@@ -53,6 +53,39 @@ var ErrTooManySizes = errors.New("more different sizes in one series than the li
 // 24 GB machine. Repetitions of a point are not limited.
 const MaxPoints = 200_000
 
+// Points counts the different (probe, variant, size) points of a run as
+// its records come, and is the one check of the limits on them: at most
+// units.MaxSizes sizes in one series (a probe and variant) and MaxPoints
+// in all. The reader checks every run with it, and so does every writer of
+// a run directory (import), so that what is written reads back.
+type Points struct {
+	sizes map[[2]string]map[int64]struct{}
+	n     int
+}
+
+// Add counts r's point; past a limit it returns ErrTooManySizes or
+// ErrTooManyPoints, saying which series and limit.
+func (p *Points) Add(r *Result) error {
+	if p.sizes == nil {
+		p.sizes = map[[2]string]map[int64]struct{}{}
+	}
+	k := [2]string{r.Probe, r.Variant}
+	if p.sizes[k] == nil {
+		p.sizes[k] = map[int64]struct{}{}
+	}
+	if _, seen := p.sizes[k][r.Bytes]; seen {
+		return nil
+	}
+	p.sizes[k][r.Bytes] = struct{}{}
+	if p.n++; p.n > MaxPoints {
+		return fmt.Errorf("%w of %d per run (probe, variant and size)", ErrTooManyPoints, MaxPoints)
+	}
+	if len(p.sizes[k]) > units.MaxSizes {
+		return fmt.Errorf("%s/%s: %w of %d (a size sweep's)", r.Probe, r.Variant, ErrTooManySizes, units.MaxSizes)
+	}
+	return nil
+}
+
 // ErrTooManyPoints is returned past MaxPoints.
 var ErrTooManyPoints = errors.New("more different sizes in all series than the limit")
 
@@ -231,8 +264,7 @@ func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []Skippe
 		results = make([]Result, 0, min(max(hint, 0), recordCap))
 		skipped []SkippedLine
 		names   = map[string]string{}
-		sizes   = map[[2]string]map[int64]struct{}{}
-		points  int
+		points  Points
 	)
 	intern := func(s *string) {
 		if *s == "" {
@@ -270,18 +302,8 @@ func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []Skippe
 				for _, f := range []*string{&res.Probe, &res.Variant, &res.Stage, &res.Path, &res.Target, &res.Timer, &res.CPUScope, &res.Note} {
 					intern(f)
 				}
-				k := [2]string{res.Probe, res.Variant}
-				if sizes[k] == nil {
-					sizes[k] = map[int64]struct{}{}
-				}
-				if _, seen := sizes[k][res.Bytes]; !seen {
-					sizes[k][res.Bytes] = struct{}{}
-					if points++; points > MaxPoints {
-						return results, skipped, fmt.Errorf("line %d: %w of %d per run (probe, variant and size)", line, ErrTooManyPoints, MaxPoints)
-					}
-				}
-				if len(sizes[k]) > units.MaxSizes {
-					return results, skipped, fmt.Errorf("line %d: %s/%s: %w of %d (a size sweep's)", line, res.Probe, res.Variant, ErrTooManySizes, units.MaxSizes)
+				if err := points.Add(&res); err != nil {
+					return results, skipped, fmt.Errorf("line %d: %w", line, err)
 				}
 				results = append(results, res)
 			}
