@@ -23,6 +23,10 @@ type DiagramOptions struct {
 	// Highlight draws only this path, bold, with its stages lettered and
 	// listed under the drawing. "" draws every path, each in its colour.
 	Highlight string
+	// ReasonsAt names the place of the document that says why the
+	// infeasible paths cannot run (Input.ReasonsAt): the caption refers
+	// there instead of repeating them.
+	ReasonsAt string
 }
 
 // Diagram draws the two nodes (CPU, DDR, PCIe root complex, PCIe switch,
@@ -31,7 +35,7 @@ type DiagramOptions struct {
 // PXB: two switch levels; PHB: separate root ports; NODE: separate host
 // bridges; SYS: the NIC on the other socket). Each path's route is drawn
 // as a coloured line through the boxes it passes, with its stages lettered
-// A–G as the seed tells them: A GPU → DDR by cudaMemcpy, B the send side
+// A–G in the order the data meets them: A GPU → DDR by cudaMemcpy, B the send side
 // on the CPU, C the NIC's DMA read, D the wire, E the NIC's DMA write, F
 // the receive side on the CPU, G DDR → GPU. Dotted lines are control only
 // (a doorbell, a completion, headers): the payload does not take them.
@@ -42,7 +46,7 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 	if s.NIC.Kind == model.KindLoopback {
 		return nil, inputErr("diagram: scenario %s uses the loopback device: there is no NIC and no network to draw", s.Name)
 	}
-	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []units.Bytes{1}}, true)
+	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []units.Bytes{1}, ReasonsAt: o.ReasonsAt}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +105,14 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 	}
 	what := "The two nodes and the network between them, laid out for GPU–NIC topology " + string(s.Topology.GPUNIC) + " (" + classWords(s.Topology.GPUNIC) + "). "
 	if o.Highlight != "" {
-		what += "The route of " + o.Highlight + " is drawn with its stages lettered as the seed tells them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
+		what += "The route of " + o.Highlight + " is drawn with its stages lettered A–G in the order the data meets them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
 	} else {
-		what += "Each path's route is drawn in its colour, its stages lettered as the seed tells them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
+		what += "Each path's route is drawn in its colour, its stages lettered A–G in the order the data meets them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
 	}
 	what += "dotted lines carry control only (doorbells, completions, headers), not the payload."
+	if o.ReasonsAt != "" && len(reasons) > 0 {
+		_, reasons = c.infeasible()
+	}
 	f.Caption = caption(what, f.Provenance, reasons)
 	return f, nil
 }
@@ -952,7 +959,7 @@ func (d *diagram) key() []legendEntry {
 	}
 	out = append(out, legendEntry{label: "control only", thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: MutedColor, Width: 1.2, Dashes: controlDashes}}}})
 	out = append(out, legendEntry{header: true})
-	for _, l := range seedLetters {
+	for _, l := range stageLetters {
 		out = append(out, legendEntry{label: l.key, thumbs: []plot.Thumbnailer{badgeThumb{letter: l.letter, color: TextColor}}})
 	}
 	return out

@@ -12,7 +12,7 @@
 //     against message size; Breakdown the per-stage latency; Costs the
 //     copies, DDR traffic and PCIe crossings of each path; Residuals the
 //     model's error against measurement; Diagram the two-node data-path
-//     diagram with each path's route lettered A–G as the seed tells it.
+//     diagram with each path's route lettered A–G in the order the data meets them.
 //     Each takes an Input (a model.Scenario, path names, message sizes and
 //     Measured series).
 //   - Drawing: a drawing that the document around it frames (the report
@@ -44,7 +44,7 @@
 // One ticker per kind of axis (ticks.go: message sizes, decades, linear,
 // time, percent), one error panel (errorAxes and addErrorCurve, shared by
 // Residuals and ModelComparison), one style per path (PathStyle, from the
-// colour-blind-safe Okabe–Ito palette) and one glossary of the seed's
+// colour-blind-safe Okabe–Ito palette) and one glossary of the stage
 // letters. Figures draw in Liberation Sans (regular and bold) with strokes,
 // fills and text only; Drawings and Charts use the same font at their own
 // sizes.

@@ -29,6 +29,11 @@ type Input struct {
 	// Pipelined adds the pipelined latency (dotted) to Latency, and makes
 	// Residuals compare latency with it instead of the one-message latency.
 	Pipelined bool
+	// ReasonsAt, when set, names the place of the document around the
+	// figure that says why the infeasible paths cannot run (`the section
+	// "The data paths"`): the figure names those paths and refers there,
+	// instead of repeating the reasons in every caption.
+	ReasonsAt string
 }
 
 // Measured is one measured series, independent of any file format: the
@@ -254,13 +259,18 @@ func (c *checked) provenance(measured bool) string {
 	return strings.Join(parts, " · ")
 }
 
-// infeasible lists the paths that cannot run in the scenario, with reasons.
+// infeasible lists the paths that cannot run in the scenario, with the
+// reasons for the caption: each path's own, or, where the document says
+// them (ReasonsAt), one sentence that names the paths and refers there.
 func (c *checked) infeasible() (names []string, reasons []string) {
 	for _, r := range c.routes {
 		if !r.Feasible {
 			names = append(names, r.Path.Name)
 			reasons = append(reasons, r.Path.Name+": "+r.Reason)
 		}
+	}
+	if c.ReasonsAt != "" && len(names) > 0 {
+		reasons = []string{strings.Join(names, ", ") + ", infeasible in this scenario (" + c.ReasonsAt + " says why)."}
 	}
 	return names, reasons
 }
@@ -276,9 +286,13 @@ func (c *checked) feasible() []*model.Route {
 }
 
 // infeasibleNote is the short note drawn on the figure.
-func infeasibleNote(names []string) string {
+func (c *checked) infeasibleNote(names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return "Not drawn, infeasible in this scenario: " + strings.Join(names, ", ") + " (reasons in the caption)."
+	where := "reasons in the caption"
+	if c.ReasonsAt != "" {
+		where = c.ReasonsAt + " says why"
+	}
+	return "Not drawn, infeasible in this scenario: " + strings.Join(names, ", ") + " (" + where + ")."
 }

@@ -262,17 +262,14 @@ func pathLabel(p model.Path) string {
 func finishSweep(c *checked, name, title, what string, measured bool, pns ...panel) *Figure {
 	f := &Figure{Name: name, Title: title, Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(measured && len(c.Measured) > 0)}
-	unit := pns[0].data.Column("value").Unit
-	for _, pn := range pns[1:] {
-		if pn.data.Column("value").Unit != unit {
-			unit = ""
-		}
+	var tables []Table
+	for _, pn := range pns {
+		tables = append(tables, pn.data)
 	}
-	f.Data = sweepTable(unit)
+	f.Data = joinSweeps(tables)
 	seen := map[string]bool{}
 	for _, pn := range pns {
 		f.panels = append(f.panels, axes{p: pn.p, xlabel: pn.xlabel, ylabel: pn.ylabel})
-		f.Data.append(pn.data)
 		for _, e := range pn.legend {
 			if !seen[e.label] {
 				seen[e.label] = true
@@ -289,13 +286,57 @@ func finishSweep(c *checked, name, title, what string, measured bool, pns ...pan
 	var names, reasons []string
 	if c.Scenario != nil {
 		names, reasons = c.infeasible()
-		if n := infeasibleNote(names); n != "" {
+		if n := c.infeasibleNote(names); n != "" {
 			f.Notes = append(f.Notes, n)
 		}
 	}
 	f.Notes = append(f.Notes, c.notes...)
 	f.Caption = caption(what, f.Provenance, reasons)
 	return f
+}
+
+// joinSweeps joins the long-form tables of a figure's panels: one value
+// column when their units agree, else one per unit ("value_s",
+// "value_cores"), empty on the rows of the other units, so that a column
+// holds one unit.
+func joinSweeps(ts []Table) Table {
+	var units []string
+	for _, t := range ts {
+		if u := t.Column("value").Unit; !hasString(units, u) {
+			units = append(units, u)
+		}
+	}
+	if len(units) == 1 {
+		out := sweepTable(units[0])
+		for _, t := range ts {
+			out.append(t)
+		}
+		return out
+	}
+	out := Table{Columns: sweepTable("").Columns[:5]}
+	for _, u := range units {
+		out.Columns = append(out.Columns, numCol("value_"+unitSuffix(u), u))
+	}
+	for _, t := range ts {
+		u := t.Column("value").Unit
+		for i := 0; i < t.Len(); i++ {
+			row := []any{t.Columns[0].Text[i], t.Columns[1].Text[i], t.Columns[2].Text[i], t.Columns[3].Num[i], t.Columns[4].Text[i]}
+			for _, v := range units {
+				x := math.NaN()
+				if v == u {
+					x = t.Columns[5].Num[i]
+				}
+				row = append(row, x)
+			}
+			out.add(row...)
+		}
+	}
+	return out
+}
+
+// unitSuffix is a unit as a column name's suffix: "s", "Bps", "cores", "pct".
+func unitSuffix(u string) string {
+	return strings.NewReplacer("B/s", "Bps", "%", "pct", "/", "per").Replace(u)
 }
 
 func caption(what, prov string, reasons []string) string {

@@ -130,7 +130,7 @@ func (b *builder) plot(s *section, id, kind, origin string) func(*plots.Figure, 
 // diagram adds the two-node diagram of the paths; a scenario that pkg/plots
 // cannot draw (the loopback device: no NIC) gets the stage map instead.
 func (b *builder) diagram(s *section, a *analysis, origin string) {
-	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths()})
+	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths(), ReasonsAt: pathsSection})
 	if err == nil {
 		b.fig(s, fromPlots(pf, "paths", "modeled", origin))
 		return
@@ -271,8 +271,8 @@ func (b *builder) paths(ps *section, a *analysis, modeled string) {
 func (b *builder) latency(ls *section, a *analysis, modeled string) {
 	s := a.s
 	ls.p("One-way latency of a message from buffer to buffer. Store-and-forward adds every stage in turn (each stage finishes before the next starts: the step-by-step story); pipelined moves messages larger than %s in chunks that overlap across the stages, as NCCL and RDMA transfers do.", s.Pipeline.Chunk.Human())
-	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
-	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes}))
+	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: pathsSection}))
+	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes, ReasonsAt: pathsSection}))
 	ls.table(a.latencyTable())
 }
 
@@ -280,7 +280,7 @@ func (b *builder) latency(ls *section, a *analysis, modeled string) {
 func (b *builder) bandwidth(bs *section, a *analysis, modeled string) {
 	s := a.s
 	bs.p("Streaming bandwidth: back-to-back messages of one size, limited by the tightest shared resource — the wire with its header overhead, each PCIe link and direction, DDR, the GPU↔NIC peer path, or the CPU cores (%d flow(s)). The NIC's nominal rate is %s (%s).", s.Stack.Flows, s.NIC.Rate.Gbits(), s.NIC.Rate.Human())
-	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
+	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection}))
 	bs.table(a.bandwidthTable())
 }
 
@@ -289,9 +289,9 @@ func (b *builder) bandwidth(bs *section, a *analysis, modeled string) {
 func (b *builder) cost(cs *section, a *analysis, modeled string) {
 	s := a.s
 	cs.p("What each path costs the hosts: CPU time per message (both nodes), the CPU cores needed to keep up with the line rate — the rate the wire and the links allow — and the memory traffic and copies of the payload. Host-staged paths pay for every copy in DDR bandwidth and PCIe crossings; GPUDirect RDMA and devmem TCP keep the payload out of host memory.")
-	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
-	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
-	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths()}))
+	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection}))
+	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection}))
+	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths(), ReasonsAt: pathsSection}))
 	cs.table(a.costTable())
 }
 
@@ -308,8 +308,8 @@ func (b *builder) whatIf(ws *section, a *analysis) {
 		ws.list(append(va.summaryShort(), changes(a, va)...))
 		origin := fmt.Sprintf("modeled from scenario %s with %s", s.Name, v.setsText())
 		slug := fmt.Sprintf("whatif-%d", i+1)
-		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
-		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes()}))
+		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: a.reasonsAt(v.Scenario)}))
+		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), ReasonsAt: a.reasonsAt(v.Scenario)}))
 	}
 }
 

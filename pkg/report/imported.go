@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot/vg"
-
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
@@ -176,10 +174,11 @@ func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int
 		return
 	}
 	// One figure and table per test and quantity.
-	origin := fmt.Sprintf("measured by %s (%s, imported into %s); model: scenario %s", f.Tool, f.File, run.Source, b.in.Scenario.Name)
+	origin := fmt.Sprintf("modeled: scenario %s", b.in.Scenario.Name)
 	if len(m.Sets) > 0 {
 		origin += " with the output's hardware"
 	}
+	origin += fmt.Sprintf(" · measured: %s (%s, imported into %s)", f.Tool, f.File, run.Source)
 	for gi, g := range m.Groups {
 		b.importedFigure(sec, g, fmt.Sprintf("imported-%d-%d", n, gi+1), origin)
 		sec.table(importedTable(g))
@@ -387,8 +386,11 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 		title = first.Test + ": busbw against the model"
 	}
 	in := plots.CeilingInput{Latency: q != record.Bandwidth, Title: title}
-	if first.RoundTrip {
+	switch {
+	case first.RoundTrip:
 		in.YLabel = "round-trip latency"
+	case first.Collective != nil && q == record.Bandwidth:
+		in.YLabel = "busbw"
 	}
 	var hi units.Bytes
 	for _, j := range g.Verdicts {
@@ -427,11 +429,6 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 			in.Series = append(in.Series, line)
 		}
 	}
-	p, data, err := plots.Ceiling(in)
-	if err != nil {
-		sec.note(fmt.Sprintf("No figure for %s: %v.", first.Test, strings.TrimPrefix(err.Error(), "plots: ")))
-		return
-	}
 	what := "Measured bandwidth (points) against the model's streaming bandwidth of the path (lines), by message size."
 	switch {
 	case q != record.Bandwidth && first.RoundTrip:
@@ -442,8 +439,13 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 	if first.Collective != nil && q == record.Bandwidth {
 		what = "Measured busbw (points) against what the path allows for busbw (lines: one NIC's path times the NICs that carry the collective in parallel), by message size."
 	}
-	b.fig(sec, &figure{ID: id, Title: in.Title, Kind: "modeled and measured", Origin: origin, Caption: what, Draw: p, Data: data,
-		W: figW, H: vg.Length(270)})
+	in.What, in.Provenance = what, origin
+	pf, err := plots.Ceiling(in)
+	if err != nil {
+		sec.note(fmt.Sprintf("No figure for %s: %v.", first.Test, strings.TrimPrefix(err.Error(), "plots: ")))
+		return
+	}
+	b.fig(sec, fromPlots(pf, id, "modeled and measured", origin))
 }
 
 // plotPath is the path whose style a curve takes.

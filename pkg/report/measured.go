@@ -99,9 +99,9 @@ func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, 
 		b.plot(sec, run+"-residuals", "modeled and measured", origin)(roomForLegend(len(pr))(plots.Residuals(plots.Input{Scenario: s, Measured: pr, Pipelined: true})))
 	}
 	if len(cost) > 0 {
-		title := fmt.Sprintf("Measured costs, run %d", i+1)
-		b.fig(sec, drawingFigure(plots.OperationCosts(title, costSeries(cost)), &figure{ID: run + "-cost", Title: title, Kind: "measured", Origin: origin,
-			Caption: fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)}))
+		title := fmt.Sprintf("Measured costs of single operations, run %d", i+1)
+		prov := fmt.Sprintf("measured: %s at %s (%s)", shortHost(orNone(m.Host)), stamp(m.Start), m.Source)
+		b.plot(sec, run+"-cost", "measured", origin)(roomForLegend(len(cost))(plots.OperationCosts(title, prov, costSeries(cost)), nil))
 		sec.table(measuredTable(a, record.Cost, cost))
 	}
 }

@@ -101,3 +101,29 @@ func shortHost(h string) string {
 	}
 	return h
 }
+
+// pathsSection is where the report says why each infeasible path cannot
+// run (the section "The data paths", one note per path): the figures name
+// those paths and refer there (plots.Input.ReasonsAt), so that the reason
+// is said once, not in every caption.
+const pathsSection = "the section “The data paths”"
+
+// reasonsAt is pathsSection for the figures of a.s, or of s (a what-if
+// scenario) when every path infeasible in s is infeasible in a.s for the
+// same reason, which that section gives; else "" (the figure's caption
+// gives the reasons).
+func (a *analysis) reasonsAt(s *model.Scenario) string {
+	for _, p := range model.Paths() {
+		if !p.Internode {
+			continue
+		}
+		r := p.Route(s)
+		if r.Feasible {
+			continue
+		}
+		if mine, ok := a.routes[p.Name]; !ok || mine.Feasible || mine.Reason != r.Reason {
+			return ""
+		}
+	}
+	return pathsSection
+}
