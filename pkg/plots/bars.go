@@ -59,18 +59,18 @@ func Breakdown(in Input) (*Figure, error) {
 	f := &Figure{Name: "breakdown", Title: "Latency by stage", Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(false), legendBelow: true, panelGap: 10}
 	f.Data = Table{Columns: []Column{textCol("path"), numCol("bytes", "B"), textCol("stage"), textCol("letter"), textCol("side"), numCol("latency_s", "s")}}
-	used := map[string]bool{}
+	used := map[string]int{} // segments drawn per letter ("other": none)
 	for k, n := range c.sizes {
 		p := breakdownPanel(routes, n, k == 0, used, &f.Data)
 		f.panels = append(f.panels, axes{p: p, xlabel: "latency (step by step)"})
 	}
 	for _, l := range stageLetters {
-		if used[l.letter] {
-			f.legend = append(f.legend, legendEntry{label: l.letter + "  " + l.meaning, thumbs: []plot.Thumbnailer{toSwatch(LetterColors[l.letter])}})
+		if used[l.letter] > 0 {
+			f.legend = append(f.legend, legendEntry{label: l.letter + "  " + l.meaning, thumbs: []plot.Thumbnailer{toSwatch(LetterColors[l.letter])}, count: used[l.letter]})
 		}
 	}
-	if used["other"] {
-		f.legend = append(f.legend, legendEntry{label: "stage without a letter A–G", thumbs: []plot.Thumbnailer{toSwatch(OtherStageColor)}})
+	if used["other"] > 0 {
+		f.legend = append(f.legend, legendEntry{label: "stage without a letter A–G", thumbs: []plot.Thumbnailer{toSwatch(OtherStageColor)}, count: used["other"]})
 	}
 	bad, reasons := c.infeasible()
 	if n := c.infeasibleNote(bad); n != "" {
@@ -83,9 +83,9 @@ func Breakdown(in Input) (*Figure, error) {
 
 // breakdownPanel is Breakdown's panel of n-byte messages: a stacked bar
 // per route (the first at the top, named when labels is set), coloured by
-// letter. It marks the letters it uses in used and adds a data row per
+// letter. It counts the segments of each letter in used and adds a data row per
 // stage to data.
-func breakdownPanel(routes []*model.Route, n units.Bytes, labels bool, used map[string]bool, data *Table) *plot.Plot {
+func breakdownPanel(routes []*model.Route, n units.Bytes, labels bool, used map[string]int, data *Table) *plot.Plot {
 	p := newPlot()
 	bars := &stackBars{}
 	for i := len(routes) - 1; i >= 0; i-- {
@@ -102,7 +102,7 @@ func breakdownPanel(routes []*model.Route, n units.Bytes, labels bool, used map[
 			if lc, ok := LetterColors[st.Letter]; ok {
 				clr, key = lc, st.Letter
 			}
-			used[key] = true
+			used[key]++
 			row.segs = append(row.segs, barSeg{v: v, color: clr})
 			row.total += v
 		}
@@ -284,7 +284,7 @@ func Costs(in Input) (*Figure, error) {
 		f.panels = append(f.panels, axes{p: p, xlabel: pn.label})
 	}
 	for _, i := range []int{0, 2, 1} {
-		f.legend = append(f.legend, legendEntry{label: costMetrics[i].label, thumbs: []plot.Thumbnailer{toSwatch(MetricColors[i])}})
+		f.legend = append(f.legend, legendEntry{label: costMetrics[i].label, thumbs: []plot.Thumbnailer{toSwatch(MetricColors[i])}, count: len(routes)})
 	}
 	bad, reasons := c.infeasible()
 	if n := c.infeasibleNote(bad); n != "" {

@@ -940,6 +940,16 @@ func (d *diagram) key() []legendEntry {
 	if len(d.plans) == 0 {
 		return nil
 	}
+	// What the drawing holds: stages per letter, control-only segments.
+	letters, control := map[string]int{}, 0
+	for _, pp := range d.plans {
+		for _, sp := range pp.stages {
+			letters[sp.stage.Letter]++
+			if sp.control {
+				control++
+			}
+		}
+	}
 	if d.highlight != "" {
 		pp := d.plans[0]
 		clr := PathStyle(pp.route.Path.Name).Color
@@ -949,18 +959,22 @@ func (d *diagram) key() []legendEntry {
 			if sp.stage.Letter != "" {
 				th = []plot.Thumbnailer{badgeThumb{letter: sp.stage.Letter, color: clr}}
 			}
-			out = append(out, legendEntry{label: label, thumbs: th})
+			out = append(out, legendEntry{label: label, thumbs: th, count: 1})
 		}
 		return out
 	}
 	for _, pp := range d.plans {
 		st := PathStyle(pp.route.Path.Name)
-		out = append(out, legendEntry{label: pp.route.Path.Name, thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: st.Color, Width: 2}}}})
+		out = append(out, legendEntry{label: pp.route.Path.Name, thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: st.Color, Width: 2}}}, count: len(pp.stages)})
 	}
-	out = append(out, legendEntry{label: "control only", thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: MutedColor, Width: 1.2, Dashes: controlDashes}}}})
+	if control > 0 {
+		out = append(out, legendEntry{label: "control only", thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: MutedColor, Width: 1.2, Dashes: controlDashes}}}, count: control})
+	}
 	out = append(out, legendEntry{header: true})
 	for _, l := range stageLetters {
-		out = append(out, legendEntry{label: l.key, thumbs: []plot.Thumbnailer{badgeThumb{letter: l.letter, color: TextColor}}})
+		if letters[l.letter] > 0 {
+			out = append(out, legendEntry{label: l.key, thumbs: []plot.Thumbnailer{badgeThumb{letter: l.letter, color: TextColor}}, count: letters[l.letter]})
+		}
 	}
 	return out
 }

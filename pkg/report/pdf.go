@@ -43,8 +43,10 @@ type pdfWriter struct {
 	y     float64
 }
 
-// renderPDF writes the doc as a PDF and returns it with its page count.
-func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, error) {
+// renderPDF writes the doc as a PDF and returns it with its page count and
+// the characters its fonts had no glyph for (pdfFonts.show: none, for the
+// report's own text).
+func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, []string, error) {
 	doc := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
 	doc.SetCompression(true)
 	doc.SetCatalogSort(true)
@@ -69,10 +71,10 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, error) {
 		w.heading(2, fmt.Sprintf("%d. %s", i+1, s.Title))
 		for _, b := range s.Blocks {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			if n := doc.PageCount(); n > pageLimit {
-				return nil, 0, fmt.Errorf("report: %w of %d (section %q)", ErrTooManyPages, pageLimit, s.Title)
+				return nil, 0, nil, fmt.Errorf("report: %w of %d (section %q)", ErrTooManyPages, pageLimit, s.Title)
 			}
 			switch {
 			case b.H3 != "":
@@ -99,9 +101,9 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, error) {
 	}
 	var buf bytes.Buffer
 	if err := doc.Output(&buf); err != nil {
-		return nil, 0, fmt.Errorf("report: PDF: %w", err)
+		return nil, 0, nil, fmt.Errorf("report: PDF: %w", err)
 	}
-	return buf.Bytes(), pages, nil
+	return buf.Bytes(), pages, w.fonts.uncovered(), nil
 }
 
 func (w *pdfWriter) newPage() {
@@ -131,6 +133,7 @@ func (w *pdfWriter) sans(style string, size float64) { w.fonts.use("LiberationSa
 // no-break space holds a number to its unit); a word wider than the line is
 // cut. An empty text is one empty line.
 func (w *pdfWriter) lines(text string, width float64) []string {
+	text = w.fonts.show(text) // measured as it will be drawn
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
 		cur := ""
@@ -179,7 +182,7 @@ func (w *pdfWriter) cut(word string, width float64) int {
 // textLine writes one line with its top at y.
 func (w *pdfWriter) textLine(x, y, width, lh float64, s, align string) {
 	w.doc.SetXY(x, y)
-	w.doc.CellFormat(width, lh, s, "", 0, align, false, 0, "")
+	w.doc.CellFormat(width, lh, w.fonts.show(s), "", 0, align, false, 0, "")
 }
 
 func (w *pdfWriter) titleBlock(d *doc) {
@@ -317,17 +320,17 @@ func (w *pdfWriter) figure(f *figure) {
 	w.doc.SetXY(marginL, w.y)
 	w.color(inkRGB)
 	w.sans("B", 8)
-	w.doc.Write(lh, fmt.Sprintf("Figure %d. %s. ", f.Num, f.Title))
+	w.doc.Write(lh, w.fonts.show(fmt.Sprintf("Figure %d. %s. ", f.Num, f.Title)))
 	w.color(mutedRGB)
 	w.sans("", 8)
-	w.doc.Write(lh, f.Caption)
+	w.doc.Write(lh, w.fonts.show(f.Caption))
 	if f.ShowOrigin() {
 		if strings.Contains(f.Kind, "measured") {
 			w.color(brownRGB)
 		} else {
 			w.color(blueRGB)
 		}
-		w.doc.Write(lh, " "+f.Kind+": "+f.Origin+".")
+		w.doc.Write(lh, w.fonts.show(" "+f.Kind+": "+f.Origin+"."))
 	}
 	w.y = w.doc.GetY() + lh + 8
 }
@@ -597,8 +600,8 @@ func (w *pdfWriter) footer(d *doc, n, total int) {
 	if ls := w.lines(left, avail); len(ls) > 1 {
 		left = ls[0] + " …"
 	}
-	w.doc.Text(marginL, footerBase, left)
-	w.doc.Text(pageW-marginR-rw, footerBase, right)
+	w.doc.Text(marginL, footerBase, w.fonts.show(left))
+	w.doc.Text(pageW-marginR-rw, footerBase, w.fonts.show(right))
 	w.doc.SetLineWidth(0.4)
 	w.color(ruleRGB)
 	w.doc.Line(marginL, footerBase-10, pageW-marginR, footerBase-10)
