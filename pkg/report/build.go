@@ -172,7 +172,11 @@ var sectionTitles = []struct{ id, title string }{
 	{"provenance", "Provenance"},
 }
 
-// SectionTitles lists the headings every report has, in order.
+// SectionTitles lists the headings every report has, in the order of a
+// report of the model alone; a report of measured or imported data puts
+// the sections that judge the model against the data right after the
+// summary (the calibration, the measurements), and adds the imported
+// runs, a comparison of two runs and a diagnosis when it has them.
 func SectionTitles() []string {
 	out := make([]string, len(sectionTitles))
 	for i, s := range sectionTitles {
@@ -182,7 +186,7 @@ func SectionTitles() []string {
 }
 
 // build lays the report of in out as a doc: its header, then every
-// section in order, figures numbered as they come.
+// section in order (sectionOrder), figures numbered as they come.
 func build(in *Input) *doc {
 	s := in.Scenario
 	a := analyse(s)
@@ -194,28 +198,106 @@ func build(in *Input) *doc {
 	}
 	b := &builder{d: d, in: in}
 	modeled := "modeled from scenario " + s.Name
-	secs := map[string]*section{}
-	for _, st := range sectionTitles {
-		sec := &section{ID: st.id, Title: st.title}
-		secs[st.id] = sec
-		d.Sections = append(d.Sections, sec)
+	fill := map[string]func(*section){
+		"summary":      func(sec *section) { b.summary(sec, a) },
+		"resolution":   b.resolution, // resolution.go
+		"paths":        func(sec *section) { b.paths(sec, a, modeled) },
+		"latency":      func(sec *section) { b.latency(sec, a, modeled) },
+		"bandwidth":    func(sec *section) { b.bandwidth(sec, a, modeled) },
+		"cost":         func(sec *section) { b.cost(sec, a, modeled) },
+		"whatif":       func(sec *section) { b.whatIf(sec, a) },
+		"measurements": func(sec *section) { b.measurements(sec, a) },
+		"imported":     b.imported,                                       // imported.go
+		"compare":      func(sec *section) { b.compare(sec, in.Compare) }, // compare.go
+		"calibration":  b.calibration,
+		"validation":   b.validation, // validation.go
+		"diagnosis":    b.diagnosis,  // diagnosis.go
+		"provenance":   b.provenance,
 	}
-	b.summary(secs["summary"], a)
-	b.resolution(secs["resolution"]) // resolution.go
-	b.paths(secs["paths"], a, modeled)
-	b.latency(secs["latency"], a, modeled)
-	b.bandwidth(secs["bandwidth"], a, modeled)
-	b.cost(secs["cost"], a, modeled)
-	b.whatIf(secs["whatif"], a)
-	b.measurements(secs["measurements"], a)
-	// Imported runs and a two-run comparison, when given (imported.go, compare.go).
-	b.importedSections(d)
-	b.calibration(secs["calibration"])
-	b.validation(secs["validation"]) // validation.go
-	b.diagnosis()                    // the section "Diagnosis", when a run holds a doctor record (diagnosis.go)
-	b.provenance(secs["provenance"])
+	for _, st := range sectionOrder(in) {
+		sec := &section{ID: st.id, Title: st.title}
+		d.Sections = append(d.Sections, sec)
+		fill[st.id](sec)
+	}
 	d.glueUnits()
 	return d
+}
+
+// sectionOrder is the order of the sections of in: the summary, then, in a
+// report of measured or imported data, what judges the model against them
+// (the imported runs' verdicts, two runs compared, the calibration, the
+// measured curves over the model), then the model's own sections, the
+// rest, and the provenance last (it lists every figure). A section with
+// nothing to show for in's data stays in its place in sectionTitles (the
+// measurements and the calibration say why they are empty); the imported
+// runs, the comparison and the diagnosis are there only when in has them.
+func sectionOrder(in *Input) []struct{ id, title string } {
+	has := map[string]bool{
+		"imported":     len(in.Imported) > 0,
+		"compare":      in.Compare != nil,
+		"calibration":  in.Calibration != nil,
+		"measurements": hasSeries(in.Measured),
+	}
+	early := []string{"imported", "compare", "calibration", "measurements"}
+	all := append([]struct{ id, title string }(nil), sectionTitles...)
+	// The optional sections: the imported runs and the comparison before
+	// the calibration, the diagnosis before the provenance.
+	var out []struct{ id, title string }
+	for _, st := range all {
+		switch st.id {
+		case "calibration":
+			if len(in.Imported) > 0 {
+				out = append(out, struct{ id, title string }{"imported", "Imported measurements"})
+			}
+			if in.Compare != nil {
+				out = append(out, struct{ id, title string }{"compare", "Two runs compared"})
+			}
+		case "provenance":
+			if hasDiagnosis(in) {
+				out = append(out, struct{ id, title string }{"diagnosis", diagnosisTitle})
+			}
+		}
+		out = append(out, st)
+	}
+	// What judges the model against the data: right after the summary.
+	var first, rest []struct{ id, title string }
+	for _, st := range out {
+		if st.id == "summary" {
+			first = append(first, st)
+		}
+	}
+	for _, id := range early {
+		for _, st := range out {
+			if st.id == id && has[id] {
+				first = append(first, st)
+			}
+		}
+	}
+	for _, st := range out {
+		if st.id != "summary" && !(has[st.id] && contains(early, st.id)) {
+			rest = append(rest, st)
+		}
+	}
+	return append(first, rest...)
+}
+
+// hasSeries reports whether a run of ms has a measured series to draw.
+func hasSeries(ms []Measured) bool {
+	for _, m := range ms {
+		if len(m.Series) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // meta is the report's header: scenario, rendering, tool and data.

@@ -258,7 +258,7 @@ func TestCalibrationSectionNumbers(t *testing.T) {
 		}
 	}
 
-	// The diagram of the measured topology (issue 6).
+	// The diagram of the measured topology, next to the scenario's.
 	var topo *figure
 	for _, f := range d.Figures {
 		if f.ID == "paths-measured-topology" {
@@ -271,8 +271,8 @@ func TestCalibrationSectionNumbers(t *testing.T) {
 	if c.Scenario.Topology.GPUNIC != "PHB" || !strings.Contains(topo.Caption, "Measured topology of vm: ") || !strings.Contains(topo.Caption, "topology.gpu_nic PHB") {
 		t.Errorf("topology %s, caption %q", c.Scenario.Topology.GPUNIC, topo.Caption)
 	}
-	if topo.Num != 2 || d.Figures[0].ID != "paths" {
-		t.Errorf("the measured topology is figure %d, after %s", topo.Num, d.Figures[0].ID)
+	if prev := d.Figures[topo.Num-2]; prev.ID != "paths" {
+		t.Errorf("the measured topology is figure %d, after %s: want it next to the diagram of the scenario", topo.Num, prev.ID)
 	}
 }
 

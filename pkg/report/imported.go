@@ -79,33 +79,6 @@ type NIC struct {
 	Source                 string
 }
 
-// importedSections adds the sections of imported runs and of a two-run
-// comparison, before "Model against measurement".
-func (b *builder) importedSections(d *doc) {
-	var add []*section
-	if len(b.in.Imported) > 0 {
-		sec := &section{ID: "imported", Title: "Imported measurements"}
-		b.imported(sec)
-		add = append(add, sec)
-	}
-	if b.in.Compare != nil {
-		sec := &section{ID: "compare", Title: "Two runs compared"}
-		b.compare(sec, b.in.Compare)
-		add = append(add, sec)
-	}
-	if len(add) == 0 {
-		return
-	}
-	at := len(d.Sections)
-	for i, s := range d.Sections {
-		if s.ID == "calibration" {
-			at = i
-			break
-		}
-	}
-	d.Sections = append(d.Sections[:at], append(add, d.Sections[at:]...)...)
-}
-
 func (b *builder) imported(sec *section) {
 	sec.text("Outputs of other tools, imported with gpupath import. Each series is drawn beside the model of the path it took, on the hardware the output names (the GPU, the NIC's link layer and rate, the GPU–NIC distance) where it names it, and on scenario " + b.in.Scenario.Name + " for the rest. The share is the measured value over the model's ceiling (for a latency, the model's floor over the measured value): what the hardware and that path allow. The verdict says what the numbers mean and where to look.")
 	n := 0

@@ -41,13 +41,17 @@ type pdfWriter struct {
 	doc   *fpdf.Fpdf
 	fonts *pdfFonts
 	y     float64
+	// measuring marks the writer that lays sections out on a scratch
+	// document to learn their height (fits): it draws no figure.
+	measuring bool
+	scratch   *pdfWriter
 }
 
 // renderPDF writes the doc as a PDF and returns it with its page count and
 // the characters its fonts had no glyph for (pdfFonts.show: none, for the
 // report's own text).
 func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, []string, error) {
-	doc := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
+	doc := newPDFDoc()
 	doc.SetCompression(true)
 	doc.SetCatalogSort(true)
 	doc.SetCreationDate(in.Time)
@@ -57,18 +61,16 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, []string, e
 	doc.SetCreator("gpupath "+orNone(in.Version), true)
 	doc.SetProducer("gpupath "+orNone(in.Version)+" (codeberg.org/go-pdf/fpdf)", true)
 	doc.SetLang("en")
-	doc.SetMargins(marginL, marginT, marginR)
-	doc.SetAutoPageBreak(false, marginB)
-	doc.SetCellMargin(0)
 	w := &pdfWriter{doc: doc, fonts: &pdfFonts{doc: doc, done: map[string]bool{}}}
 
 	w.newPage()
 	w.titleBlock(d)
 	for i, s := range d.Sections {
-		if i > 0 {
+		heading := fmt.Sprintf("%d. %s", i+1, s.Title)
+		if i > 0 && w.breakBefore(heading, s.Blocks) {
 			w.newPage()
 		}
-		w.heading(2, fmt.Sprintf("%d. %s", i+1, s.Title))
+		w.heading(2, heading)
 		for _, b := range s.Blocks {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, nil, err
@@ -76,22 +78,7 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, []string, e
 			if n := doc.PageCount(); n > pageLimit {
 				return nil, 0, nil, fmt.Errorf("report: %w of %d (section %q)", ErrTooManyPages, pageLimit, s.Title)
 			}
-			switch {
-			case b.H3 != "":
-				w.heading(3, b.H3)
-			case b.P != "":
-				w.para(b.P, 9.5, "", inkRGB, 0)
-			case b.Note != "":
-				w.note(b.Note)
-			case b.List != nil:
-				w.bullets(b.List)
-			case b.Fig != nil:
-				w.figure(b.Fig)
-			case b.Table != nil:
-				w.table(b.Table)
-			case b.Pre != "":
-				w.pre(b.Pre)
-			}
+			w.block(b)
 		}
 	}
 	pages := doc.PageCount()
@@ -104,6 +91,85 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, []string, e
 		return nil, 0, nil, fmt.Errorf("report: PDF: %w", err)
 	}
 	return buf.Bytes(), pages, w.fonts.uncovered(), nil
+}
+
+// newPDFDoc is an empty A4 document with the report's margins; fpdf's
+// automatic page break is off: the writer breaks pages itself.
+func newPDFDoc() *fpdf.Fpdf {
+	doc := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
+	doc.SetMargins(marginL, marginT, marginR)
+	doc.SetAutoPageBreak(false, marginB)
+	doc.SetCellMargin(0)
+	return doc
+}
+
+// block writes one block of a section.
+func (w *pdfWriter) block(b block) {
+	switch {
+	case b.H3 != "":
+		w.heading(3, b.H3)
+	case b.P != "":
+		w.para(b.P, 9.5, "", inkRGB, 0)
+	case b.Note != "":
+		w.note(b.Note)
+	case b.List != nil:
+		w.bullets(b.List)
+	case b.Fig != nil:
+		w.figure(b.Fig)
+	case b.Table != nil:
+		w.table(b.Table)
+	case b.Pre != "":
+		w.pre(b.Pre)
+	}
+}
+
+// The page breaks between sections: a section starts on a new page only
+// when it does not fit in what is left of the page but would fit on a page
+// of its own, or when not even its heading and first block fit there. A
+// section longer than a page starts where the last one ended, so that no
+// page is left half empty before it; inside a section, a figure or a
+// table row that does not fit goes to the next page (room).
+
+// breakBefore tells whether the section with this heading and these blocks
+// starts on a new page.
+func (w *pdfWriter) breakBefore(heading string, blocks []block) bool {
+	// The space the heading leaves above itself below other text, which the
+	// measure at the top of a page does not take.
+	const above = 6
+	left := pageH - marginB - w.y - above
+	h, onePage := w.measure(heading, blocks)
+	switch {
+	case onePage && h <= left:
+		return false // it fits here
+	case onePage:
+		return true // it fits on a page of its own
+	}
+	if len(blocks) == 0 {
+		return false
+	}
+	start, _ := w.measure(heading, blocks[:1])
+	return start > left
+}
+
+// measure lays the heading and blocks out from the top of an empty page of
+// a scratch document and returns the height they take and whether they fit
+// on that one page.
+func (w *pdfWriter) measure(heading string, blocks []block) (float64, bool) {
+	if w.scratch == nil {
+		sd := newPDFDoc()
+		w.scratch = &pdfWriter{doc: sd, fonts: &pdfFonts{doc: sd, done: map[string]bool{}}, measuring: true}
+	}
+	m := w.scratch
+	m.newPage()
+	first := m.doc.PageCount()
+	m.heading(2, heading)
+	for _, b := range blocks {
+		m.block(b)
+		if m.doc.PageCount() > first {
+			return pageH, false
+		}
+	}
+	return m.y - marginT, m.y <= pageH-marginB
 }
 
 func (w *pdfWriter) newPage() {
@@ -311,7 +377,9 @@ func (w *pdfWriter) figure(f *figure) {
 	fh := f.H.Points() * k
 	h := fh + 6 + float64(len(capLines)+1)*lh
 	w.room(h)
-	drawPDF(w.doc, w.fonts, f.Draw, marginL+(textW-f.W.Points()*k)/2, w.y, f.W, f.H, k, f.Base())
+	if !w.measuring {
+		drawPDF(w.doc, w.fonts, f.Draw, marginL+(textW-f.W.Points()*k)/2, w.y, f.W, f.H, k, f.Base())
+	}
 	w.resetGraphics()
 	w.y += fh + 6
 	// Caption: "Figure N. Title." in bold, then the caption and origin.
