@@ -207,7 +207,7 @@ func build(in *Input) *doc {
 		"cost":         func(sec *section) { b.cost(sec, a, modeled) },
 		"whatif":       func(sec *section) { b.whatIf(sec, a) },
 		"measurements": func(sec *section) { b.measurements(sec, a) },
-		"imported":     b.imported,                                       // imported.go
+		"imported":     b.imported,                                        // imported.go
 		"compare":      func(sec *section) { b.compare(sec, in.Compare) }, // compare.go
 		"calibration":  b.calibration,
 		"validation":   b.validation, // validation.go
