@@ -24,9 +24,11 @@ type DiagramOptions struct {
 	// listed under the drawing. "" draws every path, each in its colour.
 	Highlight string
 	// ReasonsAt names the place of the document that says why the
-	// infeasible paths cannot run (Input.ReasonsAt): the caption refers
-	// there instead of repeating them.
-	ReasonsAt string
+	// infeasible paths cannot run, and ReasonsSaid the reasons it gives
+	// (Input.ReasonsAt, Input.ReasonsSaid): the caption refers there
+	// instead of repeating them.
+	ReasonsAt   string
+	ReasonsSaid map[string]string
 }
 
 // Diagram draws the two nodes (CPU, DDR, PCIe root complex, PCIe switch,
@@ -46,7 +48,7 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 	if s.NIC.Kind == model.KindLoopback {
 		return nil, inputErr("diagram: scenario %s uses the loopback device: there is no NIC and no network to draw", s.Name)
 	}
-	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []units.Bytes{1}, ReasonsAt: o.ReasonsAt}, true)
+	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []units.Bytes{1}, ReasonsAt: o.ReasonsAt, ReasonsSaid: o.ReasonsSaid}, true)
 	if err != nil {
 		return nil, err
 	}

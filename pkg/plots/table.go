@@ -141,6 +141,18 @@ func (t Table) Names() []string {
 	return out
 }
 
+// Units maps each column that has a unit to it: {"bytes": "B",
+// "value": "s"}. A column holds numbers of one unit.
+func (t Table) Units() map[string]string {
+	out := map[string]string{}
+	for _, c := range t.Columns {
+		if c.Unit != "" {
+			out[c.Name] = c.Unit
+		}
+	}
+	return out
+}
+
 // Column returns the named column, or nil.
 func (t Table) Column(name string) *Column {
 	for j := range t.Columns {

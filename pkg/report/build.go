@@ -130,7 +130,7 @@ func (b *builder) plot(s *section, id, kind, origin string) func(*plots.Figure, 
 // diagram adds the two-node diagram of the paths; a scenario that pkg/plots
 // cannot draw (the loopback device: no NIC) gets the stage map instead.
 func (b *builder) diagram(s *section, a *analysis, origin string) {
-	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths(), ReasonsAt: pathsSection})
+	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths(), ReasonsAt: pathsSection, ReasonsSaid: a.said()})
 	if err == nil {
 		b.fig(s, fromPlots(pf, "paths", "modeled", origin))
 		return
@@ -141,7 +141,7 @@ func (b *builder) diagram(s *section, a *analysis, origin string) {
 	}
 	sm, _ := plots.StageMap(a.s, names) // the names come from the model: no error
 	b.fig(s, drawingFigure(sm, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: origin,
-		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload."}))
+		Caption: "Each row is a path; each box a stage, in the column of its letter (A–G), coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload."}))
 }
 
 func (b *builder) fig(s *section, f *figure) *figure {
@@ -334,7 +334,7 @@ func (b *builder) summary(sum *section, a *analysis) {
 
 // paths fills the data paths: the diagrams and each path's stage table.
 func (b *builder) paths(ps *section, a *analysis, modeled string) {
-	ps.text("Each path is a list of stages, lettered as the seed tells the story: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
+	ps.text("Each path is a list of stages, lettered A–G in the order the data meets them: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
 	b.diagram(ps, a, modeled)
 	b.hostDiagram(ps, a)
 	for _, p := range a.stageMapRows() {
@@ -353,8 +353,8 @@ func (b *builder) paths(ps *section, a *analysis, modeled string) {
 func (b *builder) latency(ls *section, a *analysis, modeled string) {
 	s := a.s
 	ls.p("One-way latency of a message from buffer to buffer. Store-and-forward adds every stage in turn (each stage finishes before the next starts: the step-by-step story); pipelined moves messages larger than %s in chunks that overlap across the stages, as NCCL and RDMA transfers do.", s.Pipeline.Chunk.Human())
-	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: pathsSection}))
-	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes, ReasonsAt: pathsSection}))
+	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes, ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	ls.table(a.latencyTable())
 }
 
@@ -362,7 +362,7 @@ func (b *builder) latency(ls *section, a *analysis, modeled string) {
 func (b *builder) bandwidth(bs *section, a *analysis, modeled string) {
 	s := a.s
 	bs.p("Streaming bandwidth: back-to-back messages of one size, limited by the tightest shared resource — the wire with its header overhead, each PCIe link and direction, DDR, the GPU↔NIC peer path, or the CPU cores (%d flow(s)). The NIC's nominal rate is %s (%s).", s.Stack.Flows, s.NIC.Rate.Gbits(), s.NIC.Rate.Human())
-	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection}))
+	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	bs.table(a.bandwidthTable())
 }
 
@@ -371,9 +371,9 @@ func (b *builder) bandwidth(bs *section, a *analysis, modeled string) {
 func (b *builder) cost(cs *section, a *analysis, modeled string) {
 	s := a.s
 	cs.p("What each path costs the hosts: CPU time per message (both nodes), the CPU cores needed to keep up with the line rate — the rate the wire and the links allow — and the memory traffic and copies of the payload. Host-staged paths pay for every copy in DDR bandwidth and PCIe crossings; GPUDirect RDMA and devmem TCP keep the payload out of host memory.")
-	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection}))
-	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection}))
-	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths(), ReasonsAt: pathsSection}))
+	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	cs.table(a.costTable())
 }
 
@@ -390,8 +390,8 @@ func (b *builder) whatIf(ws *section, a *analysis) {
 		ws.list(append(va.summaryShort(), changes(a, va)...))
 		origin := fmt.Sprintf("modeled from scenario %s with %s", s.Name, v.setsText())
 		slug := fmt.Sprintf("whatif-%d", i+1)
-		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: a.reasonsAt(v.Scenario)}))
-		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), ReasonsAt: a.reasonsAt(v.Scenario)}))
+		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	}
 }
 

@@ -672,7 +672,7 @@ func (b *builder) hostDiagram(s *section, a *analysis) {
 	if len(facts) == 0 {
 		return
 	}
-	pf, err := plots.Diagram(cal.Scenario, plots.DiagramOptions{Paths: a.plotPaths(), ReasonsAt: a.reasonsAt(cal.Scenario)})
+	pf, err := plots.Diagram(cal.Scenario, plots.DiagramOptions{Paths: a.plotPaths(), ReasonsAt: pathsSection, ReasonsSaid: a.said()})
 	if err != nil {
 		s.note(fmt.Sprintf("No diagram of the measured topology of %s: %v.", calibHosts(cal), strings.TrimPrefix(err.Error(), "plots: ")))
 		return

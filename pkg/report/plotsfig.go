@@ -108,22 +108,16 @@ func shortHost(h string) string {
 // is said once, not in every caption.
 const pathsSection = "the section “The data paths”"
 
-// reasonsAt is pathsSection for the figures of a.s, or of s (a what-if
-// scenario) when every path infeasible in s is infeasible in a.s for the
-// same reason, which that section gives; else "" (the figure's caption
-// gives the reasons).
-func (a *analysis) reasonsAt(s *model.Scenario) string {
-	for _, p := range model.Paths() {
-		if !p.Internode {
-			continue
-		}
-		r := p.Route(s)
-		if r.Feasible {
-			continue
-		}
-		if mine, ok := a.routes[p.Name]; !ok || mine.Feasible || mine.Reason != r.Reason {
-			return ""
+// said are the reasons the section "The data paths" gives, by path: why
+// each path infeasible in the report's scenario cannot run. A figure of
+// another scenario (a what-if, the measured topology) refers there for the
+// paths that fail for the same reason, and gives the others' reasons.
+func (a *analysis) said() map[string]string {
+	out := map[string]string{}
+	for name, r := range a.routes {
+		if !r.Feasible {
+			out[name] = r.Reason
 		}
 	}
-	return pathsSection
+	return out
 }

@@ -168,7 +168,7 @@ func mainPNG(d *doc) ([]byte, error) {
 func (rep *Report) dataFiles(d *doc) []File {
 	var data []File
 	for _, f := range d.Figures {
-		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Names()}
+		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Names(), Units: f.Data.Units()}
 		data = append(data, File{f.Base() + ".csv", csvOf(f.Data)}, File{f.Base() + ".json", figureFile(fj, f.Data)})
 		rep.Figures = append(rep.Figures, FigureInfo{Num: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin,
 			Files: []string{f.Base() + ".csv", f.Base() + ".json"}})
