@@ -2,10 +2,10 @@ package report
 
 import (
 	"encoding/json"
-	"html"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
