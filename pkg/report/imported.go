@@ -248,7 +248,7 @@ func hardwareLine(hw Hardware) string {
 func collectiveText(j calib.ImportedVerdict) string {
 	c := j.Series.Collective
 	var b strings.Builder
-	fmt.Fprintf(&b, "algbw is the message size over the time (what the application sees); busbw = algbw × a factor that makes collectives comparable with the hardware's bandwidth (nccl-tests' PERFORMANCE.md): ")
+	fmt.Fprintf(&b, "algbw is the message size over the time (what the application sees); busbw = algbw × a factor that makes collectives comparable with the hardware's bandwidth (nccl-tests' documentation: github.com/NVIDIA/nccl-tests, doc/PERFORMANCE.md): ")
 	switch {
 	case c.Factor > 0 && c.Ranks > 0:
 		fmt.Fprintf(&b, "for %s on %d ranks the factor is %s = %.4g.", c.Op, c.Ranks, c.Formula, c.Factor)

@@ -71,12 +71,15 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, []string, e
 			w.newPage()
 		}
 		w.heading(2, heading)
-		for _, b := range s.Blocks {
+		for bi, b := range s.Blocks {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, nil, err
 			}
 			if n := doc.PageCount(); n > pageLimit {
 				return nil, 0, nil, fmt.Errorf("report: %w of %d (section %q)", ErrTooManyPages, pageLimit, s.Title)
+			}
+			if b.H3 != "" && w.y > marginT && !w.keepsWith(s.Blocks[bi:]) {
+				w.newPage()
 			}
 			w.block(b)
 		}
@@ -151,9 +154,42 @@ func (w *pdfWriter) breakBefore(heading string, blocks []block) bool {
 	return start > left
 }
 
-// measure lays the heading and blocks out from the top of an empty page of
-// a scratch document and returns the height they take and whether they fit
-// on that one page.
+// keepsWith tells whether a sub-heading (blocks[0]) and what it
+// introduces fit in what is left of the page: the short text right after it
+// (up to keepText points; longer text breaks across pages anyway) and the
+// figure or table that follows that text (the figure as small as figure
+// draws it there). A heading thus never ends a page whose next one holds
+// its figure.
+func (w *pdfWriter) keepsWith(blocks []block) bool {
+	const keepText = 60
+	n, slack, text := 1, 0.0, 0.0
+	for n < len(blocks) && n < 4 {
+		b := blocks[n]
+		if b.Fig != nil {
+			slack = (1 - minFigureScale) * b.Fig.H.Points() * min(1, textW/b.Fig.W.Points())
+			n++
+			break
+		}
+		if b.Table != nil {
+			n++
+			break
+		}
+		if b.H3 != "" || b.Pre != "" {
+			break
+		}
+		h, _ := w.measure("", blocks[n:n+1])
+		if text += h; text > keepText {
+			break
+		}
+		n++
+	}
+	h, onePage := w.measure("", blocks[:n])
+	return !onePage || h-slack <= pageH-marginB-w.y
+}
+
+// measure lays the heading (none: "") and blocks out from the top of an
+// empty page of a scratch document and returns the height they take and
+// whether they fit on that one page.
 func (w *pdfWriter) measure(heading string, blocks []block) (float64, bool) {
 	if w.scratch == nil {
 		sd := newPDFDoc()
@@ -162,7 +198,9 @@ func (w *pdfWriter) measure(heading string, blocks []block) (float64, bool) {
 	m := w.scratch
 	m.newPage()
 	first := m.doc.PageCount()
-	m.heading(2, heading)
+	if heading != "" {
+		m.heading(2, heading)
+	}
 	for _, b := range blocks {
 		m.block(b)
 		if m.doc.PageCount() > first {
@@ -362,6 +400,10 @@ func (w *pdfWriter) bullets(items []string) {
 	w.y += 4
 }
 
+// minFigureScale is the smallest a figure is drawn, of its size, to fit in
+// what is left of a page.
+const minFigureScale = 0.75
+
 // figure draws a figure at its natural size with its caption below,
 // together on one page.
 func (w *pdfWriter) figure(f *figure) {
@@ -372,10 +414,19 @@ func (w *pdfWriter) figure(f *figure) {
 	w.sans("", 8)
 	capLines := w.lines(caption, textW)
 	lh := 8 * 1.35
-	// A figure wider than the text is drawn smaller, to the text width.
+	// A figure wider than the text is drawn smaller, to the text width; one
+	// that does not fit in what is left of the page is drawn smaller still
+	// (down to minFigureScale of its size) rather than leave that space
+	// empty, and goes to the next page only below that.
 	k := min(1, textW/f.W.Points())
+	capH := 6 + float64(len(capLines)+1)*lh
+	if left := pageH - marginB - w.y; w.y > marginT && f.H.Points()*k+capH > left {
+		if kk := (left - capH) / f.H.Points(); kk >= minFigureScale*k {
+			k = kk
+		}
+	}
 	fh := f.H.Points() * k
-	h := fh + 6 + float64(len(capLines)+1)*lh
+	h := fh + capH
 	w.room(h)
 	if !w.measuring {
 		drawPDF(w.doc, w.fonts, f.Draw, marginL+(textW-f.W.Points()*k)/2, w.y, f.W, f.H, k, f.Base())
