@@ -3,6 +3,8 @@ package plots
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/model"
 )
 
 func TestCeiling(t *testing.T) {
@@ -64,5 +66,23 @@ func TestCeilingSameLines(t *testing.T) {
 	}
 	if !strings.Contains(svg, "model: gdr = model: rdma") || strings.Count(svg, "model: rdma") != 1 || !strings.Contains(svg, "model: tcp") {
 		t.Errorf("legend: gdr=rdma %v, rdma %d times, tcp %v", strings.Contains(svg, "model: gdr = model: rdma"), strings.Count(svg, "model: rdma"), strings.Contains(svg, "model: tcp"))
+	}
+}
+
+// Costs puts counts (copies, PCIe crossings) and a ratio (DDR bytes per
+// payload byte) on axes of their own: two panels, never one axis for both.
+func TestCostsPanels(t *testing.T) {
+	f, err := Costs(Input{Scenario: model.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.panels) != 2 || f.panels[0].xlabel == f.panels[1].xlabel ||
+		!strings.Contains(f.panels[0].xlabel, "copies") || !strings.Contains(f.panels[1].xlabel, "DDR bytes per payload byte") {
+		t.Errorf("panels %+v: want counts and DDR bytes per payload byte apart", f.panels)
+	}
+	for _, e := range f.legend {
+		if e.count == 0 {
+			t.Errorf("legend entry %q stands for no bar", e.label)
+		}
 	}
 }
