@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# example-imported.sh — the example report of imported outputs (issue 15):
+# example-imported.sh — the example report of imported outputs:
 # real nccl-tests outputs with NCCL's INFO log (GPUDirect RDMA off, and on
 # with PXN), perftest on host and on GPU memory, iperf3 with 32 streams, and
 # nvbandwidth, from the fixtures in pkg/importers/testdata (see SOURCES.md

@@ -190,7 +190,7 @@ func TestReportCalibrates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"8. Model against measurement", "Fitted parameters, next to the preset", "Error per path", "The staged transfer, stage by stage",
+	for _, want := range []string{"2. Model against measurement", "Fitted parameters, next to the preset", "Error per path", "The staged transfer, stage by stage",
 		`<span class="badge measured">measured</span>`, "Pipelined against store-and-forward", "(measured topology)", "the calibrated model is off by a median of"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("index.html lacks %q", want)

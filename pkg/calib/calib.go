@@ -173,6 +173,13 @@ type Comparison struct {
 	// transfer; nil elsewhere.
 	ComponentsOnly    []float64       `json:"components_only_s,omitempty"`
 	ComponentsOnlyErr *fit.Comparison `json:"components_only_error,omitempty"`
+	// CurveBytes are sizes from half the smallest to twice the largest
+	// measured one, eight per factor of two, and PresetCurve,
+	// CalibratedCurve and ComponentsCurve the models' times at them: the
+	// curves a figure draws, where Preset and Calibrated are the values at
+	// the measured sizes only.
+	CurveBytes                                    []float64 `json:"-"`
+	PresetCurve, CalibratedCurve, ComponentsCurve []float64 `json:"-"`
 }
 
 // StageRow is one stage of the staged transfer, measured against modeled.
@@ -499,6 +506,9 @@ func (c *Calibration) compare(series map[string]*curve, opt fit.Options) {
 		var stagesPre, stagesCal []fit.Stage
 		cmp.Preset, stagesPre = predict(before, t.path, t.stage, t.pipelined, bytes)
 		cmp.Calibrated, stagesCal = predict(after, t.path, t.stage, t.pipelined, bytes)
+		cmp.CurveBytes = curveSizes(bytes)
+		cmp.PresetCurve, _ = predict(before, t.path, t.stage, t.pipelined, cmp.CurveBytes)
+		cmp.CalibratedCurve, _ = predict(after, t.path, t.stage, t.pipelined, cmp.CurveBytes)
 		if t.se.Probe == "staged" && c.Components != nil {
 			comp := c.Components
 			if t.pipelined && t.se.chunk > 0 {
@@ -506,6 +516,7 @@ func (c *Calibration) compare(series map[string]*curve, opt fit.Options) {
 				_ = comp.Apply(model.Override{Key: "pipeline.chunk", Value: units.Bytes(t.se.chunk), Source: "the measured transfer's chunk"})
 			}
 			cmp.ComponentsOnly, _ = predict(comp, t.path, "", t.pipelined, bytes)
+			cmp.ComponentsCurve, _ = predict(comp, t.path, "", t.pipelined, cmp.CurveBytes)
 			if ce, err := fit.Compare(bytes, cmp.ComponentsOnly, meds); err == nil {
 				cmp.ComponentsOnlyErr = &ce
 			}
@@ -566,6 +577,24 @@ func sortedKeys(m map[string]*curve) []string {
 // predict evaluates the model at sizes: the path's store-and-forward (or
 // pipelined) latency, or one stage's latency when stage is set. It returns
 // the per-stage terms too, for Blame.
+// curveSizes are the sizes of a comparison's model curves: from half the
+// smallest to twice the largest measured size, eight per factor of two
+// (lineSizes).
+func curveSizes(measured []float64) []float64 {
+	if len(measured) == 0 {
+		return nil
+	}
+	lo, hi := measured[0], measured[0]
+	for _, n := range measured {
+		lo, hi = math.Min(lo, n), math.Max(hi, n)
+	}
+	var out []float64
+	for _, n := range lineSizes(units.Bytes(math.Max(1, math.Floor(lo/2))), units.Bytes(hi*2)) {
+		out = append(out, float64(n))
+	}
+	return out
+}
+
 func predict(s *model.Scenario, path, stage string, pipelined bool, sizes []float64) ([]float64, []fit.Stage) {
 	r := s.MustRoute(path)
 	out := make([]float64, len(sizes))

@@ -343,8 +343,9 @@ func judgePoint(s *model.Scenario, se *ImportedSeries, path string, factor float
 
 // ceilingLines gives each verdict of a group the model's lines it adds to
 // the group's figure: its path's and the fastest path's, each once, from
-// half the smallest to twice the largest size of the group, in powers of
-// two, on the scenario the verdict was judged on (on[i] for the i-th: the
+// half the smallest to twice the largest size of the group, eight sizes
+// per factor of two (a line drawn through them is the model's curve, not
+// a polyline between a few sizes), on the scenario the verdict was judged on (on[i] for the i-th: the
 // file's, or with the run's parallel TCP streams), so that the lines are
 // the ceilings the verdicts quote.
 func ceilingLines(g *ImportedGroup, on []*model.Scenario) {
@@ -372,7 +373,7 @@ func ceilingLines(g *ImportedGroup, on []*model.Scenario) {
 			}
 			done[k] = true
 			line := CeilingLine{Path: path, Factor: v.Factor, Best: path == v.Best}
-			for n := max(lo/2, 1); n <= hi*2; n *= 2 {
+			for _, n := range lineSizes(max(lo/2, 1), hi*2) {
 				if jp := judgePoint(s, &v.Series, path, v.Factor, record.Point{Bytes: n}); jp.Ceiling > 0 {
 					line.Bytes, line.Values = append(line.Bytes, n), append(line.Values, jp.Ceiling)
 				}
@@ -381,6 +382,26 @@ func ceilingLines(g *ImportedGroup, on []*model.Scenario) {
 				v.Lines = append(v.Lines, line)
 			}
 		}
+	}
+}
+
+// lineSteps is the number of sizes per factor of two of a ceiling line.
+const lineSteps = 8
+
+// lineSizes are the sizes of a ceiling line from lo to hi: lo × 2^(k/lineSteps)
+// rounded to whole bytes, each at least one byte more than the one before
+// (so that the powers of two from lo are among them, exactly).
+func lineSizes(lo, hi units.Bytes) []units.Bytes {
+	var out []units.Bytes
+	for k := 0; ; k++ {
+		n := units.Bytes(math.Round(float64(lo) * math.Exp2(float64(k)/lineSteps)))
+		if len(out) > 0 {
+			n = max(n, out[len(out)-1]+1)
+		}
+		if n > hi {
+			return out
+		}
+		out = append(out, n)
 	}
 }
 

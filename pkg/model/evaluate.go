@@ -27,7 +27,7 @@ type Result struct {
 	// within the message, steps that take the whole message follow one
 	// another (see hardware).
 	Latency units.Seconds
-	// StepByStep is the seed's story Σ T_i(n): each stage finishes before
+	// StepByStep is the step-by-step story Σ T_i(n): each stage finishes before
 	// the next starts (never less than Latency). The stage table adds up
 	// to it.
 	StepByStep units.Seconds

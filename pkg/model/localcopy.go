@@ -101,9 +101,10 @@ func perByte(n units.Bytes, r units.Rate) units.Seconds {
 //
 //	T(n) = gpu.copy_latency + n/cpu.memcpy_rate + n/pinned rate
 //
-// This project's H200 machine shows the consequence: pageable 6.6–13.7
-// GB/s against 55.4 GB/s pinned (ENVIRONMENT.md); with one core at 12 GB/s
-// the formula gives 9.9 GB/s.
+// An NVIDIA H200 machine (PCIe Gen5 x16) shows the consequence, measured
+// 2026-11-29: pageable copies at 6.6–13.7 GB/s against 55.4 GB/s pinned
+// (bench/results/h200-1gpu-2026-11-29-final/console.txt); with one core at
+// 12 GB/s the formula gives 9.9 GB/s.
 func (s *Scenario) pageable(n units.Bytes, pinned units.Rate) units.Seconds {
 	return s.GPU.CopyLatency + perByte(n, s.CPU.MemcpyRate) + perByte(n, pinned)
 }

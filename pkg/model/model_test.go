@@ -243,11 +243,12 @@ func TestHandWorked(t *testing.T) {
 	}
 }
 
-// The PCIe model against the measurement on this project's H200 machine:
+// The PCIe model against the measurement on an NVIDIA H200 machine:
 // gen5 x16 = 32 GT/s × 16 lanes × 128/130 / 8 = 63.015 GB/s raw; with MPS 256
 // each TLP carries 256 B of payload and 28 B of overhead (16 header + 6 DLL +
 // 2 framing + 4 of DLLP share): 63.015 × 256/284 = 56.80 GB/s, 2.5 % above the
-// 55.4 GB/s measured for pinned 1 GiB copies (ENVIRONMENT.md).
+// 55.4 GB/s measured for pinned 1 GiB copies on 2026-11-29
+// (bench/results/h200-1gpu-2026-11-29-final/).
 func TestPCIeGen5MatchesMeasuredCopy(t *testing.T) {
 	l := Link{Gen: 5, Lanes: 16}
 	if raw := float64(l.RawRate()); math.Abs(raw-63.015e9) > 0.001e9 {

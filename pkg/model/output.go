@@ -31,7 +31,7 @@ type JSONStage struct {
 }
 
 // JSONResult is one path × size in the JSON contract of `gpupath model`
-// (DESIGN.md). Infeasible results carry only path, bytes, feasible and reason.
+// (README, "Commands"). Infeasible results carry only path, bytes, feasible and reason.
 // Fields after "stages" extend the contract.
 type JSONResult struct {
 	Path          string      `json:"path"`

@@ -116,8 +116,9 @@ func (l Link) TLPEfficiency(mps units.Bytes) float64 {
 
 // Rate is the payload bandwidth of the link in one direction for large DMA
 // transfers with Max_Payload_Size mps. For gen5 x16 and mps = 256 B:
-// 63.015 GB/s × 256/(256+28) = 56.80 GB/s (this project's H200 machine
-// measured 55.4 GB/s for pinned 1 GiB copies: ENVIRONMENT.md).
+// 63.015 GB/s × 256/(256+28) = 56.80 GB/s (an NVIDIA H200 machine measured
+// 55.4 GB/s for pinned 1 GiB copies on 2026-11-29:
+// bench/results/h200-1gpu-2026-11-29-final/).
 func (l Link) Rate(mps units.Bytes) units.Rate {
 	return units.Rate(float64(l.RawRate()) * l.TLPEfficiency(mps))
 }

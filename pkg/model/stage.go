@@ -49,7 +49,7 @@ const (
 // reported inactive.
 type Stage struct {
 	Name   string // short: "cudaMemcpy D2H"
-	Letter string // the seed's letter A–G, "" where none applies
+	Letter string // the stage's letter A–G (in the order the data meets them), "" where none applies
 	Side   Side
 	What   string // one sentence: what happens here
 

@@ -216,11 +216,11 @@ func DevmemEnding(s *model.Scenario, small, large units.Bytes) (string, error) {
 		return "", err
 	}
 	if !dev.Feasible {
-		return fmt.Sprintf("On `%s`: *%s*", s.Name, dev.Reason), nil
+		return fmt.Sprintf("On the `%s` scenario: *%s*", s.Name, dev.Reason), nil
 	}
 	d, t := dev.Evaluate(large), tcp.Evaluate(large)
 	var b strings.Builder
-	fmt.Fprintf(&b, "On `%s` the NIC splits headers from payload, so devmem works: %s at %s (tcp: %s), %s streaming at %s, "+
+	fmt.Fprintf(&b, "On the `%s` scenario the NIC splits headers from payload, so devmem works: %s at %s (tcp: %s), %s streaming at %s, "+
 		"bound by %s, with %s (tcp: %d) and %s CPU cores at line rate (tcp: %s).",
 		s.Name, dev.Evaluate(small).Latency.Human(), small.Human(), tcp.Evaluate(small).Latency.Human(),
 		rate(d.Bandwidth), large.Human(), d.Bottleneck, payloadCopies(d.Copies), t.Copies, cores(d.Cores), cores(t.Cores))
@@ -233,7 +233,7 @@ func DevmemEnding(s *model.Scenario, small, large units.Bytes) (string, error) {
 	return b.String(), nil
 }
 
-// PlainNICEnding is, in Markdown, the model's reason why the seed's first
+// PlainNICEnding is, in Markdown, the model's reason why the first
 // idea (a plain NIC reading raw GPU data by peer-to-peer DMA) cannot work.
 func PlainNICEnding(s *model.Scenario) (string, error) {
 	plain, err := s.Route("p2p-plain-nic")
@@ -243,7 +243,7 @@ func PlainNICEnding(s *model.Scenario) (string, error) {
 	if plain.Feasible {
 		return "", fmt.Errorf("nb: the model finds p2p-plain-nic feasible on %s", s.Name)
 	}
-	return fmt.Sprintf("On `%s`: *%s*", s.Name, plain.Reason), nil
+	return fmt.Sprintf("On the `%s` scenario: *%s*", s.Name, plain.Reason), nil
 }
 
 // payloadCopies says "1 payload copy", "4 payload copies".

@@ -18,10 +18,10 @@ import (
 // large one (the slowest rate dominates).
 var BreakdownSizes = []units.Bytes{8, 64 << 10, 16 << 20}
 
-// seedLetters are the seed's stage letters A–G: what each stands for in
+// stageLetters are the stage letters A–G: what each stands for in
 // every path, in a few words for Breakdown's legend (meaning), in the
 // Diagram's key (key) and fewer for a column heading of StageMap (role).
-var seedLetters = []struct{ letter, role, meaning, key string }{
+var stageLetters = []struct{ letter, role, meaning, key string }{
 	{"A", "copy GPU→host", "GPU → host copy (cudaMemcpy D2H)", "GPU → DDR copy"},
 	{"B", "send (CPU)", "send: copy + TCP/IP stack, or RDMA post", "send side on the CPU"},
 	{"C", "NIC reads", "NIC DMA read (DDR, or GPU by P2P)", "NIC DMA read"},
@@ -35,7 +35,7 @@ var seedLetters = []struct{ letter, role, meaning, key string }{
 // four; nil: BreakdownSizes), one horizontal bar per feasible path split
 // into its stages' step-by-step times (each stage as if it had the whole
 // message before the next starts: they add up to the step-by-step
-// latency, not the one-message latency), coloured by seed letter
+// latency, not the one-message latency), coloured by stage letter
 // A–G (LetterColors), with the total at the end of the bar. Infeasible
 // paths are listed, not drawn. It reads Scenario (required), Paths and
 // Sizes.
@@ -59,33 +59,33 @@ func Breakdown(in Input) (*Figure, error) {
 	f := &Figure{Name: "breakdown", Title: "Latency by stage", Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(false), legendBelow: true, panelGap: 10}
 	f.Data = Table{Columns: []Column{textCol("path"), numCol("bytes", "B"), textCol("stage"), textCol("letter"), textCol("side"), numCol("latency_s", "s")}}
-	used := map[string]bool{}
+	used := map[string]int{} // segments drawn per letter ("other": none)
 	for k, n := range c.sizes {
 		p := breakdownPanel(routes, n, k == 0, used, &f.Data)
 		f.panels = append(f.panels, axes{p: p, xlabel: "latency (step by step)"})
 	}
-	for _, l := range seedLetters {
-		if used[l.letter] {
-			f.legend = append(f.legend, legendEntry{label: l.letter + "  " + l.meaning, thumbs: []plot.Thumbnailer{toSwatch(LetterColors[l.letter])}})
+	for _, l := range stageLetters {
+		if used[l.letter] > 0 {
+			f.legend = append(f.legend, legendEntry{label: l.letter + "  " + l.meaning, thumbs: []plot.Thumbnailer{toSwatch(LetterColors[l.letter])}, count: used[l.letter]})
 		}
 	}
-	if used["other"] {
-		f.legend = append(f.legend, legendEntry{label: "stage without a seed letter", thumbs: []plot.Thumbnailer{toSwatch(OtherStageColor)}})
+	if used["other"] > 0 {
+		f.legend = append(f.legend, legendEntry{label: "stage without a letter A–G", thumbs: []plot.Thumbnailer{toSwatch(OtherStageColor)}, count: used["other"]})
 	}
 	bad, reasons := c.infeasible()
-	if n := infeasibleNote(bad); n != "" {
+	if n := c.infeasibleNote(bad); n != "" {
 		f.Notes = append(f.Notes, n)
 	}
 	f.Caption = caption("Each path's one-way step-by-step latency (each stage finishing before the next starts) split into its stages, at "+humanList(c.sizes)+
-		"; each stage coloured by the seed's letter (A–G), total at the end of the bar. Each panel has its own scale.", f.Provenance, reasons)
+		"; each stage coloured by its letter (A–G), total at the end of the bar. Each panel has its own scale.", f.Provenance, reasons)
 	return f, nil
 }
 
 // breakdownPanel is Breakdown's panel of n-byte messages: a stacked bar
 // per route (the first at the top, named when labels is set), coloured by
-// letter. It marks the letters it uses in used and adds a data row per
+// letter. It counts the segments of each letter in used and adds a data row per
 // stage to data.
-func breakdownPanel(routes []*model.Route, n units.Bytes, labels bool, used map[string]bool, data *Table) *plot.Plot {
+func breakdownPanel(routes []*model.Route, n units.Bytes, labels bool, used map[string]int, data *Table) *plot.Plot {
 	p := newPlot()
 	bars := &stackBars{}
 	for i := len(routes) - 1; i >= 0; i-- {
@@ -102,7 +102,7 @@ func breakdownPanel(routes []*model.Route, n units.Bytes, labels bool, used map[
 			if lc, ok := LetterColors[st.Letter]; ok {
 				clr, key = lc, st.Letter
 			}
-			used[key] = true
+			used[key]++
 			row.segs = append(row.segs, barSeg{v: v, color: clr})
 			row.total += v
 		}
@@ -229,10 +229,11 @@ var costMetrics = []struct {
 // not depend on it.
 const costSize = units.Bytes(1 << 20)
 
-// Costs draws, per feasible path, three bars side by side: the explicit
-// copies of the payload, the DDR bytes read and written per payload byte
-// (both nodes), and the PCIe transfers of the payload, each with its value
-// on top. Infeasible paths are listed, not drawn. It reads Scenario
+// Costs draws, per feasible path, the explicit copies of the payload and
+// the PCIe transfers of the payload (counts, left panel), and the DDR bytes
+// read and written per payload byte on both nodes (a ratio, right panel),
+// each bar with its value on top: a count and a ratio never share an
+// axis. Infeasible paths are listed, not drawn. It reads Scenario
 // (required) and Paths.
 func Costs(in Input) (*Figure, error) {
 	in.Measured, in.Sizes = nil, []units.Bytes{costSize}
@@ -245,10 +246,10 @@ func Costs(in Input) (*Figure, error) {
 		return nil, inputErr("costs: no feasible path among %s in scenario %s", strings.Join(c.Paths, ", "), c.Scenario.Name)
 	}
 	f := &Figure{Name: "costs", Title: "Copies, DDR traffic and PCIe crossings per path", Width: DefaultWidth, Height: DefaultHeight,
-		Provenance: c.provenance(false), legendBelow: true}
-	f.Data = Table{Columns: []Column{textCol("path"), numCol("copies", ""), numCol("ddr_bytes_per_byte", ""), numCol("pcie_crossings", "")}}
-	p := newPlot()
-	g := &groupBars{}
+		Provenance: c.provenance(false), legendBelow: true, panelGap: 22}
+	f.Data = Table{Columns: []Column{textCol("path"), intCol("copies", ""), numCol("ddr_bytes_per_byte", ""), intCol("pcie_crossings", "")}}
+	counts := &groupBars{colors: []color.Color{MetricColors[0], MetricColors[2]}}
+	ddr := &groupBars{colors: []color.Color{MetricColors[1]}}
 	ticks := make([]plot.Tick, len(routes))
 	for i, r := range routes {
 		res := r.Evaluate(costSize)
@@ -256,32 +257,51 @@ func Costs(in Input) (*Figure, error) {
 		for _, m := range costMetrics {
 			vals = append(vals, m.value(res))
 		}
-		g.groups = append(g.groups, vals)
+		counts.groups = append(counts.groups, []float64{vals[0], vals[2]})
+		ddr.groups = append(ddr.groups, []float64{vals[1]})
 		f.Data.add(r.Path.Name, vals[0], vals[1], vals[2])
-		ticks[i] = plot.Tick{Value: float64(i), Label: r.Path.Name}
+		// The first path at the top.
+		ticks[i] = plot.Tick{Value: float64(len(routes) - 1 - i), Label: r.Path.Name}
 	}
-	p.Add(g)
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Tick.Length, p.X.Width = 0, 0
-	p.X.Min, p.X.Max = -0.5, float64(len(routes))-0.5
-	p.Y.Min, p.Y.Max = 0, math.Max(niceMax(g.max()*1.08), 1)
-	p.Y.Tick.Marker = linearTicks{}
-	f.panels = append(f.panels, axes{p: p, ylabel: "count (DDR: bytes per payload byte)"})
-	for i, m := range costMetrics {
-		f.legend = append(f.legend, legendEntry{label: m.label, thumbs: []plot.Thumbnailer{toSwatch(MetricColors[i])}})
+	for k, pn := range []struct {
+		g     *groupBars
+		label string
+	}{{counts, "copies and PCIe crossings per message"}, {ddr, "DDR bytes per payload byte"}} {
+		p := newPlot()
+		p.Add(pn.g)
+		tk := ticks
+		if k > 0 { // the paths are named once, at the left
+			tk = make([]plot.Tick, len(ticks))
+			for i := range ticks {
+				tk[i] = plot.Tick{Value: ticks[i].Value}
+			}
+		}
+		p.Y.Tick.Marker = plot.ConstantTicks(tk)
+		p.Y.Tick.Length, p.Y.Width = 0, 0
+		p.Y.Min, p.Y.Max = -0.5, float64(len(routes))-0.5
+		p.X.Min, p.X.Max = 0, math.Max(niceMax(pn.g.max()*1.12), 1)
+		p.X.Tick.Marker = linearTicks{round: true}
+		f.panels = append(f.panels, axes{p: p, xlabel: pn.label})
+	}
+	for _, i := range []int{0, 2, 1} {
+		f.legend = append(f.legend, legendEntry{label: costMetrics[i].label, thumbs: []plot.Thumbnailer{toSwatch(MetricColors[i])}, count: len(routes)})
 	}
 	bad, reasons := c.infeasible()
-	if n := infeasibleNote(bad); n != "" {
+	if n := c.infeasibleNote(bad); n != "" {
 		f.Notes = append(f.Notes, n)
 	}
-	f.Caption = caption("For each path: the explicit copies of the payload (by a CPU or a copy engine), the bytes read and written in DDR per payload byte on both nodes, and the number of times the payload crosses PCIe. They do not depend on the message size.",
+	f.Caption = caption("For each path: left, the explicit copies of the payload (by a CPU or a copy engine) and the number of times the payload crosses PCIe; right, the bytes read and written in DDR per payload byte on both nodes. They do not depend on the message size.",
 		f.Provenance, reasons)
 	return f, nil
 }
 
-// groupBars draws groups of vertical bars, group i centred at x = i, with
-// each value written above its bar.
-type groupBars struct{ groups [][]float64 }
+// groupBars draws groups of horizontal bars, group i centred at
+// y = len(groups)−1−i (the first at the top), bar j of a group (from the
+// top) in colors[j], each value written after its bar.
+type groupBars struct {
+	groups [][]float64
+	colors []color.Color
+}
 
 func (g *groupBars) max() float64 {
 	m := 0.0
@@ -295,25 +315,25 @@ func (g *groupBars) max() float64 {
 
 func (g *groupBars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	unit := trX(1) - trX(0)
+	unit := trY(1) - trY(0)
 	ts := textStyle(NoteSize, false, TextColor)
-	ts.XAlign, ts.YAlign = draw.XCenter, draw.YBottom
+	ts.XAlign, ts.YAlign = draw.XLeft, draw.YCenter
 	for i, vs := range g.groups {
 		n := len(vs)
-		w := unit * 0.78 / vg.Length(n)
-		left := trX(float64(i)) - w*vg.Length(n)/2
+		h := unit * 0.78 / vg.Length(n)
+		top := trY(float64(len(g.groups)-1-i)) + h*vg.Length(n)/2
 		for j, v := range vs {
-			x0 := left + vg.Length(j)*w
-			y0, y1 := trY(0), trY(v)
-			if y1-y0 < 0.8 {
-				y1 = y0 + 0.8 // a zero shows as a hairline
+			y1 := top - vg.Length(j)*h
+			x0, x1 := trX(0), trX(v)
+			if x1-x0 < 0.8 {
+				x1 = x0 + 0.8 // a zero shows as a hairline
 			}
-			c.FillPolygon(MetricColors[j%len(MetricColors)], rect(x0+0.6, y0, x0+w-0.6, y1))
-			c.FillText(ts, vg.Point{X: x0 + w/2, Y: y1 + 1.5}, strconv.FormatFloat(v, 'g', 3, 64))
+			c.FillPolygon(g.colors[j%len(g.colors)], rect(x0, y1-h+0.6, x1, y1-0.6))
+			c.FillText(ts, vg.Point{X: x1 + 2, Y: y1 - h/2}, strconv.FormatFloat(v, 'g', 3, 64))
 		}
 	}
 }
 
 func (g *groupBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return -0.5, float64(len(g.groups)) - 0.5, 0, g.max()
+	return 0, g.max(), -0.5, float64(len(g.groups)) - 0.5
 }

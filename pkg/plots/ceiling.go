@@ -1,14 +1,10 @@
 package plots
 
 import (
-	"fmt"
 	"math"
 
-	"github.com/gpupath/gpupath/pkg/units"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -31,78 +27,82 @@ type CeilingSeries struct {
 // what the hardware and the path allow, and what was measured.
 type CeilingInput struct {
 	Title string
+	// Provenance says what is measured (by what, from which file) and what
+	// is modeled (from which scenario); it is drawn under the title and
+	// ends the caption, as in every Figure.
+	Provenance string
+	// What is the caption's account of what the figure shows.
+	What string
 	// Latency draws seconds on a log axis; otherwise bytes per second on a
-	// linear axis in GB/s (10⁹ B/s).
+	// linear axis in GB/s (10^9 B/s).
 	Latency bool
-	// YLabel names the y axis ("" : "one-way latency" or "GB/s").
+	// YLabel names the y axis ("": "one-way latency", or "streaming
+	// bandwidth"; a bandwidth's label gets " (GB/s)").
 	YLabel string
 	Series []CeilingSeries
 }
 
 // Ceiling draws measured values against the modeled ceiling (or, for
-// latency, floor) of a path, over message size on a log axis, with a
-// legend. Its input is checked first: sizes and values must be finite and
-// positive, and a series must have as many values as sizes. It returns the
-// data behind the figure too.
-func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
-	t := Table{Columns: []Column{textCol("series"), textCol("kind"), textCol("path"), numCol("bytes", "B"), numCol("value", "")}}
-	if len(in.Series) == 0 {
-		return nil, t, inputErr("no series")
+// latency, floor) of a path, over message size on a log axis: a Figure
+// like every other one (title and provenance at the top left, the legend
+// in a column at the right or in rows underneath, outside the data), with
+// the data behind it (series, kind, path, bytes, value in seconds or bytes
+// per second). Its input is checked first: sizes and values must be finite
+// and positive, and a series must have as many values as sizes. Only a
+// series that is drawn gets a legend entry: a model line on top of an
+// earlier one is drawn once and named in its entry ("model: gdr = model:
+// rdma").
+func Ceiling(in CeilingInput) (*Figure, error) {
+	unit := "B/s"
+	if in.Latency {
+		unit = "s"
 	}
-	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	t := Table{Columns: []Column{textCol("series"), textCol("kind"), textCol("path"), numCol("bytes", BytesUnit), numCol("value", unit)}}
+	if len(in.Series) == 0 {
+		return nil, inputErr("no series")
+	}
+	sizes, msizes, vals := newSpan(), newSpan(), newSpan()
 	for _, s := range in.Series {
 		if len(s.Bytes) != len(s.Values) {
-			return nil, t, inputErr("series %q: %d sizes, %d values", s.Label, len(s.Bytes), len(s.Values))
+			return nil, inputErr("series %q: %d sizes, %d values", s.Label, len(s.Bytes), len(s.Values))
 		}
 		for i, x := range s.Bytes {
 			y := s.Values[i]
 			if !(x >= 1) || math.IsInf(x, 0) || !(y > 0) || math.IsInf(y, 0) {
-				return nil, t, inputErr("series %q: size %v value %v: sizes and values must be finite and positive", s.Label, x, y)
+				return nil, inputErr("series %q: size %v value %v: sizes and values must be finite and positive", s.Label, x, y)
 			}
-			xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
-			ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
+			sizes.add(x)
+			if !s.Model {
+				msizes.add(x)
+			}
+			vals.add(y)
 		}
 	}
-	if math.IsInf(xlo, 1) {
-		return nil, t, inputErr("no point to draw")
+	if sizes.lo > sizes.hi {
+		return nil, inputErr("no point to draw")
 	}
-	p := plot.New()
-	p.Title.Text = in.Title
-	p.Title.TextStyle.Font = font.From(Font, TitleSize)
-	p.Title.TextStyle.Color = TextColor
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = font.From(Font, LabelSize)
-		a.Tick.Label.Font = font.From(Font, TickSize)
-		a.Color, a.Tick.Color = MutedColor, MutedColor
-	}
-	p.Legend.TextStyle.Font = font.From(Font, LegendSize)
-	p.Legend.Top, p.Legend.Left = true, true // curves rise to the right: the top left is free
-	p.Legend.ThumbnailWidth = vg.Points(20)
-	g := plotter.NewGrid()
-	g.Vertical.Color, g.Horizontal.Color = GridColor, GridColor
-	p.Add(g)
-	p.X.Label.Text = "message size"
+	pn := panel{p: newPlot(), xlabel: "message size", lo: math.Inf(1), hi: math.Inf(-1)}
+	p := pn.p
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = powTicks{base: 4, label: func(v float64) string { return units.Bytes(v).Human() }}
-	p.X.Min, p.X.Max = xlo/1.5, xhi*1.5
-	scale := 1e-9
+	p.X.Tick.Marker = sizeTicks{}
+	scale, q := 1e9, qBandwidth
 	if in.Latency {
-		p.Y.Label.Text = "one-way latency"
-		if in.YLabel != "" {
-			p.Y.Label.Text = in.YLabel
-		}
+		scale, q = 1, qLatency
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = powTicks{base: 10, label: func(v float64) string { return units.Seconds(v).Human() }}
-		p.Y.Min, p.Y.Max = ylo/2, yhi*6 // room for the legend
-		scale = 1
-	} else {
-		p.Y.Label.Text = "GB/s"
-		p.Y.Min, p.Y.Max = 0, yhi*scale*1.4 // room for the legend
+	}
+	p.Y.Tick.Marker = q.ticker
+	pn.ylabel = q.label
+	if in.YLabel != "" {
+		pn.ylabel = in.YLabel
+		if !in.Latency {
+			pn.ylabel += " (GB/s)"
+		}
 	}
 	// Model lines that lie on one another (the gdr and rdma ceilings of a
 	// link both paths saturate) are drawn once, labelled with both names;
 	// the data keeps every series.
 	drawn, labels := sameLines(in.Series)
+	var lines, marks []legendEntry
 	other, measured := 0, 0
 	for si, s := range in.Series {
 		kind := "measured"
@@ -111,30 +111,24 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		}
 		pts := make(plotter.XYs, len(s.Bytes))
 		for i := range s.Bytes {
-			pts[i] = plotter.XY{X: s.Bytes[i], Y: s.Values[i] * scale}
+			pts[i] = plotter.XY{X: s.Bytes[i], Y: s.Values[i] / scale}
 			t.add(s.Label, kind, s.Path, s.Bytes[i], s.Values[i])
 		}
 		st := PathStyle(s.Path)
-		if s.Model && !drawn[si] {
-			continue
-		}
 		if s.Model {
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return nil, t, fmt.Errorf("plots: %w", err)
+			if !drawn[si] {
+				continue
 			}
+			l, _ := plotter.NewLine(pts) // checked: finite
 			l.LineStyle = draw.LineStyle{Color: st.Color, Width: LineWidth}
 			if s.Dashed {
 				l.LineStyle.Dashes, l.LineStyle.Width = Dashed, RefLineWidth
 			}
 			p.Add(l)
-			p.Legend.Add(labels[si], l)
+			lines = append(lines, legendEntry{label: labels[si], thumbs: []plot.Thumbnailer{l}})
 			continue
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, t, fmt.Errorf("plots: %w", err)
-		}
+		sc, _ := plotter.NewScatter(pts) // checked: finite
 		// The first measured series of a path takes its glyph, the others
 		// other shapes in its colour.
 		glyph := st.Glyph
@@ -144,10 +138,31 @@ func Ceiling(in CeilingInput) (*plot.Plot, Table, error) {
 		}
 		measured++
 		sc.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: GlyphRadius, Shape: glyph}
-		p.Add(sc)
-		p.Legend.Add(s.Label, sc)
+		marks = append(marks, legendEntry{label: s.Label, thumbs: []plot.Thumbnailer{sc}})
 	}
-	return p, t, nil
+	// Points over the lines: a measured point is not hidden by the model.
+	for _, e := range marks {
+		p.Add(e.thumbs[0].(*plotter.Scatter))
+	}
+	p.X.Min, p.X.Max = logRange(sizes.lo, sizes.hi, 2)
+	if msizes.lo <= p.X.Min {
+		p.X.Min /= 2
+	}
+	if msizes.hi >= p.X.Max {
+		p.X.Max *= 2
+	}
+	if in.Latency {
+		p.Y.Min, p.Y.Max = logRange(vals.lo, vals.hi, 10)
+	} else {
+		p.Y.Min, p.Y.Max = 0, niceMax(vals.hi/scale)
+	}
+	f := &Figure{Name: "ceiling", Title: in.Title, Provenance: in.Provenance, Width: DefaultWidth, Height: DefaultHeight, Data: t}
+	f.panels = []axes{{p: p, xlabel: pn.xlabel, ylabel: pn.ylabel}}
+	f.legend = append(lines, marks...)
+	// A legend of long labels would squeeze the data: it goes underneath.
+	f.legendBelow = legendWidth(f.legend) > f.Width/3
+	f.Caption = caption(in.What, in.Provenance, nil)
+	return f, nil
 }
 
 // sameLines says which model series to draw and with what legend label: a
@@ -182,32 +197,4 @@ func sameCurve(a, b CeilingSeries) bool {
 		}
 	}
 	return true
-}
-
-// powTicks marks a log axis at the powers of base, labelled.
-type powTicks struct {
-	base  float64
-	label func(float64) string
-}
-
-func (pt powTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(lo > 0) || !(hi > lo) {
-		return nil
-	}
-	var out []plot.Tick
-	a := math.Floor(math.Log(lo) / math.Log(pt.base))
-	b := math.Ceil(math.Log(hi) / math.Log(pt.base))
-	step := math.Max(1, math.Ceil((b-a)/8))
-	for e := a; e <= b; e++ {
-		v := math.Pow(pt.base, e)
-		if v < lo || v > hi {
-			continue
-		}
-		tk := plot.Tick{Value: v}
-		if math.Mod(e-a, step) == 0 {
-			tk.Label = pt.label(v)
-		}
-		out = append(out, tk)
-	}
-	return out
 }

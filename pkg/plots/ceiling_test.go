@@ -3,6 +3,8 @@ package plots
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/pkg/model"
 )
 
 func TestCeiling(t *testing.T) {
@@ -10,12 +12,13 @@ func TestCeiling(t *testing.T) {
 		{Label: "measured busbw", Path: "rdma", Bytes: []float64{1 << 20, 1 << 30}, Values: []float64{10e9, 15e9}},
 		{Label: "model: rdma", Path: "rdma", Model: true, Bytes: []float64{1 << 19, 1 << 20, 1 << 30}, Values: []float64{20e9, 24e9, 24.5e9}},
 	}}
-	p, data, err := Ceiling(in)
+	p, err := Ceiling(in)
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := p.Data
 	kind, value := data.Column("kind"), data.Column("value")
-	if data.Len() != 5 || kind.Text[0] != "measured" || kind.Text[2] != "modeled" || value.Num[0] != 1e10 {
+	if data.Len() != 5 || kind.Text[0] != "measured" || kind.Text[2] != "modeled" || value.Num[0] != 1e10 || value.Unit != "B/s" {
 		t.Errorf("%+v", data)
 	}
 	svg, err := SVG(p, DefaultWidth, DefaultHeight)
@@ -28,13 +31,13 @@ func TestCeiling(t *testing.T) {
 		{Series: []CeilingSeries{{Label: "x", Bytes: []float64{8}, Values: []float64{-1}}}},
 		{Series: []CeilingSeries{{Label: "x", Bytes: []float64{8, 16}, Values: []float64{1}}}},
 	} {
-		if _, _, err := Ceiling(bad); err == nil {
+		if _, err := Ceiling(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
 	// Latency on a log axis, round trip labelled.
-	p, _, err = Ceiling(CeilingInput{Latency: true, YLabel: "round-trip latency", Series: []CeilingSeries{{Label: "m", Bytes: []float64{8}, Values: []float64{5e-6}}}})
-	if err != nil || p.Y.Label.Text != "round-trip latency" {
+	p, err = Ceiling(CeilingInput{Latency: true, YLabel: "round-trip latency", Series: []CeilingSeries{{Label: "m", Bytes: []float64{8}, Values: []float64{5e-6}}}})
+	if err != nil || p.panels[0].ylabel != "round-trip latency" || p.Data.Column("value").Unit != "s" {
 		t.Errorf("%v", err)
 	}
 }
@@ -50,12 +53,12 @@ func TestCeilingSameLines(t *testing.T) {
 		{Label: "model: rdma", Path: "rdma", Model: true, Bytes: b, Values: []float64{22.01e9, 24.5e9}},
 		{Label: "model: tcp", Path: "tcp", Model: true, Bytes: b, Values: []float64{22e9 * 1.01, 24.5e9}},
 	}}
-	p, data, err := Ceiling(in)
+	p, err := Ceiling(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data.Len() != 8 {
-		t.Errorf("%d rows of data, want 8", data.Len())
+	if p.Data.Len() != 8 {
+		t.Errorf("%d rows of data, want 8", p.Data.Len())
 	}
 	svg, err := SVG(p, DefaultWidth, DefaultHeight)
 	if err != nil {
@@ -63,5 +66,23 @@ func TestCeilingSameLines(t *testing.T) {
 	}
 	if !strings.Contains(svg, "model: gdr = model: rdma") || strings.Count(svg, "model: rdma") != 1 || !strings.Contains(svg, "model: tcp") {
 		t.Errorf("legend: gdr=rdma %v, rdma %d times, tcp %v", strings.Contains(svg, "model: gdr = model: rdma"), strings.Count(svg, "model: rdma"), strings.Contains(svg, "model: tcp"))
+	}
+}
+
+// Costs puts counts (copies, PCIe crossings) and a ratio (DDR bytes per
+// payload byte) on axes of their own: two panels, never one axis for both.
+func TestCostsPanels(t *testing.T) {
+	f, err := Costs(Input{Scenario: model.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.panels) != 2 || f.panels[0].xlabel == f.panels[1].xlabel ||
+		!strings.Contains(f.panels[0].xlabel, "copies") || !strings.Contains(f.panels[1].xlabel, "DDR bytes per payload byte") {
+		t.Errorf("panels %+v: want counts and DDR bytes per payload byte apart", f.panels)
+	}
+	for _, e := range f.legend {
+		if e.count == 0 {
+			t.Errorf("legend entry %q stands for no bar", e.label)
+		}
 	}
 }

@@ -71,11 +71,14 @@ func TestExtremeOperationCosts(t *testing.T) {
 	for i, v := range []float64{5e-324, math.Inf(1), math.NaN(), 0, 1e300} {
 		pts = append(pts, plots.CostPoint{Bytes: units.Bytes(8 << i), Median: units.Seconds(v), Min: units.Seconds(v), P99: units.Seconds(v)})
 	}
-	d := plots.OperationCosts("costs", []plots.CostSeries{{Label: "syscall", Probe: "syscall", Variant: "getppid", Points: pts}})
+	d := plots.OperationCosts("costs", "measured: vm, 2026-11-29", []plots.CostSeries{{Label: "syscall", Probe: "syscall", Variant: "getppid", Points: pts}})
 	if err := plots.WriteSVG(io.Discard, d, 400, 300); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(d.Data.Column("median_s").Num); n != 5 {
 		t.Errorf("the data holds %d rows, want all 5", n)
+	}
+	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "Not drawn: 5 point(s)") {
+		t.Errorf("notes %q: want one that says 5 points are not drawn", d.Notes)
 	}
 }

@@ -12,9 +12,17 @@ import (
 // Comparison is one measured curve and the models of it, as the report's
 // section "Model against measurement" compares them.
 type Comparison struct {
+	// Title, Provenance (what is measured where and when, what is modeled
+	// from which scenario) and What (the caption's account of the figure)
+	// frame the figure like every other.
+	Title, Provenance, What string
 	// Bytes are the measured sizes, ascending; Measured the measured
 	// seconds at each (> 0).
 	Bytes, Measured []float64
+	// CurveBytes are the sizes the models' curves are drawn through
+	// (ComparisonModel.Curve), ascending: many, over the measured range;
+	// nil draws each model through the measured sizes.
+	CurveBytes []float64
 	// Models are the models of the curve, drawn in order.
 	Models []ComparisonModel
 	// Band is the error, in percent, within which a model counts as
@@ -30,6 +38,9 @@ type ComparisonModel struct {
 	// positive number is not drawn. Percent is its error at each size,
 	// 100·(model − measured)/measured.
 	Seconds, Percent []float64
+	// Curve is the model's time at each of the Comparison's CurveBytes:
+	// the line drawn (nil: the line goes through Seconds).
+	Curve []float64
 }
 
 // ModelRole says which model of a Comparison a curve is: it picks the
@@ -62,65 +73,66 @@ func (r ModelRole) style() (draw.LineStyle, draw.GlyphDrawer) {
 	return draw.LineStyle{Color: rgb(0x0b5394), Width: vg.Points(1.5)}, draw.CircleGlyph{}
 }
 
-// ModelComparison draws c in two panels side by side: the measured medians
-// (points) and each model's curve against message size, log–log, and
-// each model's error at each measured size on a percent axis with ±Band
-// shaded; the legend in rows underneath. The data has a row per measured
-// size: bytes, measured_s, the first two models' times (ROLE_s) and then
-// their errors (ROLE_error_pct, NaN where the model has no time), then
-// each further model's time and error. No size, sizes below one byte,
-// measured times that are not positive numbers and lists of different
-// lengths are errors wrapping ErrInput.
-func ModelComparison(c Comparison) (Drawing, error) {
+// ModelComparison draws c as a Figure of two panels side by side: the
+// measured medians (points) and each model's curve against message size,
+// log–log, and each model's error at each measured size on a percent axis
+// with ±Band shaded; the legend in rows underneath, as every figure of two
+// panels has it. The data has a row per measured size: bytes, measured_s,
+// the first two models' times (ROLE_s) and then their errors
+// (ROLE_error_pct, empty where the model has no time), then each further
+// model's time and error. No size, sizes below one byte, measured times
+// that are not positive numbers and lists of different lengths are errors
+// wrapping ErrInput.
+func ModelComparison(c Comparison) (*Figure, error) {
 	if err := c.check(); err != nil {
-		return Drawing{}, err
+		return nil, err
 	}
 	curves, times, elim := c.curves()
-	lat := plainPlot("", "message size", "one-way time")
-	plainSizeAxis(&lat.X)
-	plainSecondsAxis(&lat.Y)
-	lat.X.Min, lat.X.Max = c.Bytes[0]/2, c.Bytes[len(c.Bytes)-1]*2
+	lat := newPlot()
+	lat.X.Scale, lat.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	lat.X.Tick.Marker = sizeTicks{maxLabels: 5}
+	lat.Y.Tick.Marker = decadeTicks{label: secondsLabel, clip: true}
+	lat.X.Min, lat.X.Max = logRange(c.Bytes[0]/1.5, c.Bytes[len(c.Bytes)-1]*1.5, 2)
 	lat.Y.Min, lat.Y.Max = times.lo/1.6, times.hi*1.6
 	ep := c.errorPanel(lat.X.Min, lat.X.Max, elim)
-	var entries []legendItem
+	f := &Figure{Name: "model-comparison", Title: c.Title, Provenance: c.Provenance, Width: DefaultWidth, Height: DefaultHeight,
+		legendBelow: true, panelGap: 22, Data: c.table()}
+	var models []legendEntry
 	for _, cv := range curves {
-		if len(cv.xs) == 0 {
+		if len(cv.line) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(cv.xs)
-		if err != nil {
-			panic(err) // points are finite and positive: checked in curves
-		}
+		l, _ := plotter.NewLine(cv.line) // finite and positive: checked in curves
 		l.LineStyle = cv.style
 		lat.Add(l)
 		es := cv.style
 		es.Width = vg.Points(0.9)
-		addErrorCurve(ep, cv.es, es, draw.GlyphStyle{Color: cv.style.Color, Radius: vg.Points(2.2), Shape: cv.glyph})
-		entries = append(entries, legendItem{cv.m.Label, []plot.Thumbnailer{l}})
+		if len(cv.es) > 0 {
+			addErrorCurve(ep, cv.es, es, draw.GlyphStyle{Color: cv.style.Color, Radius: vg.Points(2.2), Shape: cv.glyph})
+		}
+		models = append(models, legendEntry{label: cv.m.Label, thumbs: []plot.Thumbnailer{l}})
 	}
 	var meas plotter.XYs
 	for j, n := range c.Bytes {
 		meas = append(meas, plotter.XY{X: n, Y: c.Measured[j]})
 	}
-	ms, err := plotter.NewScatter(meas)
-	if err != nil {
-		panic(err) // checked: positive and finite
-	}
-	ms.GlyphStyle = draw.GlyphStyle{Color: rgb(0x8a4b00), Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}
+	ms, _ := plotter.NewScatter(meas) // checked: positive and finite
+	ms.GlyphStyle = draw.GlyphStyle{Color: rgb(0x8a4b00), Radius: vg.Points(2.6), Shape: Mark{Shape: Circle, Filled: true}}
 	lat.Add(ms)
-	entries = append([]legendItem{{"measured (median per size)", []plot.Thumbnailer{ms}}}, entries...)
-	return Drawing{Height: 250, Drawer: drawFunc(func(cv draw.Canvas) {
-		drawPanels(cv, []*plot.Plot{lat, ep}, []string{"Latency (log–log)", "Model error"}, entries)
-	}), Data: c.table()}, nil
+	f.legend = append([]legendEntry{{label: "measured (median per size)", thumbs: []plot.Thumbnailer{ms}}}, models...)
+	f.panels = []axes{{p: lat, xlabel: "message size", ylabel: "one-way time"}, {p: ep, xlabel: "message size", ylabel: "model − measured, % of measured"}}
+	f.Caption = caption(c.What, c.Provenance, nil)
+	return f, nil
 }
 
-// comparisonCurve is a model's curve of a Comparison: its times and its
-// errors at the sizes where it has a time, and its look.
+// comparisonCurve is a model's curve of a Comparison: the line drawn
+// through its times (at CurveBytes, or at the measured sizes), its errors
+// at the measured sizes where it has a time, and its look.
 type comparisonCurve struct {
-	m      ComparisonModel
-	style  draw.LineStyle
-	glyph  draw.GlyphDrawer
-	xs, es plotter.XYs
+	m        ComparisonModel
+	style    draw.LineStyle
+	glyph    draw.GlyphDrawer
+	line, es plotter.XYs
 }
 
 // curves are the models' curves, the span of every time drawn (measured
@@ -132,21 +144,30 @@ func (c Comparison) curves() ([]*comparisonCurve, span, float64) {
 		curves = append(curves, &comparisonCurve{m: m, style: st, glyph: gl})
 	}
 	times, elim := newSpan(), 2*c.Band
-	for j, n := range c.Bytes {
+	for j := range c.Bytes {
 		times.add(c.Measured[j])
-		for _, cv := range curves {
-			p := cv.m.Seconds[j]
-			if !drawableTime(p) {
+	}
+	for _, cv := range curves {
+		for j, n := range c.Bytes {
+			p, e := cv.m.Seconds[j], cv.m.Percent[j]
+			if !drawableTime(p) || math.IsNaN(e) || math.IsInf(e, 0) {
 				continue
 			}
-			e := cv.m.Percent[j]
-			if math.IsNaN(e) || math.IsInf(e, 0) {
-				continue
-			}
-			cv.xs = append(cv.xs, plotter.XY{X: n, Y: p})
 			cv.es = append(cv.es, plotter.XY{X: n, Y: e})
-			times.add(p)
 			elim = math.Max(elim, math.Abs(e))
+			if cv.m.Curve == nil {
+				cv.line = append(cv.line, plotter.XY{X: n, Y: p})
+				times.add(p)
+			}
+		}
+		for j, n := range c.CurveBytes {
+			if cv.m.Curve == nil {
+				break
+			}
+			if p := cv.m.Curve[j]; drawableTime(p) {
+				cv.line = append(cv.line, plotter.XY{X: n, Y: p})
+				times.add(p)
+			}
 		}
 	}
 	return curves, times, elim
@@ -155,8 +176,8 @@ func (c Comparison) curves() ([]*comparisonCurve, span, float64) {
 // errorPanel is the panel of the models' errors, from xmin to xmax, up to
 // ±elim (rounded up), with ±Band shaded and the zero line.
 func (c Comparison) errorPanel(xmin, xmax, elim float64) *plot.Plot {
-	ep := plainPlot("", "message size", "model − measured, % of measured")
-	errorAxes(ep, sizeTicks{every: 5, clip: true}, xmin, xmax, niceLimit(elim*1.1), percentTicks{minusSign: true})
+	ep := newPlot()
+	errorAxes(ep, sizeTicks{maxLabels: 5}, xmin, xmax, niceLimit(elim*1.1), percentTicks{minusSign: true})
 	band, _ := plotter.NewPolygon(plotter.XYs{{X: ep.X.Min, Y: -c.Band}, {X: ep.X.Max, Y: -c.Band}, {X: ep.X.Max, Y: c.Band}, {X: ep.X.Min, Y: c.Band}})
 	band.Color = rgb(0xe8f1e4)
 	band.LineStyle.Width = 0
@@ -183,6 +204,14 @@ func (c Comparison) check() error {
 	for _, m := range c.Models {
 		if len(m.Seconds) != n || len(m.Percent) != n {
 			return inputErr("model comparison: %s: %d times and %d errors for %d sizes", m.Label, len(m.Seconds), len(m.Percent), n)
+		}
+		if m.Curve != nil && len(m.Curve) != len(c.CurveBytes) {
+			return inputErr("model comparison: %s: %d curve times for %d curve sizes", m.Label, len(m.Curve), len(c.CurveBytes))
+		}
+	}
+	for _, b := range c.CurveBytes {
+		if !(b >= 1) || math.IsInf(b, 0) {
+			return inputErr("model comparison: curve size %v: not a size of at least 1 byte", b)
 		}
 	}
 	if !(c.Band >= 0) || math.IsInf(c.Band, 0) {

@@ -23,6 +23,12 @@ type DiagramOptions struct {
 	// Highlight draws only this path, bold, with its stages lettered and
 	// listed under the drawing. "" draws every path, each in its colour.
 	Highlight string
+	// ReasonsAt names the place of the document that says why the
+	// infeasible paths cannot run, and ReasonsSaid the reasons it gives
+	// (Input.ReasonsAt, Input.ReasonsSaid): the caption refers there
+	// instead of repeating them.
+	ReasonsAt   string
+	ReasonsSaid map[string]string
 }
 
 // Diagram draws the two nodes (CPU, DDR, PCIe root complex, PCIe switch,
@@ -31,7 +37,7 @@ type DiagramOptions struct {
 // PXB: two switch levels; PHB: separate root ports; NODE: separate host
 // bridges; SYS: the NIC on the other socket). Each path's route is drawn
 // as a coloured line through the boxes it passes, with its stages lettered
-// A–G as the seed tells them: A GPU → DDR by cudaMemcpy, B the send side
+// A–G in the order the data meets them: A GPU → DDR by cudaMemcpy, B the send side
 // on the CPU, C the NIC's DMA read, D the wire, E the NIC's DMA write, F
 // the receive side on the CPU, G DDR → GPU. Dotted lines are control only
 // (a doorbell, a completion, headers): the payload does not take them.
@@ -42,7 +48,7 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 	if s.NIC.Kind == model.KindLoopback {
 		return nil, inputErr("diagram: scenario %s uses the loopback device: there is no NIC and no network to draw", s.Name)
 	}
-	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []units.Bytes{1}}, true)
+	c, err := check(Input{Scenario: s, Paths: o.Paths, Sizes: []units.Bytes{1}, ReasonsAt: o.ReasonsAt, ReasonsSaid: o.ReasonsSaid}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +107,14 @@ func Diagram(s *model.Scenario, o DiagramOptions) (*Figure, error) {
 	}
 	what := "The two nodes and the network between them, laid out for GPU–NIC topology " + string(s.Topology.GPUNIC) + " (" + classWords(s.Topology.GPUNIC) + "). "
 	if o.Highlight != "" {
-		what += "The route of " + o.Highlight + " is drawn with its stages lettered as the seed tells them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
+		what += "The route of " + o.Highlight + " is drawn with its stages lettered A–G in the order the data meets them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
 	} else {
-		what += "Each path's route is drawn in its colour, its stages lettered as the seed tells them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
+		what += "Each path's route is drawn in its colour, its stages lettered A–G in the order the data meets them (A GPU → DDR copy, B send side on the CPU, C NIC DMA read, D wire, E NIC DMA write, F receive side on the CPU, G DDR → GPU copy); "
 	}
 	what += "dotted lines carry control only (doorbells, completions, headers), not the payload."
+	if o.ReasonsAt != "" && len(reasons) > 0 {
+		_, reasons = c.infeasible()
+	}
 	f.Caption = caption(what, f.Provenance, reasons)
 	return f, nil
 }
@@ -933,6 +942,16 @@ func (d *diagram) key() []legendEntry {
 	if len(d.plans) == 0 {
 		return nil
 	}
+	// What the drawing holds: stages per letter, control-only segments.
+	letters, control := map[string]int{}, 0
+	for _, pp := range d.plans {
+		for _, sp := range pp.stages {
+			letters[sp.stage.Letter]++
+			if sp.control {
+				control++
+			}
+		}
+	}
 	if d.highlight != "" {
 		pp := d.plans[0]
 		clr := PathStyle(pp.route.Path.Name).Color
@@ -942,18 +961,22 @@ func (d *diagram) key() []legendEntry {
 			if sp.stage.Letter != "" {
 				th = []plot.Thumbnailer{badgeThumb{letter: sp.stage.Letter, color: clr}}
 			}
-			out = append(out, legendEntry{label: label, thumbs: th})
+			out = append(out, legendEntry{label: label, thumbs: th, count: 1})
 		}
 		return out
 	}
 	for _, pp := range d.plans {
 		st := PathStyle(pp.route.Path.Name)
-		out = append(out, legendEntry{label: pp.route.Path.Name, thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: st.Color, Width: 2}}}})
+		out = append(out, legendEntry{label: pp.route.Path.Name, thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: st.Color, Width: 2}}}, count: len(pp.stages)})
 	}
-	out = append(out, legendEntry{label: "control only", thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: MutedColor, Width: 1.2, Dashes: controlDashes}}}})
+	if control > 0 {
+		out = append(out, legendEntry{label: "control only", thumbs: []plot.Thumbnailer{lineThumb{draw.LineStyle{Color: MutedColor, Width: 1.2, Dashes: controlDashes}}}, count: control})
+	}
 	out = append(out, legendEntry{header: true})
-	for _, l := range seedLetters {
-		out = append(out, legendEntry{label: l.key, thumbs: []plot.Thumbnailer{badgeThumb{letter: l.letter, color: TextColor}}})
+	for _, l := range stageLetters {
+		if letters[l.letter] > 0 {
+			out = append(out, legendEntry{label: l.key, thumbs: []plot.Thumbnailer{badgeThumb{letter: l.letter, color: TextColor}}, count: letters[l.letter]})
+		}
 	}
 	return out
 }

@@ -2,12 +2,15 @@ package plots
 
 import (
 	"bytes"
+	"image"
 	"image/color"
 	"io"
 	"math"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -69,10 +72,19 @@ type axes struct {
 
 // legendEntry is one row of the legend column: thumbnails drawn on top of
 // each other, then the label. A header has no thumbnails and bold text.
+//
+// An entry stands for something drawn: the lines and scatters among its
+// thumbnails, or, where the thumbnail is a sample of a style (a dotted line
+// standing for the dotted line of every path), the plotters in stands;
+// count adds what a drawing counts itself (bars of a colour, a diagram's
+// routes). Layout counts the points of them all inside a panel's axes: an
+// entry that stands for nothing drawn is a bug a test finds.
 type legendEntry struct {
 	label  string
 	thumbs []plot.Thumbnailer
 	header bool
+	stands []plot.Plotter
+	count  int
 }
 
 // Size returns the size the figure was laid out for.
@@ -81,7 +93,79 @@ func (f *Figure) Size() (w, h vg.Length) { return f.Width, f.Height }
 const pad = vg.Length(8)
 
 // Draw draws the figure into c. It fills c's rectangle with white first.
-func (f *Figure) Draw(c draw.Canvas) {
+func (f *Figure) Draw(c draw.Canvas) { f.draw(c, nil) }
+
+// Layout says where the figure, drawn at its own size, puts its legend and
+// its data: in points on a canvas of Width × Height with the origin at the
+// bottom left.
+type Layout struct {
+	// Legend has one box per legend entry (headers too, which stand for
+	// nothing), in the order drawn.
+	Legend []LegendBox
+	// Data are the panels' data areas (where their gridlines, lines and
+	// points lie; the body of a drawing such as the Diagram).
+	Data []vg.Rectangle
+}
+
+// LegendBox is where a legend entry is drawn (thumbnail and label) and how
+// many drawn values it stands for (points of its lines and scatters inside
+// a panel's axes, bars, routes).
+type LegendBox struct {
+	Label  string
+	Header bool
+	Rect   vg.Rectangle
+	Drawn  int
+}
+
+// Layout draws the figure at its own size onto a canvas that keeps
+// nothing and returns where its parts went.
+func (f *Figure) Layout() Layout {
+	var lay Layout
+	f.draw(draw.NewCanvas(nullCanvas{}, f.Width, f.Height), &lay)
+	for i, e := range f.legend {
+		if i < len(lay.Legend) {
+			lay.Legend[i].Drawn = f.drawn(e)
+		}
+	}
+	return lay
+}
+
+// drawn counts what e stands for: the points of its lines and scatters
+// (thumbnails and stands) inside the axes of a panel, and its count.
+func (f *Figure) drawn(e legendEntry) int {
+	n := e.count
+	var ps []plot.Plotter
+	for _, t := range e.thumbs {
+		if p, ok := t.(plot.Plotter); ok {
+			ps = append(ps, p)
+		}
+	}
+	for _, p := range append(ps, e.stands...) {
+		var xys plotter.XYs
+		switch v := p.(type) {
+		case *plotter.Line:
+			xys = v.XYs
+		case *plotter.Scatter:
+			xys = v.XYs
+		}
+		for _, xy := range xys {
+			for _, a := range f.panels {
+				if inAxes(a.p, xy.X, xy.Y) {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+// inAxes reports whether (x, y) lies inside p's axis ranges.
+func inAxes(p *plot.Plot, x, y float64) bool {
+	return x >= p.X.Min && x <= p.X.Max && y >= p.Y.Min && y <= p.Y.Max
+}
+
+func (f *Figure) draw(c draw.Canvas, lay *Layout) {
 	c.FillPolygon(color.White, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 	in := draw.Crop(c, pad, -pad, pad/2, -pad)
 
@@ -125,24 +209,27 @@ func (f *Figure) Draw(c draw.Canvas) {
 
 	// The legend: rows under the body, or a column on the right.
 	if len(f.legend) > 0 && f.legendBelow {
-		body.Min.Y = drawLegendRows(body, f.legend) + 6
+		body.Min.Y = drawLegendRows(body, f.legend, lay) + 6
 	} else if len(f.legend) > 0 {
 		lw := legendWidth(f.legend)
 		lc := body
 		lc.Min.X = body.Max.X - lw
-		drawLegend(lc, f.legend)
+		drawLegend(lc, f.legend, lay)
 		body.Max.X = lc.Min.X - 10
 	}
 
 	switch {
 	case f.body != nil:
 		f.body(body)
+		if lay != nil {
+			lay.Data = append(lay.Data, body.Rectangle)
+		}
 	case len(f.panels) > 0:
-		f.drawPanels(body)
+		f.drawPanels(body, lay)
 	}
 }
 
-func (f *Figure) drawPanels(body draw.Canvas) {
+func (f *Figure) drawPanels(body draw.Canvas, lay *Layout) {
 	gap := f.panelGap
 	if gap == 0 {
 		gap = 14
@@ -161,6 +248,9 @@ func (f *Figure) drawPanels(body draw.Canvas) {
 		tile := cs[0][i]
 		a.p.Draw(tile)
 		dc := a.p.DataCanvas(tile)
+		if lay != nil {
+			lay.Data = append(lay.Data, dc.Rectangle)
+		}
 		if a.xlabel != "" {
 			st := ls
 			st.XAlign, st.YAlign = draw.XCenter, draw.YBottom
@@ -216,7 +306,17 @@ func legendWidth(entries []legendEntry) vg.Length {
 	return w + 2
 }
 
-func drawLegend(c draw.Canvas, entries []legendEntry) {
+// legendBox records where an entry went: its thumbnail (when it has one)
+// and its label, with the label at x and the row's middle at mid.
+func legendBox(lay *Layout, e legendEntry, ts text.Style, x0, x, mid, h vg.Length) {
+	if lay == nil {
+		return
+	}
+	r := vg.Rectangle{Min: vg.Point{X: x0, Y: mid - h/2}, Max: vg.Point{X: x + ts.Width(e.label), Y: mid + h/2}}
+	lay.Legend = append(lay.Legend, LegendBox{Label: e.label, Header: e.header, Rect: r})
+}
+
+func drawLegend(c draw.Canvas, entries []legendEntry, lay *Layout) {
 	y := c.Max.Y - 4
 	for i, e := range entries {
 		ts := textStyle(LegendSize, e.header, TextColor)
@@ -237,6 +337,7 @@ func drawLegend(c draw.Canvas, entries []legendEntry) {
 			x += thumbWidth + 5
 		}
 		c.FillText(ts, vg.Point{X: x, Y: mid}, e.label)
+		legendBox(lay, e, ts, c.Min.X, x, mid, h)
 		y -= h + legendRowSpace
 	}
 }
@@ -245,21 +346,35 @@ func drawLegend(c draw.Canvas, entries []legendEntry) {
 // entries (groups are separated by header entries, which are not drawn)
 // in as many columns as fit across c. It draws from the bottom of c up
 // and returns the top of what it drew.
-func drawLegendRows(c draw.Canvas, entries []legendEntry) vg.Length {
+func drawLegendRows(c draw.Canvas, entries []legendEntry, lay *Layout) vg.Length {
 	var groups [][]legendEntry
+	var groupStart []int // the place in entries of each group's first entry
 	cur := []legendEntry{}
-	for _, e := range entries {
+	start := 0
+	for i, e := range entries {
 		if e.header {
 			if len(cur) > 0 {
-				groups = append(groups, cur)
+				groups, groupStart = append(groups, cur), append(groupStart, start)
 			}
-			cur = []legendEntry{}
+			cur, start = []legendEntry{}, i+1
 			continue
 		}
 		cur = append(cur, e)
 	}
 	if len(cur) > 0 {
-		groups = append(groups, cur)
+		groups, groupStart = append(groups, cur), append(groupStart, start)
+	}
+	// The boxes go in the entries' order, though the groups are drawn from
+	// the bottom up; a header, not drawn here, has an empty box.
+	var boxes []LegendBox
+	if lay != nil {
+		boxes = make([]LegendBox, len(entries))
+		for i, e := range entries {
+			boxes[i] = LegendBox{Label: e.label, Header: e.header}
+		}
+		defer func() {
+			lay.Legend = append(lay.Legend, boxes...)
+		}()
 	}
 	ts := textStyle(LegendSize, false, TextColor)
 	ts.YAlign = draw.YCenter
@@ -290,6 +405,11 @@ func drawLegendRows(c draw.Canvas, entries []legendEntry) vg.Length {
 				t.Thumbnail(&tc)
 			}
 			c.FillText(ts, vg.Point{X: x + thumbWidth + 5, Y: mid}, e.label)
+			if boxes != nil {
+				var sub Layout
+				legendBox(&sub, e, ts, x, x+thumbWidth+5, mid, h)
+				boxes[groupStart[g]+i].Rect = sub.Legend[0].Rect
+			}
 		}
 		y += vg.Length(rows)*(h+legendRowSpace) + 2
 	}
@@ -391,3 +511,20 @@ func (f *Figure) GrowForLegend(entries int) {
 		f.Height = need
 	}
 }
+
+// nullCanvas is a vg.Canvas that draws nothing: Layout lays a figure out
+// on it.
+type nullCanvas struct{}
+
+func (nullCanvas) SetLineWidth(vg.Length)                 {}
+func (nullCanvas) SetLineDash([]vg.Length, vg.Length)     {}
+func (nullCanvas) SetColor(color.Color)                   {}
+func (nullCanvas) Rotate(float64)                         {}
+func (nullCanvas) Translate(vg.Point)                     {}
+func (nullCanvas) Scale(float64, float64)                 {}
+func (nullCanvas) Push()                                  {}
+func (nullCanvas) Pop()                                   {}
+func (nullCanvas) Stroke(vg.Path)                         {}
+func (nullCanvas) Fill(vg.Path)                           {}
+func (nullCanvas) FillString(font.Face, vg.Point, string) {}
+func (nullCanvas) DrawImage(vg.Rectangle, image.Image)    {}

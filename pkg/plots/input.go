@@ -29,6 +29,14 @@ type Input struct {
 	// Pipelined adds the pipelined latency (dotted) to Latency, and makes
 	// Residuals compare latency with it instead of the one-message latency.
 	Pipelined bool
+	// ReasonsAt, when set, names the place of the document around the
+	// figure that says why the infeasible paths cannot run (`the section
+	// "The data paths"`): the figure names those paths and refers there,
+	// instead of repeating the reasons in every caption. ReasonsSaid, when
+	// not nil, holds the reasons that place gives, by path: a path whose
+	// reason here is another keeps it in the caption.
+	ReasonsAt   string
+	ReasonsSaid map[string]string
 }
 
 // Measured is one measured series, independent of any file format: the
@@ -254,15 +262,40 @@ func (c *checked) provenance(measured bool) string {
 	return strings.Join(parts, " · ")
 }
 
-// infeasible lists the paths that cannot run in the scenario, with reasons.
+// infeasible lists the paths that cannot run in the scenario, with the
+// reasons for the caption: each path's own, or, for the paths whose reason
+// the document says (ReasonsAt, ReasonsSaid), one sentence that names them
+// and refers there.
 func (c *checked) infeasible() (names []string, reasons []string) {
+	var said []string
 	for _, r := range c.routes {
-		if !r.Feasible {
-			names = append(names, r.Path.Name)
-			reasons = append(reasons, r.Path.Name+": "+r.Reason)
+		if r.Feasible {
+			continue
 		}
+		names = append(names, r.Path.Name)
+		if c.said(r) {
+			said = append(said, r.Path.Name)
+			continue
+		}
+		reasons = append(reasons, r.Path.Name+": "+r.Reason)
+	}
+	if len(said) > 0 {
+		reasons = append(reasons, strings.Join(said, ", ")+", infeasible in this scenario ("+c.ReasonsAt+" says why).")
 	}
 	return names, reasons
+}
+
+// said reports whether the document around the figure says why r cannot
+// run.
+func (c *checked) said(r *model.Route) bool {
+	if c.ReasonsAt == "" {
+		return false
+	}
+	if c.ReasonsSaid == nil {
+		return true
+	}
+	why, ok := c.ReasonsSaid[r.Path.Name]
+	return ok && why == r.Reason
 }
 
 func (c *checked) feasible() []*model.Route {
@@ -276,9 +309,19 @@ func (c *checked) feasible() []*model.Route {
 }
 
 // infeasibleNote is the short note drawn on the figure.
-func infeasibleNote(names []string) string {
+func (c *checked) infeasibleNote(names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return "Not drawn, infeasible in this scenario: " + strings.Join(names, ", ") + " (reasons in the caption)."
+	where := "reasons in the caption"
+	all := true
+	for _, r := range c.routes {
+		if !r.Feasible && !c.said(r) {
+			all = false
+		}
+	}
+	if all && c.ReasonsAt != "" {
+		where = c.ReasonsAt + " says why"
+	}
+	return "Not drawn, infeasible in this scenario: " + strings.Join(names, ", ") + " (" + where + ")."
 }

@@ -3,11 +3,10 @@ package plots
 import (
 	"fmt"
 	"image/color"
-	"math"
 
 	"github.com/gpupath/gpupath/pkg/units"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -33,60 +32,62 @@ type CostPoint struct {
 
 // The glyphs and colours of OperationCosts' series, in turn.
 var (
-	costGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
-	costColors = []color.Color{rgb(0x000000), rgb(0xD55E00), rgb(0x0072B2), rgb(0x009E73), rgb(0xCC79A7), rgb(0xE69F00)}
+	costGlyphs = []draw.GlyphDrawer{Mark{Shape: Circle, Filled: true}, Mark{Shape: Triangle}, Mark{Shape: Square}, Mark{Shape: Cross},
+		Mark{Shape: Plus}, Mark{Shape: Diamond}, Mark{Shape: Circle}, Mark{Shape: Square, Filled: true}}
+	costColors = []color.Color{Black, Vermillion, Blue, BluishGreen, ReddishPurple, Orange}
 )
 
 // OperationCosts draws measured costs of single operations against message
 // size, log–log: points only (the model has no curve for them), one glyph
-// and colour per series, the legend at the right, titled title. Points
-// whose median is not drawable (drawableTime) are listed in the data, not
-// drawn, and counted in the legend.
+// and colour per series, as a Figure like every other (title and
+// provenance at the top, the legend in a column at the right). Points
+// whose median is not drawable (drawableTime) or whose size is below one
+// byte are listed in the data, not drawn, and counted in a note.
 // The data has a row per point: series, probe, variant, stage, target,
 // bytes, median_s, min_s, p99_s, cpu_s, iterations, stable.
-func OperationCosts(title string, series []CostSeries) Drawing {
-	p := newLegendPlot(plainPlot(title, "message size", "time per operation"))
-	plainSizeAxis(&p.X)
-	plainSecondsAxis(&p.Y)
-	t := Table{Columns: []Column{textCol("series"), textCol("probe"), textCol("variant"), textCol("stage"), textCol("target"),
-		intCol("bytes", "B"), numCol("median_s", "s"), numCol("min_s", "s"), numCol("p99_s", "s"), numCol("cpu_s", "s"),
+func OperationCosts(title, provenance string, series []CostSeries) *Figure {
+	p := newPlot()
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker = sizeTicks{}
+	p.Y.Tick.Marker = decadeTicks{label: secondsLabel}
+	f := &Figure{Name: "operation-costs", Title: title, Provenance: provenance, Width: DefaultWidth, Height: DefaultHeight}
+	f.Data = Table{Columns: []Column{textCol("series"), textCol("probe"), textCol("variant"), textCol("stage"), textCol("target"),
+		numCol("bytes", BytesUnit), numCol("median_s", "s"), numCol("min_s", "s"), numCol("p99_s", "s"), numCol("cpu_s", "s"),
 		intCol("iterations", ""), boolCol("stable")}}
-	lo, hi := units.Bytes(1<<62), units.Bytes(1)
-	ylo, yhi := math.Inf(1), math.Inf(-1)
-	left := 0 // points whose median is not drawable: in the data only
+	sizes, times := newSpan(), newSpan()
+	left := 0 // points not drawn: in the data only
 	for i, s := range series {
 		var pts plotter.XYs
 		for _, pt := range s.Points {
-			lo, hi = min(lo, pt.Bytes), max(hi, pt.Bytes)
-			if v := float64(pt.Median); drawableTime(v) {
-				ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
+			f.Data.add(s.Label, s.Probe, s.Variant, s.Stage, s.Target, pt.Bytes, pt.Median, pt.Min, pt.P99, pt.CPU, pt.Iterations, pt.Stable)
+			if v := float64(pt.Median); drawableTime(v) && pt.Bytes >= 1 {
+				times.add(v)
+				sizes.add(float64(pt.Bytes))
 				pts = append(pts, plotter.XY{X: float64(pt.Bytes), Y: v})
 			} else {
 				left++
 			}
-			t.add(s.Label, s.Probe, s.Variant, s.Stage, s.Target, pt.Bytes, pt.Median, pt.Min, pt.P99, pt.CPU, pt.Iterations, pt.Stable)
 		}
 		if len(pts) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			panic(err) // the points are finite and positive: checked above
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: costColors[i%len(costColors)], Radius: vg.Points(3), Shape: costGlyphs[i%len(costGlyphs)]}
+		sc, _ := plotter.NewScatter(pts) // finite and positive: checked above
+		sc.GlyphStyle = draw.GlyphStyle{Color: costColors[i%len(costColors)], Radius: GlyphRadius, Shape: costGlyphs[i%len(costGlyphs)]}
 		p.Add(sc)
-		p.Leg.Add(s.Label, sc)
+		f.legend = append(f.legend, legendEntry{label: s.Label, thumbs: []plot.Thumbnailer{sc}})
 	}
 	if left > 0 {
-		p.Leg.Add(fmt.Sprintf("not drawn: %d point(s) with a time outside %g – %g s (in the data)", left, MinDrawnSeconds, MaxDrawnSeconds))
+		f.Notes = append(f.Notes, fmt.Sprintf("Not drawn: %d point(s) with a time outside %g – %g s or no size (they are in the data).", left, MinDrawnSeconds, MaxDrawnSeconds))
 	}
 	// Room around the points, so that none sits on the frame (and a single
 	// point still gives a range a log axis can draw).
-	p.X.Min, p.X.Max = float64(lo)/2, float64(hi)*2
-	if ylo <= yhi {
-		p.Y.Min, p.Y.Max = ylo/2, yhi*2
+	if sizes.lo <= sizes.hi {
+		p.X.Min, p.X.Max = logRange(sizes.lo/1.5, sizes.hi*1.5, 2)
+		p.Y.Min, p.Y.Max = logRange(times.lo/1.5, times.hi*1.5, 10)
 	} else {
-		p.Y.Min, p.Y.Max = 1e-9, 1e-3 // nothing drawn: an empty frame a log axis can draw
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 1<<20, 1e-9, 1e-3 // nothing drawn: an empty frame a log axis can draw
 	}
-	return Drawing{Drawer: p, Data: t}
+	f.panels = []axes{{p: p, xlabel: "message size", ylabel: "time per operation"}}
+	f.Caption = caption("Measured medians of single operations (copies, system calls) that the model takes as parameters, against message size (log–log); points only: the model draws no curve for them.", provenance, nil)
+	return f
 }

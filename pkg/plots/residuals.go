@@ -37,8 +37,10 @@ func Residuals(in Input) (*Figure, error) {
 	}
 	f := &Figure{Name: "residuals", Title: "Model error against measurement", Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(true), legendBelow: true}
+	// One unit per column: latencies in the _s columns, rates in the _Bps
+	// ones (the other pair is empty on a row).
 	f.Data = Table{Columns: []Column{textCol("series"), textCol("path"), numCol("bytes", "B"), textCol("quantity"),
-		numCol("measured", ""), numCol("model", ""), numCol("error_percent", "%")}}
+		numCol("measured_s", "s"), numCol("model_s", "s"), numCol("measured_Bps", "B/s"), numCol("model_Bps", "B/s"), numCol("error_percent", "%")}}
 	var pns []panel
 	for _, q := range []struct {
 		q    quantity
@@ -118,7 +120,11 @@ func residualPanel(c *checked, routes []*model.Route, q quantity, name string, d
 			if math.IsInf(e, 0) || math.IsNaN(e) {
 				continue // both drawable, but too far apart for a percentage
 			}
-			data.add(m.Label, m.Path, pt.Bytes, q.key, meas, mod, e)
+			if q.unit == "s" {
+				data.add(m.Label, m.Path, pt.Bytes, q.key, meas, mod, math.NaN(), math.NaN(), e)
+			} else {
+				data.add(m.Label, m.Path, pt.Bytes, q.key, math.NaN(), math.NaN(), meas, mod, e)
+			}
 			xys = append(xys, plotter.XY{X: pt.Bytes, Y: e})
 			pn.lo, pn.hi = math.Min(pn.lo, e), math.Max(pn.hi, e)
 			xlo, xhi = math.Min(xlo, pt.Bytes), math.Max(xhi, pt.Bytes)

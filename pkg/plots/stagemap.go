@@ -10,7 +10,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
-// The stage map: one row per path, one column per seed letter A–G, each
+// The stage map: one row per path, one column per stage letter A–G, each
 // stage a box coloured by the node it runs on, arrows in route order.
 
 var sideFill = map[model.Side]color.Color{
@@ -46,7 +46,7 @@ func letterColumn(letter string, side model.Side) int {
 }
 
 // StageMap draws the stages of each of paths on s: a row per path (its
-// name, GPU → GPU or host → host), a column per seed letter A–G under the
+// name, GPU → GPU or host → host), a column per stage letter A–G under the
 // sender node, network and receiver node bands, each stage a box in the
 // column of its letter coloured by the node it runs on, arrows in route
 // order; an infeasible path gets its reason instead. It is the report's
@@ -108,7 +108,7 @@ func drawMapHead(c draw.Canvas, x0, cw, top vg.Length) {
 		c.FillPolygon(sideFill[b.side], []vg.Point{{X: bx0, Y: top}, {X: bx1, Y: top}, {X: bx1, Y: top - 12}, {X: bx0, Y: top - 12}})
 		c.FillText(band, vg.Point{X: (bx0 + bx1) / 2, Y: top - 1.5}, b.label)
 	}
-	for i, lr := range seedLetters {
+	for i, lr := range stageLetters {
 		c.FillText(head, vg.Point{X: x0 + cw*vg.Length(i) + cw/2, Y: top - 15}, lr.letter+" "+lr.role)
 	}
 }

@@ -97,7 +97,7 @@ func hexColor(h string) color.Color {
 	return color.RGBA{r, g, b, 0xff}
 }
 
-// LetterColors colour the seed's stage letters A–G in the breakdown, from
+// LetterColors colour the stage letters A–G in the breakdown, from
 // Paul Tol's colour-blind-safe "muted" scheme (Tol, "Colour Schemes", SRON
 // technical note, 2021). Stages without a letter use OtherStageColor.
 var LetterColors = map[string]color.Color{
@@ -110,7 +110,7 @@ var LetterColors = map[string]color.Color{
 	"G": color.RGBA{0x88, 0xcc, 0xee, 0xff}, // cyan: cudaMemcpy H2D
 }
 
-// OtherStageColor colours stages that carry no seed letter.
+// OtherStageColor colours stages that carry no letter A–G.
 var OtherStageColor color.Color = color.RGBA{0xbb, 0xbb, 0xbb, 0xff}
 
 // MetricColors colour the three bars of Costs: copies, DDR bytes per

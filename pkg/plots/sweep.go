@@ -57,6 +57,8 @@ type panel struct {
 	data   Table // sweepTable
 	notes  []string
 	lo, hi float64 // y data range (drawing units)
+	// dotted are the pipelined lines drawn, for the legend's entry.
+	dotted []plot.Plotter
 }
 
 func newPlot() *plot.Plot {
@@ -133,16 +135,33 @@ func (pn *panel) modelLines(c *checked, q quantity, pipelined bool, sizes *span)
 			noValue = append(noValue, r.Path.Name)
 			continue
 		}
+		if pipelined && !differs(r, c.sizes, q, qLatency) {
+			continue // the dotted line would lie under the solid one, unseen
+		}
 		l, _ := plotter.NewLine(xys) // values are finite: no error
 		l.LineStyle = draw.LineStyle{Color: st.Color, Width: lineWidth(r.Path), Dashes: st.Dashes}
 		if pipelined {
 			l.LineStyle = draw.LineStyle{Color: st.Color, Width: LineWidth * 0.8, Dashes: Dotted}
+			pn.dotted = append(pn.dotted, l)
 		} else {
 			pn.legend = append(pn.legend, legendEntry{label: pathLabel(r.Path), thumbs: []plot.Thumbnailer{l}})
 		}
 		pn.p.Add(l)
 	}
 	return noValue
+}
+
+// differs reports whether quantities a and b of route r differ by more than
+// 1% at some size: a line of a drawn over the line of b would show.
+func differs(r *model.Route, sizes []units.Bytes, a, b quantity) bool {
+	for _, n := range sizes {
+		res := r.Evaluate(n)
+		x, y := a.model(res), b.model(res)
+		if x > 0 && y > 0 && math.Abs(x/y-1) > 0.01 {
+			return true
+		}
+	}
+	return false
 }
 
 // measuredPoints adds the measured points that have quantity q, a series
@@ -262,17 +281,14 @@ func pathLabel(p model.Path) string {
 func finishSweep(c *checked, name, title, what string, measured bool, pns ...panel) *Figure {
 	f := &Figure{Name: name, Title: title, Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: c.provenance(measured && len(c.Measured) > 0)}
-	unit := pns[0].data.Column("value").Unit
-	for _, pn := range pns[1:] {
-		if pn.data.Column("value").Unit != unit {
-			unit = ""
-		}
+	var tables []Table
+	for _, pn := range pns {
+		tables = append(tables, pn.data)
 	}
-	f.Data = sweepTable(unit)
+	f.Data = joinSweeps(tables)
 	seen := map[string]bool{}
 	for _, pn := range pns {
 		f.panels = append(f.panels, axes{p: pn.p, xlabel: pn.xlabel, ylabel: pn.ylabel})
-		f.Data.append(pn.data)
 		for _, e := range pn.legend {
 			if !seen[e.label] {
 				seen[e.label] = true
@@ -289,13 +305,57 @@ func finishSweep(c *checked, name, title, what string, measured bool, pns ...pan
 	var names, reasons []string
 	if c.Scenario != nil {
 		names, reasons = c.infeasible()
-		if n := infeasibleNote(names); n != "" {
+		if n := c.infeasibleNote(names); n != "" {
 			f.Notes = append(f.Notes, n)
 		}
 	}
 	f.Notes = append(f.Notes, c.notes...)
 	f.Caption = caption(what, f.Provenance, reasons)
 	return f
+}
+
+// joinSweeps joins the long-form tables of a figure's panels: one value
+// column when their units agree, else one per unit ("value_s",
+// "value_cores"), empty on the rows of the other units, so that a column
+// holds one unit.
+func joinSweeps(ts []Table) Table {
+	var units []string
+	for _, t := range ts {
+		if u := t.Column("value").Unit; !hasString(units, u) {
+			units = append(units, u)
+		}
+	}
+	if len(units) == 1 {
+		out := sweepTable(units[0])
+		for _, t := range ts {
+			out.append(t)
+		}
+		return out
+	}
+	out := Table{Columns: sweepTable("").Columns[:5]}
+	for _, u := range units {
+		out.Columns = append(out.Columns, numCol("value_"+unitSuffix(u), u))
+	}
+	for _, t := range ts {
+		u := t.Column("value").Unit
+		for i := 0; i < t.Len(); i++ {
+			row := []any{t.Columns[0].Text[i], t.Columns[1].Text[i], t.Columns[2].Text[i], t.Columns[3].Num[i], t.Columns[4].Text[i]}
+			for _, v := range units {
+				x := math.NaN()
+				if v == u {
+					x = t.Columns[5].Num[i]
+				}
+				row = append(row, x)
+			}
+			out.add(row...)
+		}
+	}
+	return out
+}
+
+// unitSuffix is a unit as a column name's suffix: "s", "Bps", "cores", "pct".
+func unitSuffix(u string) string {
+	return strings.NewReplacer("B/s", "Bps", "%", "pct", "/", "per").Replace(u)
 }
 
 func caption(what, prov string, reasons []string) string {
@@ -333,16 +393,18 @@ func Latency(in Input) (*Figure, error) {
 		q = append(q, qPipelined)
 	}
 	pn := sweepPanel(c, q, true)
-	if len(q) > 1 {
+	// The legend's dotted sample stands for the dotted lines drawn; where
+	// pipelining changes no path's latency, there are none, and no entry.
+	if len(pn.dotted) > 0 {
 		l := &plotter.Line{LineStyle: draw.LineStyle{Color: MutedColor, Width: LineWidth * 0.8, Dashes: Dotted}}
 		pn.legend = insertAfterModel(pn.legend, legendEntry{
-			label: "pipelined, " + c.Scenario.Pipeline.Chunk.Human() + " chunks", thumbs: []plot.Thumbnailer{l}})
+			label: "pipelined, " + c.Scenario.Pipeline.Chunk.Human() + " chunks", thumbs: []plot.Thumbnailer{l}, stands: pn.dotted})
 	}
 	what := "One-way latency against message size (log–log)."
 	if c.Scenario != nil {
 		what += " Lines: the model's one-message latency, as the hardware moves one message (device stages overlap packet by packet)"
-		if len(q) > 1 {
-			what += "; dotted: pipelined in " + c.Scenario.Pipeline.Chunk.Human() + " chunks"
+		if len(pn.dotted) > 0 {
+			what += "; dotted: pipelined in " + c.Scenario.Pipeline.Chunk.Human() + " chunks, where pipelining changes it"
 		}
 		what += "."
 	}
@@ -393,7 +455,7 @@ func Bandwidth(in Input) (*Figure, error) {
 		return nil, err
 	}
 	pn := sweepPanel(c, []quantity{qBandwidth}, true)
-	what := "Streaming bandwidth of back-to-back messages against message size (log x, GB/s = 10⁹ B/s)."
+	what := "Streaming bandwidth of back-to-back messages against message size (log x; 1 GB/s = 10^9 B/s)."
 	// The scale follows the paths between nodes, the measurements and the
 	// wire; a path inside one node (NVLink: hundreds of GB/s) may run off it.
 	hiNet := 0.0

@@ -24,7 +24,7 @@ const (
 	// written in Go's shortest exact form.
 	Number
 	// Integer columns hold whole numbers (Column.Num), written without
-	// an exponent.
+	// an exponent: counts, and every column of bytes (unit "B").
 	Integer
 	// Bool columns hold true (1) or false (0) in Column.Num.
 	Bool
@@ -51,9 +51,20 @@ type Table struct {
 }
 
 func textCol(name string) Column { return Column{Name: name, Kind: Text} }
+
+// numCol is a column of numbers in unit; a column of bytes (unit "B") is
+// an Integer column: a size is a whole number of bytes, written as one
+// (16777216, not 1.6777216e+07).
 func numCol(name, unit string) Column {
+	if unit == BytesUnit {
+		return intCol(name, unit)
+	}
 	return Column{Name: name, Unit: unit, Kind: Number}
 }
+
+// BytesUnit is the unit of a column of bytes.
+const BytesUnit = "B"
+
 func intCol(name, unit string) Column {
 	return Column{Name: name, Unit: unit, Kind: Integer}
 }
@@ -130,6 +141,18 @@ func (t Table) Names() []string {
 	return out
 }
 
+// Units maps each column that has a unit to it: {"bytes": "B",
+// "value": "s"}. A column holds numbers of one unit.
+func (t Table) Units() map[string]string {
+	out := map[string]string{}
+	for _, c := range t.Columns {
+		if c.Unit != "" {
+			out[c.Name] = c.Unit
+		}
+	}
+	return out
+}
+
 // Column returns the named column, or nil.
 func (t Table) Column(name string) *Column {
 	for j := range t.Columns {
@@ -140,21 +163,30 @@ func (t Table) Column(name string) *Column {
 	return nil
 }
 
-// cell is the text of row i in CSV: numbers in Go's shortest exact form
-// ("inf" for +∞), whole numbers without exponent, true or false.
+// cell is the text of row i in CSV, the one formatter of every cell the
+// report writes: numbers in Go's shortest form that reads back exactly
+// (strconv 'g', -1; "inf" for +∞, "-inf" for −∞, empty for no value: NaN),
+// whole numbers (counts, bytes) as integers without an exponent, true or
+// false.
 func (c Column) cell(i int) string {
 	switch c.Kind {
 	case Text:
 		return c.Text[i]
-	case Integer:
-		return strconv.FormatInt(int64(c.Num[i]), 10)
 	case Bool:
 		return strconv.FormatBool(c.Num[i] != 0)
 	}
-	if x := c.Num[i]; math.IsInf(x, 1) {
+	x := c.Num[i]
+	switch {
+	case math.IsNaN(x):
+		return ""
+	case math.IsInf(x, 1):
 		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case c.Kind == Integer:
+		return strconv.FormatInt(int64(math.Round(x)), 10)
 	}
-	return strconv.FormatFloat(c.Num[i], 'g', -1, 64)
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
 // json is the JSON value of row i: a string, a number, true or false, and
@@ -164,10 +196,13 @@ func (c Column) json(i int) []byte {
 	switch c.Kind {
 	case Text:
 		v = c.Text[i]
-	case Integer:
-		v = int64(c.Num[i])
 	case Bool:
 		v = c.Num[i] != 0
+	case Integer:
+		if x := c.Num[i]; math.IsInf(x, 0) || math.IsNaN(x) {
+			return []byte("null")
+		}
+		v = int64(math.Round(c.Num[i]))
 	default:
 		if x := c.Num[i]; math.IsInf(x, 0) || math.IsNaN(x) {
 			return []byte("null")

@@ -12,8 +12,8 @@ import (
 )
 
 // The writers format each kind of column: text quoted where CSV needs it,
-// numbers in Go's shortest form ("inf", null where not finite), whole
-// numbers without exponent, booleans.
+// numbers in Go's shortest form ("inf", empty for NaN; null in JSON where
+// not finite), whole numbers and bytes without exponent, booleans.
 func TestTableWriters(t *testing.T) {
 	tb := Table{Columns: []Column{textCol("label"), numCol("bytes", "B"), numCol("value", "s"), intCol("count", ""), boolCol("ok")}}
 	tb.add("a, \"b\"", units.Bytes(1<<30), 2.5e-6, 1<<30, true)
@@ -26,7 +26,7 @@ func TestTableWriters(t *testing.T) {
 	if err := tb.WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := "label,bytes,value,count,ok\n\"a, \"\"b\"\"\",1.073741824e+09,2.5e-06,1073741824,true\n\" lead\",8,inf,3,false\n<x>,1,NaN,0,true\n"
+	want := "label,bytes,value,count,ok\n\"a, \"\"b\"\"\",1073741824,2.5e-06,1073741824,true\n\" lead\",8,inf,3,false\n<x>,1,,0,true\n"
 	if b.String() != want {
 		t.Errorf("CSV:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -64,18 +64,35 @@ func TestModelComparison(t *testing.T) {
 	if e := d.Data.Column("preset_error_pct").Num; e[0] != -25 || !math.IsNaN(e[2]) {
 		t.Errorf("preset errors %v: want -25 and NaN where the model has no time", e)
 	}
-	if d.Height != 250 || d.Drawer == nil {
-		t.Errorf("drawing %+v", d)
+	if len(d.panels) != 2 || !d.legendBelow || len(d.legend) != 4 {
+		t.Errorf("figure: %d panels, legend below %v, %d legend entries; want 2, true, 4", len(d.panels), d.legendBelow, len(d.legend))
 	}
-	if _, err := SVG(d, 495, d.Height); err != nil {
+	if _, err := SVG(d, 0, 0); err != nil {
 		t.Fatal(err)
 	}
+	// With curves, each model's line goes through its curve, not through
+	// the measured sizes only.
+	cc := c
+	cc.CurveBytes = []float64{4, 8, 64, 1024, 1 << 16, 1 << 20, 1 << 21}
+	cc.Models = append([]ComparisonModel(nil), c.Models...)
+	for i := range cc.Models {
+		cc.Models[i].Curve = []float64{3e-6, 3e-6, 3.5e-6, 5e-6, 9e-6, 80e-6, 160e-6}
+	}
+	if _, err := ModelComparison(cc); err != nil {
+		t.Fatal(err)
+	}
+	if curves, _, _ := cc.curves(); len(curves[1].line) != 7 || len(curves[1].es) != 3 {
+		t.Errorf("calibrated curve: %d points in the line, %d errors; want 7 and 3", len(curves[1].line), len(curves[1].es))
+	}
 	for name, bad := range map[string]func(c *Comparison){
-		"no size":           func(c *Comparison) { c.Bytes, c.Measured = nil, nil },
-		"lengths":           func(c *Comparison) { c.Measured = c.Measured[:2] },
-		"zero time":         func(c *Comparison) { c.Measured = []float64{4e-6, 0, 1} },
-		"size below 1 B":    func(c *Comparison) { c.Bytes = []float64{0.5, 1024, 1 << 20} },
-		"model lengths":     func(c *Comparison) { c.Models = []ComparisonModel{{Seconds: []float64{1}}} },
+		"no size":        func(c *Comparison) { c.Bytes, c.Measured = nil, nil },
+		"lengths":        func(c *Comparison) { c.Measured = c.Measured[:2] },
+		"zero time":      func(c *Comparison) { c.Measured = []float64{4e-6, 0, 1} },
+		"size below 1 B": func(c *Comparison) { c.Bytes = []float64{0.5, 1024, 1 << 20} },
+		"model lengths":  func(c *Comparison) { c.Models = []ComparisonModel{{Seconds: []float64{1}}} },
+		"curve lengths": func(c *Comparison) {
+			c.CurveBytes, c.Models = []float64{8}, []ComparisonModel{{Seconds: c.Measured, Percent: c.Measured, Curve: []float64{1, 2}}}
+		},
 		"band not a number": func(c *Comparison) { c.Band = math.NaN() },
 	} {
 		cc := c

@@ -47,7 +47,10 @@ func Validation(points []ValidationPoint, provenance string) (*Figure, error) {
 	}
 	f := &Figure{Name: "validation", Title: "Model against published measurements", Width: DefaultWidth, Height: DefaultHeight,
 		Provenance: provenance, legendBelow: true, panelGap: 22}
-	f.Data.Columns = []Column{textCol("id"), textCol("group"), textCol("path"), textCol("quantity"), numCol("published", ""), numCol("modeled", ""), numCol("ratio", "")}
+	// One unit per column: times in the _s columns, rates in the _Bps ones
+	// (the other pair is empty on a row).
+	f.Data.Columns = []Column{textCol("id"), textCol("group"), textCol("path"), textCol("quantity"),
+		numCol("published_s", "s"), numCol("modeled_s", "s"), numCol("published_Bps", "B/s"), numCol("modeled_Bps", "B/s"), numCol("ratio", "")}
 	seen := map[string]bool{}
 	// Groups of no path (local copies, registration) are grey, each with a
 	// glyph of its own.
@@ -109,7 +112,11 @@ func Validation(points []ValidationPoint, provenance string) (*Figure, error) {
 			}
 			groups[pt.Group] = append(groups[pt.Group], plotter.XY{X: pt.Published, Y: pt.Modeled})
 			paths[pt.Group] = pt.Path
-			f.Data.add(pt.ID, pt.Group, pt.Path, name, pt.Published, pt.Modeled, pt.Modeled/pt.Published)
+			ps, ms, pr, mr := pt.Published, pt.Modeled, math.NaN(), math.NaN()
+			if !kind {
+				ps, ms, pr, mr = pr, mr, ps, ms
+			}
+			f.Data.add(pt.ID, pt.Group, pt.Path, name, ps, ms, pr, mr, pt.Modeled/pt.Published)
 		}
 		sort.Strings(order)
 		for _, g := range order {

@@ -177,7 +177,7 @@ func (a *analysis) summary() []string {
 // bandwidths, references).
 func (a *analysis) summaryParts() (answer, detail []string) {
 	if len(a.feasible) == 0 {
-		answer = append(answer, fmt.Sprintf("On %s no GPU-to-GPU path between the two nodes is feasible.", a.s.Name))
+		answer = append(answer, fmt.Sprintf("On the %s scenario no GPU-to-GPU path between the two nodes is feasible.", a.s.Name))
 	} else {
 		answer = append(answer, a.winnersSentence())
 		if len(a.feasible) > 1 {
@@ -202,7 +202,7 @@ func (a *analysis) winnersSentence() string {
 	chunk := fmt.Sprintf("pipelined in %s chunks", s.Pipeline.Chunk.Human())
 	if len(ws) == 1 {
 		w := ws[0].Path
-		return fmt.Sprintf("On %s, %s moves a message from GPU to GPU fastest at every size from %s to %s: %s for %s and %s for %s (%s).",
+		return fmt.Sprintf("On the %s scenario, %s moves a message from GPU to GPU fastest at every size from %s to %s: %s for %s and %s for %s (%s).",
 			s.Name, title(w), minSize.Human(), maxSize.Human(),
 			units.Seconds(a.latency(w, smallRef)).Human(), smallRef.Human(),
 			units.Seconds(a.latency(w, refSize)).Human(), refSize.Human(), chunk)
@@ -211,7 +211,7 @@ func (a *analysis) winnersSentence() string {
 	for _, w := range ws {
 		parts = append(parts, fmt.Sprintf("%s from %s to %s", title(w.Path), w.From.Human(), w.To.Human()))
 	}
-	return fmt.Sprintf("On %s the fastest GPU-to-GPU path depends on the message size (latency %s): %s.",
+	return fmt.Sprintf("On the %s scenario the fastest GPU-to-GPU path depends on the message size (latency %s): %s.",
 		s.Name, chunk, list(parts))
 }
 

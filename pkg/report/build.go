@@ -130,7 +130,7 @@ func (b *builder) plot(s *section, id, kind, origin string) func(*plots.Figure, 
 // diagram adds the two-node diagram of the paths; a scenario that pkg/plots
 // cannot draw (the loopback device: no NIC) gets the stage map instead.
 func (b *builder) diagram(s *section, a *analysis, origin string) {
-	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths()})
+	pf, err := plots.Diagram(a.s, plots.DiagramOptions{Paths: a.plotPaths(), ReasonsAt: pathsSection, ReasonsSaid: a.said()})
 	if err == nil {
 		b.fig(s, fromPlots(pf, "paths", "modeled", origin))
 		return
@@ -141,7 +141,7 @@ func (b *builder) diagram(s *section, a *analysis, origin string) {
 	}
 	sm, _ := plots.StageMap(a.s, names) // the names come from the model: no error
 	b.fig(s, drawingFigure(sm, &figure{ID: "paths", Title: "The stages of each path, by node", Kind: "modeled", Origin: origin,
-		Caption: "Each row is a path; each box a stage, in the column of its seed letter, coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload."}))
+		Caption: "Each row is a path; each box a stage, in the column of its letter (A–G), coloured by the node it runs on (blue: sender, grey: network, green: receiver). Arrows follow the payload."}))
 }
 
 func (b *builder) fig(s *section, f *figure) *figure {
@@ -172,7 +172,11 @@ var sectionTitles = []struct{ id, title string }{
 	{"provenance", "Provenance"},
 }
 
-// SectionTitles lists the headings every report has, in order.
+// SectionTitles lists the headings every report has, in the order of a
+// report of the model alone; a report of measured or imported data puts
+// the sections that judge the model against the data right after the
+// summary (the calibration, the measurements), and adds the imported
+// runs, a comparison of two runs and a diagnosis when it has them.
 func SectionTitles() []string {
 	out := make([]string, len(sectionTitles))
 	for i, s := range sectionTitles {
@@ -182,7 +186,7 @@ func SectionTitles() []string {
 }
 
 // build lays the report of in out as a doc: its header, then every
-// section in order, figures numbered as they come.
+// section in order (sectionOrder), figures numbered as they come.
 func build(in *Input) *doc {
 	s := in.Scenario
 	a := analyse(s)
@@ -194,28 +198,106 @@ func build(in *Input) *doc {
 	}
 	b := &builder{d: d, in: in}
 	modeled := "modeled from scenario " + s.Name
-	secs := map[string]*section{}
-	for _, st := range sectionTitles {
-		sec := &section{ID: st.id, Title: st.title}
-		secs[st.id] = sec
-		d.Sections = append(d.Sections, sec)
+	fill := map[string]func(*section){
+		"summary":      func(sec *section) { b.summary(sec, a) },
+		"resolution":   b.resolution, // resolution.go
+		"paths":        func(sec *section) { b.paths(sec, a, modeled) },
+		"latency":      func(sec *section) { b.latency(sec, a, modeled) },
+		"bandwidth":    func(sec *section) { b.bandwidth(sec, a, modeled) },
+		"cost":         func(sec *section) { b.cost(sec, a, modeled) },
+		"whatif":       func(sec *section) { b.whatIf(sec, a) },
+		"measurements": func(sec *section) { b.measurements(sec, a) },
+		"imported":     b.imported,                                        // imported.go
+		"compare":      func(sec *section) { b.compare(sec, in.Compare) }, // compare.go
+		"calibration":  b.calibration,
+		"validation":   b.validation, // validation.go
+		"diagnosis":    b.diagnosis,  // diagnosis.go
+		"provenance":   b.provenance,
 	}
-	b.summary(secs["summary"], a)
-	b.resolution(secs["resolution"]) // resolution.go
-	b.paths(secs["paths"], a, modeled)
-	b.latency(secs["latency"], a, modeled)
-	b.bandwidth(secs["bandwidth"], a, modeled)
-	b.cost(secs["cost"], a, modeled)
-	b.whatIf(secs["whatif"], a)
-	b.measurements(secs["measurements"], a)
-	// Imported runs and a two-run comparison, when given (imported.go, compare.go).
-	b.importedSections(d)
-	b.calibration(secs["calibration"])
-	b.validation(secs["validation"]) // validation.go
-	b.diagnosis()                    // the section "Diagnosis", when a run holds a doctor record (diagnosis.go)
-	b.provenance(secs["provenance"])
+	for _, st := range sectionOrder(in) {
+		sec := &section{ID: st.id, Title: st.title}
+		d.Sections = append(d.Sections, sec)
+		fill[st.id](sec)
+	}
 	d.glueUnits()
 	return d
+}
+
+// sectionOrder is the order of the sections of in: the summary, then, in a
+// report of measured or imported data, what judges the model against them
+// (the imported runs' verdicts, two runs compared, the calibration, the
+// measured curves over the model), then the model's own sections, the
+// rest, and the provenance last (it lists every figure). A section with
+// nothing to show for in's data stays in its place in sectionTitles (the
+// measurements and the calibration say why they are empty); the imported
+// runs, the comparison and the diagnosis are there only when in has them.
+func sectionOrder(in *Input) []struct{ id, title string } {
+	has := map[string]bool{
+		"imported":     len(in.Imported) > 0,
+		"compare":      in.Compare != nil,
+		"calibration":  in.Calibration != nil,
+		"measurements": hasSeries(in.Measured),
+	}
+	early := []string{"imported", "compare", "calibration", "measurements"}
+	all := append([]struct{ id, title string }(nil), sectionTitles...)
+	// The optional sections: the imported runs and the comparison before
+	// the calibration, the diagnosis before the provenance.
+	var out []struct{ id, title string }
+	for _, st := range all {
+		switch st.id {
+		case "calibration":
+			if len(in.Imported) > 0 {
+				out = append(out, struct{ id, title string }{"imported", "Imported measurements"})
+			}
+			if in.Compare != nil {
+				out = append(out, struct{ id, title string }{"compare", "Two runs compared"})
+			}
+		case "provenance":
+			if hasDiagnosis(in) {
+				out = append(out, struct{ id, title string }{"diagnosis", diagnosisTitle})
+			}
+		}
+		out = append(out, st)
+	}
+	// What judges the model against the data: right after the summary.
+	var first, rest []struct{ id, title string }
+	for _, st := range out {
+		if st.id == "summary" {
+			first = append(first, st)
+		}
+	}
+	for _, id := range early {
+		for _, st := range out {
+			if st.id == id && has[id] {
+				first = append(first, st)
+			}
+		}
+	}
+	for _, st := range out {
+		if st.id != "summary" && !(has[st.id] && contains(early, st.id)) {
+			rest = append(rest, st)
+		}
+	}
+	return append(first, rest...)
+}
+
+// hasSeries reports whether a run of ms has a measured series to draw.
+func hasSeries(ms []Measured) bool {
+	for _, m := range ms {
+		if len(m.Series) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // meta is the report's header: scenario, rendering, tool and data.
@@ -252,7 +334,7 @@ func (b *builder) summary(sum *section, a *analysis) {
 
 // paths fills the data paths: the diagrams and each path's stage table.
 func (b *builder) paths(ps *section, a *analysis, modeled string) {
-	ps.text("Each path is a list of stages, lettered as the seed tells the story: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
+	ps.text("Each path is a list of stages, lettered A–G in the order the data meets them: A the copy from GPU to host memory, B the send on the CPU, C the NIC reading memory, D the wire, E the NIC writing memory, F the receive on the CPU, G the copy from host memory to GPU. α is a stage's fixed time, β its bandwidth; CPU is the CPU time the stage costs for a " + refSize.Human() + " message; DDR is the DDR traffic per payload byte.")
 	b.diagram(ps, a, modeled)
 	b.hostDiagram(ps, a)
 	for _, p := range a.stageMapRows() {
@@ -271,8 +353,8 @@ func (b *builder) paths(ps *section, a *analysis, modeled string) {
 func (b *builder) latency(ls *section, a *analysis, modeled string) {
 	s := a.s
 	ls.p("One-way latency of a message from buffer to buffer. Store-and-forward adds every stage in turn (each stage finishes before the next starts: the step-by-step story); pipelined moves messages larger than %s in chunks that overlap across the stages, as NCCL and RDMA transfers do.", s.Pipeline.Chunk.Human())
-	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
-	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes}))
+	b.plot(ls, "latency", "modeled", modeled)(plots.Latency(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+	b.plot(ls, "breakdown", "modeled", modeled)(plots.Breakdown(plots.Input{Scenario: s, Paths: a.gpuPaths(), Sizes: breakdownSizes, ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	ls.table(a.latencyTable())
 }
 
@@ -280,7 +362,7 @@ func (b *builder) latency(ls *section, a *analysis, modeled string) {
 func (b *builder) bandwidth(bs *section, a *analysis, modeled string) {
 	s := a.s
 	bs.p("Streaming bandwidth: back-to-back messages of one size, limited by the tightest shared resource — the wire with its header overhead, each PCIe link and direction, DDR, the GPU↔NIC peer path, or the CPU cores (%d flow(s)). The NIC's nominal rate is %s (%s).", s.Stack.Flows, s.NIC.Rate.Gbits(), s.NIC.Rate.Human())
-	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
+	b.plot(bs, "bandwidth", "modeled", modeled)(plots.Bandwidth(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	bs.table(a.bandwidthTable())
 }
 
@@ -289,9 +371,9 @@ func (b *builder) bandwidth(bs *section, a *analysis, modeled string) {
 func (b *builder) cost(cs *section, a *analysis, modeled string) {
 	s := a.s
 	cs.p("What each path costs the hosts: CPU time per message (both nodes), the CPU cores needed to keep up with the line rate — the rate the wire and the links allow — and the memory traffic and copies of the payload. Host-staged paths pay for every copy in DDR bandwidth and PCIe crossings; GPUDirect RDMA and devmem TCP keep the payload out of host memory.")
-	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
-	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes()}))
-	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths()}))
+	b.plot(cs, "cpu", "modeled", modeled)(plots.CPUTime(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+	b.plot(cs, "cores", "modeled", modeled)(plots.Cores(plots.Input{Scenario: s, Paths: a.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+	b.plot(cs, "costs", "modeled", modeled)(plots.Costs(plots.Input{Scenario: s, Paths: a.plotPaths(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	cs.table(a.costTable())
 }
 
@@ -308,8 +390,8 @@ func (b *builder) whatIf(ws *section, a *analysis) {
 		ws.list(append(va.summaryShort(), changes(a, va)...))
 		origin := fmt.Sprintf("modeled from scenario %s with %s", s.Name, v.setsText())
 		slug := fmt.Sprintf("whatif-%d", i+1)
-		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true}))
-		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes()}))
+		b.plot(ws, slug+"-latency", "modeled", origin)(plots.Latency(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), Pipelined: true, ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
+		b.plot(ws, slug+"-bandwidth", "modeled", origin)(plots.Bandwidth(plots.Input{Scenario: v.Scenario, Paths: va.plotPaths(), Sizes: curveSizes(), ReasonsAt: pathsSection, ReasonsSaid: a.said()}))
 	}
 }
 

@@ -69,13 +69,11 @@ func (b *builder) calibration(sec *section) {
 		if cmp.CalibratedVerdict != "" {
 			sec.note(fmt.Sprintf("Calibrated: %s.", strings.TrimSuffix(cmp.CalibratedVerdict, ".")))
 		}
-		d, err := plots.ModelComparison(comparisonOf(cmp, cal))
-		if err != nil { // Input.validate checked the comparisons: not expected
-			sec.note(fmt.Sprintf("No figure of %s: %v.", cmp.Label, strings.TrimPrefix(err.Error(), "plots: ")))
-			continue
-		}
-		b.fig(sec, drawingFigure(d, &figure{ID: fmt.Sprintf("calib-%d-%s", i+1, slugID(cmp.Path+"-"+cmp.Variant)), Title: "Model against measurement: " + cmp.Label,
-			Kind: "modeled and measured", Origin: origin, Caption: comparisonCaption(cal, cmp)}))
+		pc := comparisonOf(cmp, cal)
+		pc.Title, pc.What = "Model against measurement: "+cmp.Label, comparisonCaption(cal, cmp)
+		pc.Provenance = fmt.Sprintf("modeled: scenario %s (preset) and %s (calibrated) · measured: %s", cal.Base.Name, cal.Scenario.Name, calibRuns(cal))
+		// Input.validate checked the comparisons: an error is not expected.
+		b.plot(sec, fmt.Sprintf("calib-%d-%s", i+1, slugID(cmp.Path+"-"+cmp.Variant)), "modeled and measured", origin)(plots.ModelComparison(pc))
 	}
 
 	// The staged transfer, stage by stage.
@@ -376,13 +374,20 @@ func comparisonOf(cmp calib.Comparison, cal *calib.Calibration) plots.Comparison
 		}
 		return out
 	}
-	c := plots.Comparison{Bytes: cmp.Bytes, Measured: cmp.Measured, Band: calib.Large, Models: []plots.ComparisonModel{
-		{Label: "model, preset " + cal.Base.Name, Role: plots.PresetModel, Seconds: cmp.Preset, Percent: errs(&cmp.PresetErr, cmp.Preset)},
-		{Label: "model, calibrated", Role: plots.CalibratedModel, Seconds: cmp.Calibrated, Percent: errs(&cmp.CalibratedErr, cmp.Calibrated)},
+	// The curves through many sizes, where calib gives them for every model.
+	curve := func(v []float64) []float64 {
+		if len(cmp.CurveBytes) == 0 || len(v) != len(cmp.CurveBytes) {
+			return nil
+		}
+		return v
+	}
+	c := plots.Comparison{Bytes: cmp.Bytes, Measured: cmp.Measured, Band: calib.Large, CurveBytes: cmp.CurveBytes, Models: []plots.ComparisonModel{
+		{Label: "model, preset " + cal.Base.Name, Role: plots.PresetModel, Seconds: cmp.Preset, Percent: errs(&cmp.PresetErr, cmp.Preset), Curve: curve(cmp.PresetCurve)},
+		{Label: "model, calibrated", Role: plots.CalibratedModel, Seconds: cmp.Calibrated, Percent: errs(&cmp.CalibratedErr, cmp.Calibrated), Curve: curve(cmp.CalibratedCurve)},
 	}}
 	if cmp.ComponentsOnly != nil {
 		c.Models = append(c.Models, plots.ComparisonModel{Label: "model, component probes only", Role: plots.ComponentModel,
-			Seconds: cmp.ComponentsOnly, Percent: errs(cmp.ComponentsOnlyErr, cmp.ComponentsOnly)})
+			Seconds: cmp.ComponentsOnly, Percent: errs(cmp.ComponentsOnlyErr, cmp.ComponentsOnly), Curve: curve(cmp.ComponentsCurve)})
 	}
 	return c
 }
@@ -667,7 +672,7 @@ func (b *builder) hostDiagram(s *section, a *analysis) {
 	if len(facts) == 0 {
 		return
 	}
-	pf, err := plots.Diagram(cal.Scenario, plots.DiagramOptions{Paths: a.plotPaths()})
+	pf, err := plots.Diagram(cal.Scenario, plots.DiagramOptions{Paths: a.plotPaths(), ReasonsAt: pathsSection, ReasonsSaid: a.said()})
 	if err != nil {
 		s.note(fmt.Sprintf("No diagram of the measured topology of %s: %v.", calibHosts(cal), strings.TrimPrefix(err.Error(), "plots: ")))
 		return

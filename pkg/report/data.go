@@ -28,7 +28,9 @@ type figureJSON struct {
 	Origin  string   `json:"origin"`
 	Caption string   `json:"caption"`
 	Columns []string `json:"columns"`
-	Rows    any      `json:"rows"`
+	// Units are the unit of each column that has one (bytes: "B").
+	Units map[string]string `json:"units"`
+	Rows  any               `json:"rows"`
 }
 
 // rowsMark stands for the rows while the rest of a figure's JSON is indented.

@@ -15,9 +15,8 @@ import (
 // diagnosisTitle is the section's heading.
 const diagnosisTitle = "Diagnosis"
 
-// diagnosis adds the section before "Provenance" when a run holds a doctor
-// record.
-func (b *builder) diagnosis() {
+// diagnosis fills the section (before "Provenance", when hasDiagnosis).
+func (b *builder) diagnosis(sec *section) {
 	var runs []Measured
 	var notes []string
 	for _, m := range b.in.Measured {
@@ -28,10 +27,6 @@ func (b *builder) diagnosis() {
 			notes = append(notes, m.DiagnosisNote)
 		}
 	}
-	if len(runs) == 0 && len(notes) == 0 {
-		return
-	}
-	sec := &section{ID: "diagnosis", Title: diagnosisTitle}
 	sec.text("What gpupath doctor read on the hosts that measured: the facts that decide which path GPU traffic between nodes can take (peer-memory modules, DMA-BUF, the GPU↔NIC class, link training, ACS, the IOMMU, MTU, NVLink). Each finding gives the fact as read, the fix, and its price from the model: the path the traffic falls back to and what that does at 8 B, 1 MiB and 1 GiB.")
 	for _, n := range notes {
 		sec.p("Not shown: %s.", n)
@@ -39,14 +34,17 @@ func (b *builder) diagnosis() {
 	for _, m := range runs {
 		diagnosisRun(sec, m)
 	}
-	// Before Provenance, which stays last.
-	at := len(b.d.Sections)
-	for i, s := range b.d.Sections {
-		if s.ID == "provenance" {
-			at = i
+}
+
+// hasDiagnosis reports whether in has a section "Diagnosis": a run with a
+// doctor record, or one whose record could not be read.
+func hasDiagnosis(in *Input) bool {
+	for _, m := range in.Measured {
+		if m.Diagnosis != nil || m.DiagnosisNote != "" {
+			return true
 		}
 	}
-	b.d.Sections = append(b.d.Sections[:at], append([]*section{sec}, b.d.Sections[at:]...)...)
+	return false
 }
 
 func diagnosisRun(sec *section, m Measured) {

@@ -18,7 +18,11 @@
 // provenance (tool version, host, time, the scenario in full, and for each
 // figure whether it is modeled, from which scenario, or measured, where and
 // when). When the calibration carries the PCIe topology the runs read, the
-// data paths section draws the paths on it too.
+// data paths section draws the paths on it too. In a report of measured or
+// imported data, the sections that judge the model against the data (the
+// imported runs' verdicts, two runs compared, the calibration, the measured
+// curves) come right after the summary. The reason a path cannot run is
+// said once, in the data paths section; the figures refer there.
 //
 // Render is a pure function of Input: the time, host, tool version and run
 // id are passed in, never read, so that golden files stay byte-exact. Every
@@ -28,7 +32,10 @@
 // come from pkg/model (Fastest, Crossovers). The PDF is laid out here on
 // codeberg.org/go-pdf/fpdf with a vg.Canvas that draws them as vectors and
 // writes text in embedded UTF-8 Liberation fonts (µ, ≥ and → come out as
-// such). No external program is run. Report.WriteDir writes the directory
+// such): every text passes pdfFonts.show, which checks the font's cmap and
+// spells a character the font has no glyph for (10⁹ as 10^9). A section
+// starts on a new page only when it does not fit in what is left of the
+// page but fits on one of its own. No external program is run. Report.WriteDir writes the directory
 // atomically: into a temporary directory beside the target, then a rename.
 //
 // Before Render, the package turns runs into its input — the one mapping

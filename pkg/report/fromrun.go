@@ -62,11 +62,52 @@ func FromRun(rd *record.RunData) (Measured, error) {
 	}
 	var unusable int
 	m.Series, unusable = record.Curves(rd.Results)
+	// Records without a size are no points of a curve, but they are read:
+	// the calibration takes costs per call and the host's facts from them,
+	// the imported verdicts judge results without a size. Only the rest
+	// is input not used.
+	m.Unsized = unsized(rd.Results)
+	for _, u := range m.Unsized {
+		unusable -= u.Records
+	}
 	if unusable > 0 {
-		m.Skipped = append(m.Skipped, fmt.Sprintf("%s: %d record(s) left out: no size, or times (and rate) zero, negative or not finite", name, unusable))
+		m.Skipped = append(m.Skipped, fmt.Sprintf("%s: %d record(s) left out: times (and rate) zero, negative or not finite", name, unusable))
 	}
 	m.Diagnosis, m.DiagnosisNote = readDiagnosis(rd.Dir)
 	return m, nil
+}
+
+// unsized groups the records without a message size whose values are
+// finite (Curves leaves them out), by probe and variant, in order.
+func unsized(rs []record.Result) []Unsized {
+	var out []Unsized
+	idx := map[[2]string]int{}
+	for _, r := range rs {
+		if r.Bytes >= 1 || !finiteAll(r.MedianS, r.MinS, r.P99S, r.ThroughputBps, r.CPUUserS, r.CPUSysS) || r.MedianS < 0 || r.ThroughputBps < 0 {
+			continue
+		}
+		k := [2]string{r.Probe, r.Variant}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Unsized{Probe: r.Probe, Variant: r.Variant})
+		}
+		out[i].Records++
+		out[i].Timed = out[i].Timed || r.MedianS > 0 || r.ThroughputBps > 0
+	}
+	return out
+}
+
+// finiteAll reports whether no value is NaN or beyond ±1e300 (as Curves
+// reads a record's values).
+func finiteAll(vs ...float64) bool {
+	for _, v := range vs {
+		if v != v || v > 1e300 || v < -1e300 {
+			return false
+		}
+	}
+	return true
 }
 
 // readDiagnosis reads a run's doctor record (doctor.RecordFile in the run
@@ -137,7 +178,7 @@ func FromRunsContext(ctx context.Context, runs []*record.RunData, s *model.Scena
 		}
 		d.Imported = append(d.Imported, FromImported(run, s))
 		series = append(series, importedCompareSeries(run))
-		m.Series = nil
+		m.Series, m.Imported = nil, true
 		m.Tool = fmt.Sprintf("%s (gpupath import %s; the series are in section “Imported measurements”)", describeTools(run), m.Tool)
 		d.Measured = append(d.Measured, m)
 	}

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot/vg"
-
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
@@ -81,33 +79,6 @@ type NIC struct {
 	Source                 string
 }
 
-// importedSections adds the sections of imported runs and of a two-run
-// comparison, before "Model against measurement".
-func (b *builder) importedSections(d *doc) {
-	var add []*section
-	if len(b.in.Imported) > 0 {
-		sec := &section{ID: "imported", Title: "Imported measurements"}
-		b.imported(sec)
-		add = append(add, sec)
-	}
-	if b.in.Compare != nil {
-		sec := &section{ID: "compare", Title: "Two runs compared"}
-		b.compare(sec, b.in.Compare)
-		add = append(add, sec)
-	}
-	if len(add) == 0 {
-		return
-	}
-	at := len(d.Sections)
-	for i, s := range d.Sections {
-		if s.ID == "calibration" {
-			at = i
-			break
-		}
-	}
-	d.Sections = append(d.Sections[:at], append(add, d.Sections[at:]...)...)
-}
-
 func (b *builder) imported(sec *section) {
 	sec.text("Outputs of other tools, imported with gpupath import. Each series is drawn beside the model of the path it took, on the hardware the output names (the GPU, the NIC's link layer and rate, the GPU–NIC distance) where it names it, and on scenario " + b.in.Scenario.Name + " for the rest. The share is the measured value over the model's ceiling (for a latency, the model's floor over the measured value): what the hardware and that path allow. The verdict says what the numbers mean and where to look.")
 	n := 0
@@ -176,10 +147,11 @@ func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int
 		return
 	}
 	// One figure and table per test and quantity.
-	origin := fmt.Sprintf("measured by %s (%s, imported into %s); model: scenario %s", f.Tool, f.File, run.Source, b.in.Scenario.Name)
+	origin := fmt.Sprintf("modeled: scenario %s", b.in.Scenario.Name)
 	if len(m.Sets) > 0 {
 		origin += " with the output's hardware"
 	}
+	origin += fmt.Sprintf(" · measured: %s (%s, imported into %s)", f.Tool, f.File, run.Source)
 	for gi, g := range m.Groups {
 		b.importedFigure(sec, g, fmt.Sprintf("imported-%d-%d", n, gi+1), origin)
 		sec.table(importedTable(g))
@@ -276,7 +248,7 @@ func hardwareLine(hw Hardware) string {
 func collectiveText(j calib.ImportedVerdict) string {
 	c := j.Series.Collective
 	var b strings.Builder
-	fmt.Fprintf(&b, "algbw is the message size over the time (what the application sees); busbw = algbw × a factor that makes collectives comparable with the hardware's bandwidth (nccl-tests' PERFORMANCE.md): ")
+	fmt.Fprintf(&b, "algbw is the message size over the time (what the application sees); busbw = algbw × a factor that makes collectives comparable with the hardware's bandwidth (nccl-tests' documentation: github.com/NVIDIA/nccl-tests, doc/PERFORMANCE.md): ")
 	switch {
 	case c.Factor > 0 && c.Ranks > 0:
 		fmt.Fprintf(&b, "for %s on %d ranks the factor is %s = %.4g.", c.Op, c.Ranks, c.Formula, c.Factor)
@@ -387,8 +359,11 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 		title = first.Test + ": busbw against the model"
 	}
 	in := plots.CeilingInput{Latency: q != record.Bandwidth, Title: title}
-	if first.RoundTrip {
+	switch {
+	case first.RoundTrip:
 		in.YLabel = "round-trip latency"
+	case first.Collective != nil && q == record.Bandwidth:
+		in.YLabel = "busbw"
 	}
 	var hi units.Bytes
 	for _, j := range g.Verdicts {
@@ -427,11 +402,6 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 			in.Series = append(in.Series, line)
 		}
 	}
-	p, data, err := plots.Ceiling(in)
-	if err != nil {
-		sec.note(fmt.Sprintf("No figure for %s: %v.", first.Test, strings.TrimPrefix(err.Error(), "plots: ")))
-		return
-	}
 	what := "Measured bandwidth (points) against the model's streaming bandwidth of the path (lines), by message size."
 	switch {
 	case q != record.Bandwidth && first.RoundTrip:
@@ -442,8 +412,13 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 	if first.Collective != nil && q == record.Bandwidth {
 		what = "Measured busbw (points) against what the path allows for busbw (lines: one NIC's path times the NICs that carry the collective in parallel), by message size."
 	}
-	b.fig(sec, &figure{ID: id, Title: in.Title, Kind: "modeled and measured", Origin: origin, Caption: what, Draw: p, Data: data,
-		W: figW, H: vg.Length(270)})
+	in.What, in.Provenance = what, origin
+	pf, err := plots.Ceiling(in)
+	if err != nil {
+		sec.note(fmt.Sprintf("No figure for %s: %v.", first.Test, strings.TrimPrefix(err.Error(), "plots: ")))
+		return
+	}
+	b.fig(sec, fromPlots(pf, id, "modeled and measured", origin))
 }
 
 // plotPath is the path whose style a curve takes.

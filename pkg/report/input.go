@@ -83,6 +83,15 @@ type Measured struct {
 	// Skipped lists input that was not used, one line each, with file and
 	// line: "results.jsonl:17: cut off (the run was killed)".
 	Skipped []string
+	// Unsized are the records without a message size, by probe and
+	// variant: not points of a curve, but read elsewhere — a cost per call
+	// (syscall getppid) and the host's facts (nvml, topo) by the
+	// calibration, an imported result without a size by the imported
+	// runs' verdicts.
+	Unsized []Unsized
+	// Imported marks a run written by gpupath import: its series are in
+	// the section "Imported measurements".
+	Imported bool
 	// Diagnosis is the run's doctor record (doctor.json in the run), or nil:
 	// it fills the section "Diagnosis" (diagnosis.go).
 	Diagnosis *doctor.Report
@@ -90,6 +99,15 @@ type Measured struct {
 	// could not be used (damaged, too large): the section "Diagnosis" says
 	// so instead of leaving the run out silently.
 	DiagnosisNote string
+}
+
+// Unsized is what records of one probe and variant without a message size
+// hold: how many, and whether they carry a time (a cost per call, a result
+// whose output gives no size) or not (facts of the host).
+type Unsized struct {
+	Probe, Variant string
+	Records        int
+	Timed          bool
 }
 
 // NotMeasured is a probe that gave no data, with the reason.

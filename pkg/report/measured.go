@@ -45,6 +45,9 @@ func (b *builder) measurements(sec *section, a *analysis) {
 			sec.p("Not measured in this run:")
 			sec.list(items)
 		}
+		if s := unsizedText(m, in.Calibration != nil); s != "" {
+			sec.text(s)
+		}
 		if len(m.Skipped) > 0 {
 			sec.p("Input not used (%d line(s)):", len(m.Skipped))
 			items := m.Skipped
@@ -54,6 +57,45 @@ func (b *builder) measurements(sec *section, a *analysis) {
 			sec.list(items)
 		}
 	}
+}
+
+// unsizedText says what the run's records without a message size are and
+// who reads them: they are not drawn against size, but they are used (by
+// the calibration of this report when calibrated is set, else by a
+// calibration of the run).
+func unsizedText(m Measured, calibrated bool) string {
+	var timed, facts []string
+	n := 0
+	for _, u := range m.Unsized {
+		what := strings.TrimSpace(u.Probe + " " + u.Variant)
+		if u.Records > 1 {
+			what += fmt.Sprintf(" (%d records)", u.Records)
+		}
+		if u.Timed {
+			timed = append(timed, what)
+		} else {
+			facts = append(facts, what)
+		}
+		n += u.Records
+	}
+	if n == 0 {
+		return ""
+	}
+	who := "the calibration of this report (section “Model against measurement”)"
+	if !calibrated {
+		who = "a calibration of the run (gpupath fit --data " + m.Source + ")"
+	}
+	var parts []string
+	switch {
+	case m.Imported && len(timed) > 0:
+		parts = append(parts, "results whose output gives no message size ("+strings.Join(timed, ", ")+"): the section “Imported measurements” judges them against the model at 1 GiB and says the size is not given")
+	case len(timed) > 0:
+		parts = append(parts, "costs per call ("+strings.Join(timed, ", ")+"), which "+who+" takes as the model's parameters where it has one (syscall getppid: stack.syscall, the cost of a bare system call)")
+	}
+	if len(facts) > 0 {
+		parts = append(parts, "facts of the host ("+strings.Join(facts, ", ")+"), from which "+who+" reads the GPU, its PCIe link and the topology")
+	}
+	return fmt.Sprintf("Not drawn against message size: %s without a size — %s.", plural(n, "record", "records"), strings.Join(parts, "; "))
 }
 
 // measuredFigures draws one run: latency, bandwidth and CPU time over the
@@ -99,9 +141,9 @@ func (b *builder) measuredFigures(sec *section, a *analysis, i int, m Measured, 
 		b.plot(sec, run+"-residuals", "modeled and measured", origin)(roomForLegend(len(pr))(plots.Residuals(plots.Input{Scenario: s, Measured: pr, Pipelined: true})))
 	}
 	if len(cost) > 0 {
-		title := fmt.Sprintf("Measured costs, run %d", i+1)
-		b.fig(sec, drawingFigure(plots.OperationCosts(title, costSeries(cost)), &figure{ID: run + "-cost", Title: title, Kind: "measured", Origin: origin,
-			Caption: fmt.Sprintf("Measured medians from %s: costs of single operations (copies, system calls) that the model takes as parameters.", m.Source)}))
+		title := fmt.Sprintf("Measured costs of single operations, run %d", i+1)
+		prov := fmt.Sprintf("measured: %s at %s (%s)", shortHost(orNone(m.Host)), stamp(m.Start), m.Source)
+		b.plot(sec, run+"-cost", "measured", origin)(roomForLegend(len(cost))(plots.OperationCosts(title, prov, costSeries(cost)), nil))
 		sec.table(measuredTable(a, record.Cost, cost))
 	}
 }
@@ -258,4 +300,11 @@ func ratio(m, v float64) string {
 		return "—"
 	}
 	return strings.TrimSuffix(strconv.FormatFloat(m/v, 'f', 2, 64), ".00") + "×"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

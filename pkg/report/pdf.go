@@ -41,11 +41,17 @@ type pdfWriter struct {
 	doc   *fpdf.Fpdf
 	fonts *pdfFonts
 	y     float64
+	// measuring marks the writer that lays sections out on a scratch
+	// document to learn their height (fits): it draws no figure.
+	measuring bool
+	scratch   *pdfWriter
 }
 
-// renderPDF writes the doc as a PDF and returns it with its page count.
-func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, error) {
-	doc := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
+// renderPDF writes the doc as a PDF and returns it with its page count and
+// the characters its fonts had no glyph for (pdfFonts.show: none, for the
+// report's own text).
+func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, []string, error) {
+	doc := newPDFDoc()
 	doc.SetCompression(true)
 	doc.SetCatalogSort(true)
 	doc.SetCreationDate(in.Time)
@@ -55,41 +61,27 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, error) {
 	doc.SetCreator("gpupath "+orNone(in.Version), true)
 	doc.SetProducer("gpupath "+orNone(in.Version)+" (codeberg.org/go-pdf/fpdf)", true)
 	doc.SetLang("en")
-	doc.SetMargins(marginL, marginT, marginR)
-	doc.SetAutoPageBreak(false, marginB)
-	doc.SetCellMargin(0)
 	w := &pdfWriter{doc: doc, fonts: &pdfFonts{doc: doc, done: map[string]bool{}}}
 
 	w.newPage()
 	w.titleBlock(d)
 	for i, s := range d.Sections {
-		if i > 0 {
+		heading := fmt.Sprintf("%d. %s", i+1, s.Title)
+		if i > 0 && w.breakBefore(heading, s.Blocks) {
 			w.newPage()
 		}
-		w.heading(2, fmt.Sprintf("%d. %s", i+1, s.Title))
-		for _, b := range s.Blocks {
+		w.heading(2, heading)
+		for bi, b := range s.Blocks {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			if n := doc.PageCount(); n > pageLimit {
-				return nil, 0, fmt.Errorf("report: %w of %d (section %q)", ErrTooManyPages, pageLimit, s.Title)
+				return nil, 0, nil, fmt.Errorf("report: %w of %d (section %q)", ErrTooManyPages, pageLimit, s.Title)
 			}
-			switch {
-			case b.H3 != "":
-				w.heading(3, b.H3)
-			case b.P != "":
-				w.para(b.P, 9.5, "", inkRGB, 0)
-			case b.Note != "":
-				w.note(b.Note)
-			case b.List != nil:
-				w.bullets(b.List)
-			case b.Fig != nil:
-				w.figure(b.Fig)
-			case b.Table != nil:
-				w.table(b.Table)
-			case b.Pre != "":
-				w.pre(b.Pre)
+			if b.H3 != "" && w.y > marginT && !w.keepsWith(s.Blocks[bi:]) {
+				w.newPage()
 			}
+			w.block(b)
 		}
 	}
 	pages := doc.PageCount()
@@ -99,9 +91,123 @@ func renderPDF(ctx context.Context, d *doc, in *Input) ([]byte, int, error) {
 	}
 	var buf bytes.Buffer
 	if err := doc.Output(&buf); err != nil {
-		return nil, 0, fmt.Errorf("report: PDF: %w", err)
+		return nil, 0, nil, fmt.Errorf("report: PDF: %w", err)
 	}
-	return buf.Bytes(), pages, nil
+	return buf.Bytes(), pages, w.fonts.uncovered(), nil
+}
+
+// newPDFDoc is an empty A4 document with the report's margins; fpdf's
+// automatic page break is off: the writer breaks pages itself.
+func newPDFDoc() *fpdf.Fpdf {
+	doc := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
+	doc.SetMargins(marginL, marginT, marginR)
+	doc.SetAutoPageBreak(false, marginB)
+	doc.SetCellMargin(0)
+	return doc
+}
+
+// block writes one block of a section.
+func (w *pdfWriter) block(b block) {
+	switch {
+	case b.H3 != "":
+		w.heading(3, b.H3)
+	case b.P != "":
+		w.para(b.P, 9.5, "", inkRGB, 0)
+	case b.Note != "":
+		w.note(b.Note)
+	case b.List != nil:
+		w.bullets(b.List)
+	case b.Fig != nil:
+		w.figure(b.Fig)
+	case b.Table != nil:
+		w.table(b.Table)
+	case b.Pre != "":
+		w.pre(b.Pre)
+	}
+}
+
+// The page breaks between sections: a section starts on a new page only
+// when it does not fit in what is left of the page but would fit on a page
+// of its own, or when not even its heading and first block fit there. A
+// section longer than a page starts where the last one ended, so that no
+// page is left half empty before it; inside a section, a figure or a
+// table row that does not fit goes to the next page (room).
+
+// breakBefore tells whether the section with this heading and these blocks
+// starts on a new page.
+func (w *pdfWriter) breakBefore(heading string, blocks []block) bool {
+	// The space the heading leaves above itself below other text, which the
+	// measure at the top of a page does not take.
+	const above = 6
+	left := pageH - marginB - w.y - above
+	h, onePage := w.measure(heading, blocks)
+	switch {
+	case onePage && h <= left:
+		return false // it fits here
+	case onePage:
+		return true // it fits on a page of its own
+	}
+	if len(blocks) == 0 {
+		return false
+	}
+	start, _ := w.measure(heading, blocks[:1])
+	return start > left
+}
+
+// keepsWith tells whether a sub-heading (blocks[0]) and what it
+// introduces fit in what is left of the page: the short text right after it
+// (up to keepText points; longer text breaks across pages anyway) and the
+// figure or table that follows that text (the figure as small as figure
+// draws it there). A heading thus never ends a page whose next one holds
+// its figure.
+func (w *pdfWriter) keepsWith(blocks []block) bool {
+	const keepText = 60
+	n, slack, text := 1, 0.0, 0.0
+	for n < len(blocks) && n < 4 {
+		b := blocks[n]
+		if b.Fig != nil {
+			slack = (1 - minFigureScale) * b.Fig.H.Points() * min(1, textW/b.Fig.W.Points())
+			n++
+			break
+		}
+		if b.Table != nil {
+			n++
+			break
+		}
+		if b.H3 != "" || b.Pre != "" {
+			break
+		}
+		h, _ := w.measure("", blocks[n:n+1])
+		if text += h; text > keepText {
+			break
+		}
+		n++
+	}
+	h, onePage := w.measure("", blocks[:n])
+	return !onePage || h-slack <= pageH-marginB-w.y
+}
+
+// measure lays the heading (none: "") and blocks out from the top of an
+// empty page of a scratch document and returns the height they take and
+// whether they fit on that one page.
+func (w *pdfWriter) measure(heading string, blocks []block) (float64, bool) {
+	if w.scratch == nil {
+		sd := newPDFDoc()
+		w.scratch = &pdfWriter{doc: sd, fonts: &pdfFonts{doc: sd, done: map[string]bool{}}, measuring: true}
+	}
+	m := w.scratch
+	m.newPage()
+	first := m.doc.PageCount()
+	if heading != "" {
+		m.heading(2, heading)
+	}
+	for _, b := range blocks {
+		m.block(b)
+		if m.doc.PageCount() > first {
+			return pageH, false
+		}
+	}
+	return m.y - marginT, m.y <= pageH-marginB
 }
 
 func (w *pdfWriter) newPage() {
@@ -131,6 +237,7 @@ func (w *pdfWriter) sans(style string, size float64) { w.fonts.use("LiberationSa
 // no-break space holds a number to its unit); a word wider than the line is
 // cut. An empty text is one empty line.
 func (w *pdfWriter) lines(text string, width float64) []string {
+	text = w.fonts.show(text) // measured as it will be drawn
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
 		cur := ""
@@ -179,7 +286,7 @@ func (w *pdfWriter) cut(word string, width float64) int {
 // textLine writes one line with its top at y.
 func (w *pdfWriter) textLine(x, y, width, lh float64, s, align string) {
 	w.doc.SetXY(x, y)
-	w.doc.CellFormat(width, lh, s, "", 0, align, false, 0, "")
+	w.doc.CellFormat(width, lh, w.fonts.show(s), "", 0, align, false, 0, "")
 }
 
 func (w *pdfWriter) titleBlock(d *doc) {
@@ -293,6 +400,10 @@ func (w *pdfWriter) bullets(items []string) {
 	w.y += 4
 }
 
+// minFigureScale is the smallest a figure is drawn, of its size, to fit in
+// what is left of a page.
+const minFigureScale = 0.75
+
 // figure draws a figure at its natural size with its caption below,
 // together on one page.
 func (w *pdfWriter) figure(f *figure) {
@@ -303,12 +414,23 @@ func (w *pdfWriter) figure(f *figure) {
 	w.sans("", 8)
 	capLines := w.lines(caption, textW)
 	lh := 8 * 1.35
-	// A figure wider than the text is drawn smaller, to the text width.
+	// A figure wider than the text is drawn smaller, to the text width; one
+	// that does not fit in what is left of the page is drawn smaller still
+	// (down to minFigureScale of its size) rather than leave that space
+	// empty, and goes to the next page only below that.
 	k := min(1, textW/f.W.Points())
+	capH := 6 + float64(len(capLines)+1)*lh
+	if left := pageH - marginB - w.y; w.y > marginT && f.H.Points()*k+capH > left {
+		if kk := (left - capH) / f.H.Points(); kk >= minFigureScale*k {
+			k = kk
+		}
+	}
 	fh := f.H.Points() * k
-	h := fh + 6 + float64(len(capLines)+1)*lh
+	h := fh + capH
 	w.room(h)
-	drawPDF(w.doc, w.fonts, f.Draw, marginL+(textW-f.W.Points()*k)/2, w.y, f.W, f.H, k, f.Base())
+	if !w.measuring {
+		drawPDF(w.doc, w.fonts, f.Draw, marginL+(textW-f.W.Points()*k)/2, w.y, f.W, f.H, k, f.Base())
+	}
 	w.resetGraphics()
 	w.y += fh + 6
 	// Caption: "Figure N. Title." in bold, then the caption and origin.
@@ -317,17 +439,17 @@ func (w *pdfWriter) figure(f *figure) {
 	w.doc.SetXY(marginL, w.y)
 	w.color(inkRGB)
 	w.sans("B", 8)
-	w.doc.Write(lh, fmt.Sprintf("Figure %d. %s. ", f.Num, f.Title))
+	w.doc.Write(lh, w.fonts.show(fmt.Sprintf("Figure %d. %s. ", f.Num, f.Title)))
 	w.color(mutedRGB)
 	w.sans("", 8)
-	w.doc.Write(lh, f.Caption)
+	w.doc.Write(lh, w.fonts.show(f.Caption))
 	if f.ShowOrigin() {
 		if strings.Contains(f.Kind, "measured") {
 			w.color(brownRGB)
 		} else {
 			w.color(blueRGB)
 		}
-		w.doc.Write(lh, " "+f.Kind+": "+f.Origin+".")
+		w.doc.Write(lh, w.fonts.show(" "+f.Kind+": "+f.Origin+"."))
 	}
 	w.y = w.doc.GetY() + lh + 8
 }
@@ -597,8 +719,8 @@ func (w *pdfWriter) footer(d *doc, n, total int) {
 	if ls := w.lines(left, avail); len(ls) > 1 {
 		left = ls[0] + " …"
 	}
-	w.doc.Text(marginL, footerBase, left)
-	w.doc.Text(pageW-marginR-rw, footerBase, right)
+	w.doc.Text(marginL, footerBase, w.fonts.show(left))
+	w.doc.Text(pageW-marginR-rw, footerBase, w.fonts.show(right))
 	w.doc.SetLineWidth(0.4)
 	w.color(ruleRGB)
 	w.doc.Line(marginL, footerBase-10, pageW-marginR, footerBase-10)

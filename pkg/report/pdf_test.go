@@ -50,11 +50,13 @@ func TestPDF(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: PDF pages rendered by poppler")
 	}
-	r := render(t, measuredInput())
+	in := measuredInput()
+	r := render(t, in)
 	path := writePDF(t, r)
 	text := pdfText(t, path)
-	for i, h := range SectionTitles() {
-		if want := fmt.Sprintf("%d. %s", i+1, h); !strings.Contains(text, want) {
+	// In the report's order: the measurements right after the summary.
+	for i, h := range sectionOrder(&in) {
+		if want := fmt.Sprintf("%d. %s", i+1, h.title); !strings.Contains(text, want) {
 			t.Errorf("pdftotext finds no heading %q", want)
 		}
 	}
@@ -95,8 +97,8 @@ func TestPDFCalibrated(t *testing.T) {
 	r := render(t, in)
 	path := writePDF(t, r)
 	text := pdfText(t, path)
-	for i, h := range SectionTitles() {
-		if want := fmt.Sprintf("%d. %s", i+1, h); !strings.Contains(text, want) {
+	for i, h := range sectionOrder(&in) {
+		if want := fmt.Sprintf("%d. %s", i+1, h.title); !strings.Contains(text, want) {
 			t.Errorf("pdftotext finds no heading %q", want)
 		}
 	}

@@ -37,6 +37,10 @@ import (
 type pdfFonts struct {
 	doc  *fpdf.Fpdf
 	done map[string]bool
+	// cur is the font in use (liberationTTF's key); missing the characters
+	// show replaced because a font had no glyph for them (pdftext.go).
+	cur     string
+	missing map[string]map[rune]bool
 }
 
 var liberationTTF = map[string][]byte{
@@ -65,6 +69,7 @@ func (p *pdfFonts) use(family, style string, size float64) {
 		p.doc.AddUTF8FontFromBytes(family, style, ttf)
 		p.done[key] = true
 	}
+	p.cur = key
 	p.doc.SetFont(family, style, size)
 }
 
@@ -216,7 +221,7 @@ func (c *pdfCanvas) FillString(f font.Face, pt vg.Point, text string) {
 	c.Push()
 	c.Translate(pt)
 	c.Scale(1, -1)
-	c.doc.Text(0, 0, text)
+	c.doc.Text(0, 0, c.fonts.show(text))
 	c.Pop()
 }
 

@@ -101,3 +101,23 @@ func shortHost(h string) string {
 	}
 	return h
 }
+
+// pathsSection is where the report says why each infeasible path cannot
+// run (the section "The data paths", one note per path): the figures name
+// those paths and refer there (plots.Input.ReasonsAt), so that the reason
+// is said once, not in every caption.
+const pathsSection = "the section “The data paths”"
+
+// said are the reasons the section "The data paths" gives, by path: why
+// each path infeasible in the report's scenario cannot run. A figure of
+// another scenario (a what-if, the measured topology) refers there for the
+// paths that fail for the same reason, and gives the others' reasons.
+func (a *analysis) said() map[string]string {
+	out := map[string]string{}
+	for name, r := range a.routes {
+		if !r.Feasible {
+			out[name] = r.Reason
+		}
+	}
+	return out
+}

@@ -20,6 +20,9 @@ type Report struct {
 	Pages int
 	// Figures describes each figure.
 	Figures []FigureInfo
+	// uncovered are the characters of the PDF's text that its fonts have
+	// no glyph for, spelled otherwise (pdfFonts.show): a test wants none.
+	uncovered []string
 }
 
 // File is one file of a report.
@@ -93,11 +96,11 @@ func RenderContext(ctx context.Context, in Input) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	pdf, pages, err := renderPDF(ctx, d, &in)
+	pdf, pages, uncovered, err := renderPDF(ctx, d, &in)
 	if err != nil {
 		return nil, err
 	}
-	rep.Pages = pages
+	rep.Pages, rep.uncovered = pages, uncovered
 	png, err := mainPNG(d)
 	if err != nil {
 		return nil, err
@@ -165,7 +168,7 @@ func mainPNG(d *doc) ([]byte, error) {
 func (rep *Report) dataFiles(d *doc) []File {
 	var data []File
 	for _, f := range d.Figures {
-		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Names()}
+		fj := figureJSON{Figure: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin, Caption: f.Caption, Columns: f.Data.Names(), Units: f.Data.Units()}
 		data = append(data, File{f.Base() + ".csv", csvOf(f.Data)}, File{f.Base() + ".json", figureFile(fj, f.Data)})
 		rep.Figures = append(rep.Figures, FigureInfo{Num: f.Num, ID: f.ID, Title: f.Title, Kind: f.Kind, Origin: f.Origin,
 			Files: []string{f.Base() + ".csv", f.Base() + ".json"}})

@@ -280,7 +280,7 @@ func Verdicts(c *calib.Calibration, all bool) string {
 	}
 	for _, cmp := range cs {
 		fmt.Fprintf(&b, "- **%s**\n", cmp.Label)
-		say("the `"+c.Base.Name+"` model", cmp.PresetVerdict, cmp.PresetErr)
+		say("the model with preset `"+c.Base.Name+"`", cmp.PresetVerdict, cmp.PresetErr)
 		say("the calibrated model", cmp.CalibratedVerdict, cmp.CalibratedErr)
 	}
 	return b.String()
@@ -333,7 +333,7 @@ func Speedup(c *calib.Calibration) (string, error) {
 		chunk = " in " + units.Bytes(c.Chunk).Human() + " chunks"
 	}
 	return fmt.Sprintf("At %s, pipelining%s makes the staged transfer **%s as fast** as store-and-forward: %s against %s, measured. "+
-		"The calibrated model predicts %s (%s against %s); the `%s` model %s (%s against %s).",
+		"The calibrated model predicts %s (%s against %s); the model with preset `%s` %s (%s against %s).",
 		units.Bytes(r.Bytes).Human(), chunk, times(x.Measured), units.Seconds(pl.Measured).Human(), units.Seconds(sf.Measured).Human(),
 		times(x.Calibrated), units.Seconds(pl.Calibrated).Human(), units.Seconds(sf.Calibrated).Human(),
 		c.Base.Name, times(x.Preset), units.Seconds(pl.Preset).Human(), units.Seconds(sf.Preset).Human()), nil

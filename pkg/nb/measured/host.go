@@ -164,7 +164,7 @@ func ThisHost(base *model.Scenario, rd *record.RunData, sets ...string) (*model.
 	if err := s.Apply(append(ovs, more...)...); err != nil {
 		return nil, err
 	}
-	s.Name = "this host " + rd.Manifest.Host.Name()
+	s.Name = rd.Manifest.Host.Name() + "'s measured values"
 	if s.NIC.Kind == model.KindLoopback {
 		s.Name += " on loopback"
 	}

@@ -176,7 +176,7 @@ func LoopbackNote(rd *record.RunData, a, b *model.Scenario) (string, error) {
 	if lb.MedianAPE < la.MedianAPE {
 		best = b
 	}
-	return fmt.Sprintf("One-way latency over loopback on `%s`: the `%s` model is %s; the `%s` model is %s. Closer: `%s`. "+
+	return fmt.Sprintf("One-way latency over loopback on `%s`: the model with `%s` is %s; the model with `%s` is %s. Closer: `%s`. "+
 		"This host's values are costs of single operations, each measured on its own (their sources are in the table of this host's values below); "+
 		"the calibration notebook fits the loopback transfer as a whole instead.",
 		rd.Manifest.Host.Name(), a.Name, miss(la), b.Name, miss(lb), best.Name), nil

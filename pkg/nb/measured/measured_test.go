@@ -181,7 +181,7 @@ func TestThisHost(t *testing.T) {
 	if v, _ := s.Get("cpu.memcpy_rate"); v != "6.743GB/s" {
 		t.Errorf("cpu.memcpy_rate %s, want the run's 6.743GB/s", v)
 	}
-	if s.NIC.Kind != model.KindLoopback || s.Name != "this host vm on loopback" {
+	if s.NIC.Kind != model.KindLoopback || s.Name != "vm's measured values on loopback" {
 		t.Errorf("scenario %q, nic %s", s.Name, s.NIC.Kind)
 	}
 	if v, _ := base.Get("cpu.memcpy_rate"); v == "6.743GB/s" {
