@@ -176,17 +176,10 @@ func (c Column) cell(i int) string {
 		return strconv.FormatBool(c.Num[i] != 0)
 	}
 	x := c.Num[i]
-	switch {
-	case math.IsNaN(x):
-		return ""
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	case c.Kind == Integer:
-		return strconv.FormatInt(int64(math.Round(x)), 10)
+	if c.Kind == Integer && !math.IsNaN(x) && !math.IsInf(x, 0) {
+		x = math.Round(x)
 	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	return units.Cell(x)
 }
 
 // json is the JSON value of row i: a string, a number, true or false, and

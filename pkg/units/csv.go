@@ -8,12 +8,17 @@ import (
 // Cell is the one spelling of a number in gpupath's CSV files and
 // machine-readable tables: full precision (the shortest text that reads
 // back as the same float64), and a whole number below 2^53 as an integer
-// with no exponent (16777216, not 1.6777216e+07). NaN and ±Inf, which no
-// cell should hold, are written empty.
+// with no exponent (16777216, not 1.6777216e+07); NaN (no value) is an
+// empty cell, +Inf "inf" and −Inf "-inf". Every CSV writer of gpupath
+// (model, validate, the report's figure tables) writes numbers with it.
 func Cell(v float64) string {
 	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
+	case math.IsNaN(v):
 		return ""
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
 	case v == math.Trunc(v) && math.Abs(v) < 1<<53:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
