@@ -20,6 +20,15 @@ const hostile = "ev\x1b]0;pwn\x07il\x00\r\n\u2028\u202e\u009b\x7f\xff"
 // yamlHostile is hostile as a YAML double-quoted string.
 const yamlHostile = `"ev\e]0;pwn\ail\0\r\n\L\u202e\x9b\x7f"`
 
+// oneLineHostile and yamlOneLine are hostile and yamlHostile without their
+// line breaks: the names of scenarios and hosts are one line (a line
+// break in them is bad input), every other character is accepted and
+// escaped where it is shown.
+const (
+	oneLineHostile = "ev\x1b]0;pwn\x07il\x00\u202e\u009b\x7f\xff"
+	yamlOneLine    = `"ev\e]0;pwn\ail\0\u202e\x9b\x7f"`
+)
+
 // seeds are the fuzz corpora's hostile strings.
 var seeds = []string{"", "plain", "\x1b[2J", "\x1b]0;t\x07", "nul\x00", "cr\r", "lf\n", "ls\u2028", "rlo\u202e", "bad\xff\xfe", "\xe2\x80", hostile}
 
@@ -126,14 +135,18 @@ func TestReportHostileNames(t *testing.T) {
 	}
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "s.yaml")
-	os.WriteFile(scen, []byte("name: "+yamlHostile+"\ndescription: "+yamlHostile+"\ngpu:\n  model: "+yamlHostile+"\n"), 0o644)
+	os.WriteFile(scen, []byte("name: "+yamlHostile+"\n"), 0o644)
+	if _, errOut, code := invoke(t, "model", "--scenario", scen); code != 2 || !strings.Contains(errOut, "one line") {
+		t.Errorf("a name with line breaks: exit %d, %q; want 2", code, errOut)
+	}
+	os.WriteFile(scen, []byte("name: "+yamlOneLine+"\ndescription: "+yamlOneLine+"\ngpu:\n  model: "+yamlOneLine+"\n"), 0o644)
 	run := filepath.Join(dir, "run")
 	os.Mkdir(run, 0o755)
 	m, err := os.ReadFile("../../pkg/report/testdata/h200-run/manifest.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := json.Marshal(hostile)
+	h, _ := json.Marshal(oneLineHostile)
 	m = bytes.Replace(m, []byte(`"hostname": "vm"`), []byte(`"hostname": `+string(h)), 1)
 	m = bytes.Replace(m, []byte(`"Intel(R) Xeon(R) Processor"`), h, 1)
 	os.WriteFile(filepath.Join(run, "manifest.json"), m, 0o644)
@@ -190,5 +203,55 @@ func checkFiles(t *testing.T, paths ...string) {
 	}
 	if n < 5 {
 		t.Fatalf("only %d files looked at", n)
+	}
+}
+
+// TestNoForgedLines: a line break inside a name or path from outside (a
+// file name, an --out path, a scenario's name, a table's row id) never
+// starts a line of its own in what a command prints: text values of a
+// scenario and host names are refused as bad input, and every other such
+// string passes termtext.Name where a line shows it.
+func TestNoForgedLines(t *testing.T) {
+	dir := t.TempDir()
+	evil := filepath.Join(dir, "d\nFAKE: forged")
+	if err := os.MkdirAll(evil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "pkg", "importers", "testdata", "fixtures", "iperf3", "json-v3.0.11-tcp-1stream-13s.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := filepath.Join(evil, "x\nFAKE.json")
+	os.WriteFile(imp, fixture, 0o644)
+	bad := filepath.Join(evil, "bad\nFAKE.txt")
+	os.WriteFile(bad, []byte("# OSU MPI Latency Test v5.0\n# Size          Latency (us)\n1 1.5\n2 xx\n"), 0o644)
+	scen := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scen, []byte("name: \"ok\\nFAKE: line\"\n"), 0o644)
+	table, _ := os.ReadFile(filepath.Join("..", "..", "pkg", "validate", "data", "published.csv"))
+	lines := strings.SplitAfter(string(table), "\n")
+	vt := filepath.Join(dir, "t.csv")
+	os.WriteFile(vt, []byte(lines[0]+strings.Replace(lines[1], "S02-01", "\"S02\nFAKE\"", 1)), 0o644)
+	run := filepath.Join("..", "..", "reports", "examples", "h200-1gpu", "run")
+	for _, args := range [][]string{
+		{"model", "--scenario", scen},
+		{"model", "--set", "name=ok\nFAKE: line"},
+		{"import", imp, "--out", filepath.Join(evil, "i1")},
+		{"import", bad, "--out", filepath.Join(evil, "i2")},
+		{"measure", "--probes", "syscall", "--budget", "1s", "--out", filepath.Join(evil, "m")},
+		{"report", "--model-only", "--out", filepath.Join(evil, "r")},
+		{"fit", "--data", run, "--out", filepath.Join(evil, "c.yaml")},
+		{"validate", "--data", vt},
+		{"catalog", "show", "x\nFAKE"},
+		{"preset", "show", "x\nFAKE"},
+	} {
+		if testing.Short() && (args[0] == "report" || args[0] == "measure") {
+			continue
+		}
+		out, errOut, code := invoke(t, args...)
+		for _, l := range strings.Split(out+errOut, "\n") {
+			if strings.HasPrefix(l, "FAKE") {
+				t.Errorf("%q (exit %d): forged line %q", args, code, l)
+			}
+		}
 	}
 }

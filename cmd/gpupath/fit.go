@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpupath/gpupath/internal/cli"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,7 +94,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *out != "" {
-		fmt.Fprintf(stdout, "\nwrote %s (gpupath model --scenario %s)\n", *out, *out)
+		fmt.Fprintf(stdout, "\nwrote %s (gpupath model --scenario %s)\n", termtext.Name(*out), termtext.Name(shellWord(*out)))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpupath/gpupath/internal/cli"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"io"
 	"os"
 	"strings"
@@ -70,7 +71,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("--out %s: %w", *out, unwrapPath(werr))
 	}
 	for _, f := range parsed {
-		fmt.Fprintln(stderr, summary(f))
+		fmt.Fprintln(stderr, termtext.Name(summary(f))) // a file name may hold a line break
 	}
 	// What the tools themselves reported: the run keeps it as the file's
 	// status; it is not an error of the import.
@@ -99,7 +100,7 @@ func printLines(w io.Writer, lines []importers.LineError, more string) {
 			fmt.Fprintf(w, "gpupath: import: and %d more %s\n", len(lines)-i, more)
 			return
 		}
-		fmt.Fprintf(w, "gpupath: import: %s\n", l.Error())
+		fmt.Fprintf(w, "gpupath: import: %s\n", termtext.Name(l.Error()))
 	}
 }
 

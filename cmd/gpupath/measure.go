@@ -438,8 +438,8 @@ func writeHostScenario(rd *record.RunData, ovs []model.Override, notes []string,
 			}
 			sets = append(sets, "--set "+o.Key+"="+shellWord(v))
 		}
-		fmt.Fprintf(stdout, "this host: %s\n", strings.Join(sets, " "))
-		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", path)
+		fmt.Fprintf(stdout, "this host: %s\n", termtext.Name(strings.Join(sets, " ")))
+		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", termtext.Name(shellWord(path)))
 	}
 	return path, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpupath/gpupath/internal/cli"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	measured := fromRuns.Measured
 	for _, m := range measured {
 		if m.DiagnosisNote != "" {
-			fmt.Fprintf(stderr, "gpupath: warning: %s\n", m.DiagnosisNote)
+			fmt.Fprintf(stderr, "gpupath: warning: %s\n", termtext.Name(m.DiagnosisNote))
 		}
 	}
 

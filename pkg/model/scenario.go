@@ -503,6 +503,9 @@ func stringKey(name, doc string, f func(*Scenario) *string) Key {
 		if len(v) > MaxTextBytes {
 			return fmt.Errorf("text of %d bytes: at most %d", len(v), MaxTextBytes)
 		}
+		if r, ok := units.LineBreak(v); ok {
+			return fmt.Errorf("a text value is one line: it holds a line break (%U)", r)
+		}
 		return nil
 	}, func(v string) any { return v }, func(v string) string { return v })
 }

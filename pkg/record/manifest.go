@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/pkg/units"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -184,9 +187,13 @@ func (m *Manifest) validate() error {
 		for i, g := range h.h.GPUs {
 			texts[fmt.Sprintf("gpus[%d].model", i)] = g.Model
 		}
-		for k, v := range texts {
+		for _, k := range slices.Sorted(maps.Keys(texts)) {
+			v := texts[k]
 			if len(v) > MaxNameBytes {
 				return fmt.Errorf("%s.%s holds %d bytes: a name is at most %d", h.field, k, len(v), MaxNameBytes)
+			}
+			if r, ok := units.LineBreak(v); ok {
+				return fmt.Errorf("%s.%s holds a line break (%U): a name is one line", h.field, k, r)
 			}
 		}
 	}

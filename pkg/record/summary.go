@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"strings"
 	"time"
 )
@@ -102,7 +103,8 @@ func (s Summary) Line() string {
 	if s.Seconds > 0 {
 		line += fmt.Sprintf(" in %.1f s", s.Seconds)
 	}
-	return line + ": " + s.Run
+	// The run's path is the user's, and may hold anything: the line stays one.
+	return line + ": " + termtext.Name(s.Run)
 }
 
 // Nothing says why a run that holds no record measured nothing: each

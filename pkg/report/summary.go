@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"path/filepath"
 	"strings"
 )
@@ -44,5 +45,6 @@ func (s Summary) Line() string {
 	default:
 		runs = "with runs " + strings.Join(s.Runs, ", ")
 	}
-	return fmt.Sprintf("gpupath report: %d pages, %d figures; %s, %s: %s %s", s.Pages, s.Figures, s.Scenario, runs, s.HTML, s.PDF)
+	// Paths and names are the user's and may hold anything: the line stays one.
+	return termtext.Name(fmt.Sprintf("gpupath report: %d pages, %d figures; %s, %s: %s %s", s.Pages, s.Figures, s.Scenario, runs, s.HTML, s.PDF))
 }

@@ -24,3 +24,16 @@ func Cell(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
+
+// LineBreak returns the first line break in s (LF, CR, VT, FF, NEL, U+2028,
+// U+2029) and true, or false: a name or a text value that a line of output
+// shows must be one line.
+func LineBreak(s string) (rune, bool) {
+	for _, r := range s {
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
+			return r, true
+		}
+	}
+	return 0, false
+}

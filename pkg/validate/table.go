@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/pkg/units"
 	"io"
 	"strings"
 
@@ -140,6 +141,11 @@ func Parse(r io.Reader, name string) ([]Row, error) {
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
 			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%d columns, want %d", len(rec), len(header))}
+		}
+		for i, c := range rec {
+			if r, ok := units.LineBreak(c); ok {
+				return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("column %s holds a line break (%U): a cell is one line", header[i], r)}
+			}
 		}
 		row := Row{Line: line, ID: rec[0], Path: rec[1], Quantity: rec[2], Unit: rec[3], MsgBytes: rec[4], Value: rec[5],
 			GPU: rec[6], NIC: rec[7], PCIe: rec[8], Topology: rec[9], Software: rec[10], Source: rec[11], Notes: rec[12]}
