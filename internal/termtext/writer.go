@@ -23,13 +23,23 @@ func (t *Writer) Write(p []byte) (int, error) {
 	if t.err != nil {
 		return 0, t.err
 	}
-	t.buf = append(t.buf, p...)
-	if n := completeRunes(t.buf); n > 0 {
-		t.err = t.put(string(t.buf[:n]))
-		t.buf = append(t.buf[:0], t.buf[n:]...)
+	// In pieces of chunk bytes: a document of hundreds of megabytes (model
+	// --format json at 10,000 sizes) is not copied whole, twice.
+	n := len(p)
+	for len(p) > 0 && t.err == nil {
+		c := min(len(p), chunk)
+		t.buf = append(t.buf, p[:c]...)
+		p = p[c:]
+		if k := completeRunes(t.buf); k > 0 {
+			t.err = t.put(string(t.buf[:k]))
+			t.buf = append(t.buf[:0], t.buf[k:]...)
+		}
 	}
-	return len(p), t.err
+	return n, t.err
 }
+
+// chunk is the most a Write escapes at once.
+const chunk = 64 << 10
 
 func (t *Writer) put(s string) error {
 	if t.KeepCR {

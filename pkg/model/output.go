@@ -117,6 +117,10 @@ var Formats = []string{"table", "csv", "json"}
 // done: SIGINT or SIGTERM in a command) writes nothing and returns ctx's
 // error.
 func Write(ctx context.Context, w io.Writer, format string, s *Scenario, results []Result) error {
+	if format == "json" {
+		// Made whole before its one write already: not copied once more.
+		return WriteJSONContext(ctx, w, s, results)
+	}
 	var b bytes.Buffer
 	var err error
 	switch format {
@@ -124,8 +128,6 @@ func Write(ctx context.Context, w io.Writer, format string, s *Scenario, results
 		err = WriteTable(&b, s, results)
 	case "csv":
 		err = WriteCSV(&b, s, results)
-	case "json":
-		err = WriteJSONContext(ctx, &b, s, results)
 	default:
 		return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
 	}
