@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/gpupath/gpupath/pkg/validate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestValidateDataBounded(t *testing.T) {
 
 	var b strings.Builder
 	b.WriteString("id,path,quantity,unit,msg_bytes,value,gpu,nic,pcie,topology,software,source,notes\n")
-	for i := 0; i <= 10000; i++ {
+	for i := 0; i <= validate.MaxRows; i++ {
 		fmt.Fprintf(&b, "X-%d,gdr,latency_oneway,us,8,3,,,,,,,\n", i)
 	}
 	big := filepath.Join(dir, "big.csv")
@@ -43,10 +44,10 @@ func TestValidateDataBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := invoke(t, "validate", "--data", big)
-	exit2(t, "10,001 rows", code, errOut, "big.csv:10002:", "more than 10000 rows")
+	exit2(t, "one row past the limit", code, errOut, fmt.Sprintf("big.csv:%d:", validate.MaxRows+2), fmt.Sprintf("more than %d rows", validate.MaxRows))
 
 	out, _, _ := invoke(t, "validate", "--help")
-	if !strings.Contains(out, "--data table 16 MiB and 10,000 rows") {
+	if !strings.Contains(out, "--data table 16 MiB and "+groupThousands(validate.MaxRows)+" rows") {
 		t.Errorf("validate --help does not state its limits:\n%s", out)
 	}
 }
