@@ -83,6 +83,14 @@ func newSweepAt(plan Plan, steps int, clock func() time.Time) *sweep {
 // predicts nothing about it.
 const predictFrom = 16
 
+// end is when the sweep's budget ends (zero without a budget).
+func (s *sweep) end() time.Time {
+	if s.budget <= 0 {
+		return time.Time{}
+	}
+	return s.start.Add(s.budget)
+}
+
 // next is the repetition of the next size, size bytes, whose shortest
 // measurement (its first warm-up, one sample and any calibration) moves
 // need bytes; or errBudget when the budget is spent, or when the time left

@@ -433,3 +433,34 @@ func TestClientRetriesBusy(t *testing.T) {
 		t.Errorf("after the one session ended: %v", err)
 	}
 }
+
+// TestBusyWaitEndsWithTheBudget: a busy peer is waited for until the
+// probe's budget ends (Client.Until), not the 30 s of BusyWait, and the
+// wait that reaches it is ErrBudgetSpent (the runner's partial probe):
+// a busy peer made a 5 s measure run 17.5 s and fail.
+func TestBusyWaitEndsWithTheBudget(t *testing.T) {
+	s, err := Listen(context.Background(), ServerConfig{Timeout: 2 * time.Second, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	go s.Serve(context.Background())
+	hold, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	hold.Write(helloBytes(8))
+	var w [8]byte
+	io.ReadFull(hold, w[:])
+	start := time.Now()
+	cl := &Client{Addr: s.Addr(), Timeout: 2 * time.Second, Until: start.Add(300 * time.Millisecond)}
+	_, err = cl.PingPong(context.Background(), 8, RepeatConfig{Warmup: 1, MinIterations: 1, MaxIterations: 1, Budget: time.Second})
+	if !errors.Is(err, ErrBudgetSpent) || !errors.Is(err, ErrBusy) {
+		t.Fatalf("error %v, want ErrBudgetSpent and ErrBusy", err)
+	}
+	// 30 s is BusyWait's; the budget's end is 0.3 s away (10× slack).
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("waited %v for a busy peer with 0.3 s of budget left", d)
+	}
+}

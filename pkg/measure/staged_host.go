@@ -451,7 +451,7 @@ func (p *stagedHostProbe) Run(ctx context.Context, plan Plan, emit func(record.R
 	}
 	// The budget covers the set-up (the server) too.
 	sw := newSweep(plan, len(o.sizes)*len(o.variants))
-	client := &Client{Timeout: o.timeout, Addr: plan.Target}
+	client := &Client{Timeout: o.timeout, Addr: plan.Target, Until: sw.end()}
 	label := plan.Target
 	switch plan.Target {
 	case "", "loopback":

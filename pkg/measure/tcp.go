@@ -199,7 +199,7 @@ func (p *tcpProbe) Run(ctx context.Context, plan Plan, emit func(record.Result) 
 	}
 	// The budget covers the set-up (a veth pair, the server) too.
 	sw := newSweep(plan, len(o.pingpong)+len(o.stream))
-	client := &Client{Timeout: o.timeout, Socket: o.sock}
+	client := &Client{Timeout: o.timeout, Socket: o.sock, Until: sw.end()}
 	label := plan.Target
 	var (
 		scope  string

@@ -32,6 +32,10 @@ type Client struct {
 	// "busy", with exponential backoff and jitter (default 30s; negative:
 	// one try).
 	BusyWait time.Duration
+	// Until, when set, is the end of the probe's budget: a busy peer is not
+	// waited for past it, and the wait that reaches it ends the probe's
+	// sweep with ErrBudgetSpent (a partial probe), not a failure.
+	Until time.Time
 }
 
 // DefaultBusyWait is how long a Client keeps trying a busy peer unless told
@@ -112,6 +116,10 @@ func (c *Client) openWith(ctx context.Context, mode uint16, size, chunk int64, w
 			return conn, err
 		}
 		wait := backoff/2 + rand.N(backoff/2+1)
+		if !c.Until.IsZero() && time.Now().Add(wait).After(c.Until) {
+			return nil, fmt.Errorf("peer %s stayed busy for %s over %d tries, until the probe's budget ended (all its sessions or its buffer memory are taken): %w (%w)",
+				c.Addr, humanDuration(time.Since(start)), tries, ErrBudgetSpent, ErrBusy)
+		}
 		if time.Since(start)+wait > budget {
 			if tries == 1 {
 				return nil, err
