@@ -58,6 +58,7 @@ func (m *collModel) buildP2P() {
 	if g == 1 {
 		fi = 0
 	}
+	m.options = make([]collPair, 0, nProtos)
 	for p := 0; p < nProtos; p++ {
 		why := ""
 		if p == pLL128 {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -121,8 +122,11 @@ type CollectiveResult struct {
 	CPUPerNode      units.Seconds `json:"cpu_s_per_node"`
 	CoresPerNode    float64       `json:"cores_per_node"`
 	DDRBytesPerNode float64       `json:"ddr_bytes_per_node"`
-	// Steps is Time term by term; they add up to it.
-	Steps []CollectiveStep `json:"steps"`
+	// latSteps are the latency's terms (one slice shared by the results of
+	// a call: never changed); plateau, bwTerm and linkExtra the rest of
+	// Time. Steps lists them all; the JSON object has them as "steps".
+	latSteps                   []CollectiveStep
+	plateau, bwTerm, linkExtra units.Seconds
 	// NCCL is NCCL's choice on Path; NCCLPath its choice on the path NCCL
 	// itself would take (the same when Path is NCCL's).
 	NCCL     CollectiveChoice `json:"nccl"`
@@ -285,15 +289,10 @@ func (cs *Collectives) Model(c CollectiveSpec, sizes []units.Bytes) ([]Collectiv
 	tmpl, unavailable := m.optionTemplates()
 	nopt := len(tmpl)
 	backing := make([]CollectiveOption, len(sizes)*nopt)
-	steps := make([]CollectiveStep, 0, len(sizes)*typicalSteps)
 	for i, n := range sizes {
 		alts := backing[i*nopt : (i+1)*nopt : (i+1)*nopt]
 		copy(alts, tmpl)
-		m.result(&out[i], n, alts, steps[len(steps):])
-		if st := out[i].Steps; cap(steps)-len(steps) >= len(st) {
-			steps = steps[:len(steps)+len(st)] // it was appended in place
-		}
-		out[i].Steps = out[i].Steps[:len(out[i].Steps):len(out[i].Steps)]
+		m.result(&out[i], n, alts)
 		out[i].Unavailable = unavailable
 		if mn != nil {
 			out[i].NCCLPath = mn.choice(n)
@@ -540,6 +539,7 @@ type collModel struct {
 	// and latency terms, made the first time a result selects it.
 	busFactor float64
 	cache     []optCache
+	scratch   []evalPair // one size's evaluations, reused (a collModel serves one goroutine)
 }
 
 // optCache is what an option's result says at every size: its bottleneck,
@@ -620,7 +620,10 @@ func (cs *Collectives) prepare(c CollectiveSpec, path string) (*collModel, error
 	if g > 1 {
 		intra = gb(l.intra)
 		intraRing = intra
-		if n > 1 {
+		if n > 1 && s.GPU.NVLinkRate > 0 {
+			// Each GPU forwards (G−1)/G of the channels over NVLink: the
+			// others leave the node over the NICs, which PCIe carries. Over
+			// PCIe peer-to-peer the GPU's one link carries both.
 			intraRing = intra * float64(g) / float64(g-1)
 		}
 		intraNVLS = intra * float64(g) / float64(g-1)
@@ -653,11 +656,13 @@ func (cs *Collectives) prepare(c CollectiveSpec, path string) (*collModel, error
 		m.buildP2P()
 		m.setLinks()
 		m.cache = make([]optCache, len(m.options))
+		m.scratch = make([]evalPair, len(m.options))
 		return m, nil
 	}
 	cm.fn = ncclFuncOf(c.Op)
 	m.comm.fn = cm.fn
 	m.tuned = m.comm.tune()
+	m.options = make([]collPair, 0, nAlgos*nProtos)
 	for a := 0; a < nAlgos; a++ {
 		if ncclConsidered(cm.fn, a) != "" {
 			continue
@@ -669,6 +674,7 @@ func (cs *Collectives) prepare(c CollectiveSpec, path string) (*collModel, error
 	}
 	m.setLinks()
 	m.cache = make([]optCache, len(m.options))
+	m.scratch = make([]evalPair, len(m.options))
 	return m, nil
 }
 
@@ -701,7 +707,8 @@ func ncclFuncOf(op string) int {
 // NICs. A ring moves 2(R−1)/R of the buffer over every hop of an
 // all-reduce ((R−1)/R of an all-gather or reduce-scatter, all of it for a
 // broadcast or reduce), each GPU forwarding (G−1)/G of the channels over
-// NVLink when the ring leaves the node; a double binary tree moves the
+// NVLink when the ring leaves the node (over PCIe peer-to-peer all of them:
+// the NIC's hop crosses the same PCIe link); a double binary tree moves the
 // buffer once each way over a node's NICs on two nodes and twice on more
 // (an inner node of one tree takes two children's halves and feeds two:
 // S/2·2 + S/2 + S/2 each way), and once each way over each GPU's link; NVLS
@@ -727,8 +734,8 @@ func (m *collModel) traffic(a int) (fIntra, fNet float64) {
 	switch a {
 	case aRing:
 		fIntra, fNet = ring, ring
-		if n > 1 {
-			fIntra = ring * (g - 1) / g
+		if n > 1 && m.s.GPU.NVLinkRate > 0 {
+			fIntra = ring * (g - 1) / g // the boundary GPU's hop leaves by PCIe and the NIC
 		}
 	case aTree:
 		fIntra, fNet = 1, treeNet
@@ -875,8 +882,7 @@ func (m *collModel) evals(n units.Bytes, buf []evalPair) []evalPair {
 // choice is NCCL's own choice at n on this model's path.
 func (m *collModel) choice(n units.Bytes) CollectiveChoice {
 	n = max(n, 1)
-	var buf [nAlgos * nProtos]evalPair
-	ev := m.evals(n, buf[:len(m.options)])
+	ev := m.evals(n, m.scratch)
 	i := m.choose(n, AlgoAuto, AlgoAuto, ev)
 	ch := CollectiveChoice{Path: m.path, Why: m.pathWhy}
 	if i < 0 {
@@ -888,10 +894,6 @@ func (m *collModel) choice(n units.Bytes) CollectiveChoice {
 	ch.BusBW = units.Rate(f * float64(n) / float64(ev[i].time))
 	return ch
 }
-
-// typicalSteps is how many terms a collective's time typically has (the
-// room reserved for them).
-const typicalSteps = 6
 
 // optionTemplates are the allowed alternatives' names (in the order of
 // m.options) and the options not allowed, with their reasons: no size
@@ -907,13 +909,11 @@ func (m *collModel) optionTemplates() (allowed []CollectiveOption, not []Collect
 	return allowed, not
 }
 
-// result evaluates at n into r: alts holds the option templates; the
-// steps are appended to steps.
-func (m *collModel) result(r *CollectiveResult, n units.Bytes, alts []CollectiveOption, steps []CollectiveStep) {
+// result evaluates at n into r: alts holds the option templates.
+func (m *collModel) result(r *CollectiveResult, n units.Bytes, alts []CollectiveOption) {
 	n = max(n, 1)
 	c := m.spec
-	var buf [nAlgos * nProtos]evalPair
-	ev := m.evals(n, buf[:len(m.options)])
+	ev := m.evals(n, m.scratch)
 	ranks := c.Nodes * c.GPUsPerNode
 	f := m.busFactor
 	k := 0
@@ -966,7 +966,18 @@ func (m *collModel) result(r *CollectiveResult, n units.Bytes, alts []Collective
 	r.CPUPerNode = units.Seconds(r.NetBytesPerNode * m.links.cpuPerByte)
 	r.CoresPerNode = float64(r.CPUPerNode) / float64(e.time)
 	r.DDRBytesPerNode = r.NetBytesPerNode * m.links.ddrPerByte
-	r.Steps = m.steps(sel, e, steps)
+	r.latSteps = oc.latSteps
+	var lat units.Seconds
+	for _, x := range oc.latSteps {
+		lat += x.Time
+	}
+	if d := e.lat - lat; d > e.lat*1e-9 {
+		r.plateau = d
+	}
+	r.bwTerm = e.bwTerm
+	if e.linkTime > e.bwTerm {
+		r.linkExtra = e.linkTime - e.bwTerm
+	}
 	r.Notes = m.notes
 }
 
@@ -1023,7 +1034,7 @@ func (m *collModel) latSteps(o collPair) []CollectiveStep {
 	a, p := o.a, o.p
 	t := &m.tuned
 	li := m.links.latencyInter
-	add("base latency", 1, us(ncclBaseLat[a][p]), fmt.Sprintf("NCCL's baseLatencies[%s][%s] (tuning.cc): the kernel's launch and bookkeeping", o.algo, Protocols[p]))
+	add("base latency", 1, us(ncclBaseLat[a][p]), "NCCL's baseLatencies of the algorithm and protocol (tuning.cc): the kernel's launch and bookkeeping")
 	intraName := "intra-node step"
 	switch {
 	case a == aRing && (m.comm.fn == fBroadcast || m.comm.fn == fReduce):
@@ -1053,28 +1064,34 @@ func (m *collModel) latSteps(o collPair) []CollectiveStep {
 	return st
 }
 
-// steps is option i's time at e term by term, appended to st: they add up
-// to e.time.
-func (m *collModel) steps(i int, e evalPair, st []CollectiveStep) []CollectiveStep {
-	oc := m.optCached(i)
-	st = append(st, oc.latSteps...)
-	var sum units.Seconds
-	for _, x := range st {
-		sum += x.Time
-	}
-	if d := e.lat - sum; d > e.lat*1e-9 {
-		st = append(st, CollectiveStep{Name: "ring plateau", Count: 1, Each: d, Time: d,
+// Steps is Time term by term: the latency's (NCCL's base latency, its
+// intra- and inter-node steps, the ring plateau), NCCL's bandwidth term and
+// what the links add beyond NCCL's estimate. They add up to Time.
+func (r *CollectiveResult) Steps() []CollectiveStep {
+	st := make([]CollectiveStep, len(r.latSteps), len(r.latSteps)+3)
+	copy(st, r.latSteps)
+	if r.plateau > 0 {
+		st = append(st, CollectiveStep{Name: "ring plateau", Count: 1, Each: r.plateau, Time: r.plateau,
 			What: "the 'Plateau effect of ring' (ncclTopoGetAlgoTime): a multi-node Simple ring all-reduce of ≥ 64 B per channel and rank has its latency × 1.4 (× 1.9 below compute capability 8.0)"})
 	}
 	what := "the size over NCCL's algorithm bandwidth (comm->bandwidths, × treeCorrectionFactor for a tree all-reduce)"
-	if m.p2p {
+	if r.Algo == AlgoP2P {
 		what = "the links' time for the traffic (LL at half the rate)"
 	}
-	st = append(st, CollectiveStep{Name: "bandwidth", Count: 1, Each: e.bwTerm, Time: e.bwTerm, What: what})
-	if e.linkTime > e.bwTerm {
-		d := e.linkTime - e.bwTerm
-		st = append(st, CollectiveStep{Name: "links beyond NCCL's estimate", Count: 1, Each: d, Time: d,
+	st = append(st, CollectiveStep{Name: "bandwidth", Count: 1, Each: r.bwTerm, Time: r.bwTerm, What: what})
+	if r.linkExtra > 0 {
+		st = append(st, CollectiveStep{Name: "links beyond NCCL's estimate", Count: 1, Each: r.linkExtra, Time: r.linkExtra,
 			What: "the links cannot carry the algorithm's traffic as fast as NCCL's model assumes: gpupath's time is the links' (its departure)"})
 	}
 	return st
+}
+
+// MarshalJSON writes the result as its documented JSON object, the terms of
+// Time (Steps) as "steps".
+func (r CollectiveResult) MarshalJSON() ([]byte, error) {
+	type plain CollectiveResult
+	return json.Marshal(struct {
+		plain
+		Steps []CollectiveStep `json:"steps"`
+	}{plain(r), r.Steps()})
 }
