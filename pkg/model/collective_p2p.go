@@ -1,17 +1,15 @@
 package model
 
 import (
-	"math"
-
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // all_to_all and send_recv are NCCL's send/receive operations, which its
 // tuner does not price (NCCL_NUM_FUNCTIONS 5: "Send/Recv not included for
 // now", src/include/nccl_common.h). NCCL picks their protocol by a rule —
-// LL while a peer's bytes are at most NCCL_P2P_LL_THRESHOLD (16 KiB) per
-// channel, else Simple (src/enqueue.cc) — and this is gpupath's own model
-// of their time, built from NCCL's constants:
+// LL while a peer's bytes are at most NCCL_P2P_LL_THRESHOLD per channel,
+// which comes to 16 KiB a peer, else Simple (src/enqueue.cc) — and this is
+// gpupath's own model of their time, built from NCCL's constants:
 //
 //	time = baseLatencies[Ring][p] + one step's latency (the network's as
 //	       the ring's inter-node step, NVLink's or PCI's inside a node)
@@ -76,23 +74,6 @@ func (m *collModel) pxn() bool {
 	return c.Nodes > 1 && c.GPUsPerNode > 1 && m.s.GPU.NVLinkRate > 0 && !c.NoPXN
 }
 
-// p2pChannels is the channels of one peer: across nodes max(NICs per GPU,
-// ⌈their GB/s / NCCL_P2P_PER_CHANNEL_NET_BW⌉); inside a node 2 × the
-// NVLinks (ncclTopoNVLinkBw each), or 2 over PCIe (ncclTopoGetNchannels,
-// src/graph/paths.cc).
-func (m *collModel) p2pChannels() int {
-	c := m.spec
-	if c.Nodes > 1 {
-		nics := max(1, c.NICsPerNode/c.GPUsPerNode)
-		bw := float64(m.links.nic) / 1e9 * float64(nics)
-		return max(nics, int(math.Ceil(bw/ncclP2PPerChannelNetBw)))
-	}
-	if m.s.GPU.NVLinkRate > 0 {
-		return 2 * max(1, int(float64(m.links.intra)/1e9/ncclNVLinkBw(m.comm.cc)))
-	}
-	return 2
-}
-
 // p2pPeerBytes is what one rank sends one peer.
 func (m *collModel) p2pPeerBytes(n units.Bytes) float64 {
 	if m.spec.Op == AllToAll {
@@ -101,9 +82,13 @@ func (m *collModel) p2pPeerBytes(n units.Bytes) float64 {
 	return float64(n)
 }
 
-// p2pProto is NCCL's protocol for n: LL up to 16 KiB per channel.
+// p2pProto is NCCL's protocol for n: LL while a peer's bytes are at most
+// NCCL_P2P_LL_THRESHOLD per channel (addP2pToPlan, src/enqueue.cc). Its
+// channels are ⌈bytes / minPartSize⌉ (64 KiB: half a 128 KiB network
+// chunk, an eighth of a 512 KiB NVLink one), so the rule is LL up to
+// 16 KiB a peer, whatever the channels.
 func (m *collModel) p2pProto(n units.Bytes) int {
-	if m.p2pPeerBytes(n) <= float64(m.p2pChannels()*ncclP2PLLThreshold) {
+	if m.p2pPeerBytes(n) <= ncclP2PLLThreshold {
 		return pLL
 	}
 	return pSimple

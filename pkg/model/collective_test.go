@@ -198,6 +198,45 @@ func TestCollectiveTwoNodesOneGPU(t *testing.T) {
 	}
 }
 
+// all_to_all and send_recv: NCCL's send/receive (not tuned by NCCL; gpupath's
+// model from NCCL's constants). LL up to 16 KiB a peer, Simple above; the
+// latency is the ring's base, one network step, the NVLink hop to the
+// remote rail's GPU (PXN) and getNetOverhead (1 µs) per remote peer; the
+// bandwidth is the links' time for the traffic, LL at half the rate.
+func TestCollectiveP2PHandWorked(t *testing.T) {
+	s := dgx(t)
+	nic := gdrNIC(t, s)
+	// send_recv 2 × 8, 8 B: LL, 6.6 + 2.7 + 0.6 + 1 × 1 µs; one GPU's NIC
+	// carries the 8 B across, the others' NVLink theirs.
+	r := model1(t, s, CollectiveSpec{Op: SendRecv, Nodes: 2, GPUsPerNode: 8}, 8)
+	if want := 10.9*us + 2*8/(math.Min(nv, nic)*gb); r.Proto != ProtoLL || !r.PXN || !near9(float64(r.Time), want) {
+		t.Errorf("send_recv: %s %.9g (PXN %v), want LL %.9g", r.Proto, r.Time, r.PXN, want)
+	}
+	// all_to_all 16 × 8 (128 ranks): 1 MiB is 8 KiB a peer (LL); 120 remote
+	// peers. Per GPU over NVLink: S × (7/128 + 7/8 × 120/128) with PXN; per
+	// node over its 8 NICs: S × 8 × 120/128.
+	c := CollectiveSpec{Op: AllToAll, Nodes: 16, GPUsPerNode: 8}
+	link := func(x float64) float64 {
+		return x * math.Max((7.0/128+7.0/8*120/128)/(nv*gb), 8*120.0/128/(8*nic*gb))
+	}
+	r = model1(t, s, c, 1<<20)
+	if want := (6.6+2.7+0.6+120)*us + 2*link(1<<20); r.Proto != ProtoLL || !near9(float64(r.Time), want) {
+		t.Errorf("all_to_all 1 MiB: %s %.9g, want LL %.9g", r.Proto, r.Time, want)
+	}
+	// 4 MiB is 32 KiB a peer: Simple, 8.4 + 14 + 3.4 + 120 µs.
+	r = model1(t, s, c, 4<<20)
+	if want := (8.4+14+3.4+120)*us + link(4<<20); r.Proto != ProtoSimple || !near9(float64(r.Time), want) {
+		t.Errorf("all_to_all 4 MiB: %s %.9g, want Simple %.9g", r.Proto, r.Time, want)
+	}
+	// Without PXN the data stays on its own rail: no NVLink hop, no forwarding.
+	c.NoPXN = true
+	r = model1(t, s, c, 4<<20)
+	noPXN := func(x float64) float64 { return x * math.Max(7.0/128/(nv*gb), 8*120.0/128/(8*nic*gb)) }
+	if want := (8.4+14+120)*us + noPXN(4<<20); r.PXN || !near9(float64(r.Time), want) {
+		t.Errorf("all_to_all without PXN: %.9g, want %.9g", r.Time, want)
+	}
+}
+
 // A TCP hop: NCCL's socket transport through its host buffers. The network
 // step costs what the path's one-way latency exceeds gdr's (latencyInter),
 // once for LL, twice for Simple; the ring's intra steps cost at least

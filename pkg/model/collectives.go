@@ -212,15 +212,14 @@ type Collectives struct {
 // step's latency and its excess over GPUDirect RDMA, and the CPU time and
 // DDR bytes per byte a node sends (and receives as much).
 type pathLinks struct {
-	nic                units.Rate
-	nicWhy             string
-	pathLat            units.Seconds
-	latencyInter       units.Seconds
-	cpuPerByte         float64
-	ddrPerByte         float64
-	unpack             bool
-	note               string
-	cpuCapBytesPerCore float64
+	nic          units.Rate
+	nicWhy       string
+	pathLat      units.Seconds
+	latencyInter units.Seconds
+	cpuPerByte   float64
+	ddrPerByte   float64
+	unpack       bool
+	note         string
 }
 
 // Collectives prepares s for the collective model (see Collectives).
@@ -279,10 +278,10 @@ func (cs *Collectives) Model(c CollectiveSpec, sizes []units.Bytes) ([]Collectiv
 		return nil, err
 	}
 	var mn *collModel
+	var ncclErr error
 	if ncclPath != asked {
-		if x, err := cs.prepare(c, ncclPath); err == nil {
-			x.pathWhy = ncclWhy
-			mn = x
+		if mn, ncclErr = cs.prepare(c, ncclPath); ncclErr == nil {
+			mn.pathWhy = ncclWhy
 		}
 	}
 	out := make([]CollectiveResult, len(sizes))
@@ -294,9 +293,12 @@ func (cs *Collectives) Model(c CollectiveSpec, sizes []units.Bytes) ([]Collectiv
 		copy(alts, tmpl)
 		m.result(&out[i], n, alts)
 		out[i].Unavailable = unavailable
-		if mn != nil {
+		switch {
+		case ncclErr != nil:
+			out[i].NCCLPath = CollectiveChoice{Path: ncclPath, Why: ncclWhy + "; but here: " + ncclErr.Error()}
+		case mn != nil:
 			out[i].NCCLPath = mn.choice(n)
-		} else {
+		default:
 			out[i].NCCLPath = out[i].NCCL
 			if c.Nodes > 1 {
 				out[i].NCCLPath.Why = ncclWhy

@@ -204,34 +204,11 @@ const (
 	// updateCollCostTable).
 	ncclMaxNVLSArity   = 32
 	ncclMaxDirectArity = 7
-	// ncclSteps is NCCL_STEPS (device.h: 8), the slots of a connection's
-	// buffer; ncclBuffSize is DEFAULT_BUFFSIZE (src/init.cc: 4 MiB), so a
-	// Simple step is 512 KiB.
-	ncclSteps    = 8
-	ncclBuffSize = 1 << 22
 	// ncclP2PLLThreshold is NCCL_P2P_LL_THRESHOLD (src/enqueue.cc: 16384):
 	// a send or receive uses LL up to that many bytes per channel, else
-	// Simple; ncclP2PPerChannelNetBw is NCCL_P2P_PER_CHANNEL_NET_BW
-	// (src/graph/paths.cc: 14 GB/s) and sizes the channels per network peer.
-	ncclP2PLLThreshold     = 16384
-	ncclP2PPerChannelNetBw = 14.0
+	// Simple.
+	ncclP2PLLThreshold = 16384
 )
-
-// ncclNVLinkBw is ncclTopoNVLinkBw (src/graph/topo.h: SM60_NVLINK_BW 18,
-// SM70 20, SM80 20, SM86 12, SM90 20.6, SM100 40.1 GB/s per link).
-func ncclNVLinkBw(cc int) float64 {
-	switch {
-	case cc >= 100:
-		return 40.1
-	case cc >= 90:
-		return 20.6
-	case cc == 86:
-		return 12.0
-	case cc >= 70:
-		return 20.0
-	}
-	return 18.0
-}
 
 // NCCL's speed arrays (src/graph/search.cc): the per-channel bandwidths its
 // topology search tries, fastest first, inside a node (Intra) and with a
@@ -342,7 +319,6 @@ type ncclTuned struct {
 	interLat    [nAlgos][nProtos]float64
 	intraSteps  [nAlgos]int
 	interSteps  [nAlgos]float64 // the count of inter-node latencies (a fraction for PAT)
-	capWhy      [nAlgos][nProtos]string
 	nsteps      int
 	cappedBusBw [nAlgos][nProtos]bool
 }
