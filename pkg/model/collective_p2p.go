@@ -135,7 +135,7 @@ func (m *collModel) evalP2P(o collPair, n units.Bytes) evalPair {
 	if o.p == pLL {
 		t /= ncclLLFactor
 	}
-	return evalPair{time: lat + t, ncclTime: lat + t, lat: lat, bwTerm: t, linkTime: t, bw: float64(n) / float64(t) / 1e9}
+	return evalPair{time: lat + t, ncclTime: lat + t, lat: lat, bwTerm: t, linkTime: t}
 }
 
 func (m *collModel) p2pLatSteps(o collPair) []CollectiveStep {

@@ -80,6 +80,8 @@ type CollectiveResult struct {
 	GPUsPerNode int         `json:"gpus_per_node"`
 	Ranks       int         `json:"ranks"`
 	NICsPerNode int         `json:"nics_per_node"`
+	// GPUsPerNIC is the GPU:NIC ratio (0 on one node).
+	GPUsPerNIC float64 `json:"gpus_per_nic"`
 	// Path is the inter-node path evaluated ("" on one node).
 	Path  string `json:"path"`
 	Algo  string `json:"algo"`
@@ -205,6 +207,7 @@ type Collectives struct {
 	errs   map[string]error
 	refLat units.Seconds
 	refWhy string
+	ccNote string
 }
 
 // pathLinks is one inter-node path's network step under NCCL: what a NIC
@@ -227,6 +230,7 @@ func (s *Scenario) Collectives() *Collectives {
 	s = s.Clone()
 	cs := &Collectives{s: s, paths: map[string]pathLinks{}, errs: map[string]error{}}
 	cs.cc, cs.ccWhy = s.ComputeCapability()
+	cs.ccNote = "NCCL's tables for compute capability " + formatCC(cs.cc) + " (" + cs.ccWhy + ")"
 	cs.refLat, cs.refWhy = s.gdrReferenceLatency()
 	for _, p := range CollectivePaths {
 		rt, err := s.NCCLRoute(p)
@@ -565,6 +569,8 @@ type collPair struct {
 	// linkPerByte is the links' time per byte of the operation:
 	// max(fIntra/intra, fNet/netCap).
 	linkPerByte float64
+	// nt is NCCL's time for the pair, prepared.
+	nt ncclTime
 }
 
 // setLinks computes every option's linkPerByte.
@@ -592,6 +598,10 @@ func (cs *Collectives) prepare(c CollectiveSpec, path string) (*collModel, error
 		return nil, err
 	}
 	m.links = l
+	m.notes = append(m.notes, cs.ccNote)
+	if m.p2p {
+		m.notes = append(m.notes, "NCCL does not price send/receive (its tuner covers five collectives): the time is gpupath's model from NCCL's constants, the protocol NCCL's rule (LL up to 16 KiB a peer)")
+	}
 	if l.routeNote != "" {
 		m.notes = append(m.notes, l.routeNote)
 	}
@@ -671,7 +681,8 @@ func (cs *Collectives) prepare(c CollectiveSpec, path string) (*collModel, error
 		}
 		fi, fn := m.traffic(a)
 		for p := 0; p < nProtos; p++ {
-			m.options = append(m.options, collPair{a: a, p: p, algo: Algorithms[a], reason: m.tuned.why[a][p], fIntra: fi, fNet: fn, netCap: l.net})
+			m.options = append(m.options, collPair{a: a, p: p, algo: Algorithms[a], reason: m.tuned.why[a][p], fIntra: fi, fNet: fn, netCap: l.net,
+				nt: m.comm.timeOf(&m.tuned, a, p)})
 		}
 	}
 	m.setLinks()
@@ -794,19 +805,14 @@ func (m *collModel) checkChoice() error {
 // latency, NCCL's bandwidth term and the links' time.
 type evalPair struct {
 	time, ncclTime, lat, bwTerm, linkTime units.Seconds
-	bw                                    float64 // GB/s, NCCL's (corrected)
 }
 
-func (m *collModel) eval(o collPair, n units.Bytes) evalPair {
-	x := float64(n)
-	var e evalPair
+func (m *collModel) eval(o *collPair, n units.Bytes) evalPair {
 	if m.p2p {
-		return m.evalP2P(o, n)
+		return m.evalP2P(*o, n)
 	}
-	lat, bw := m.comm.algoTime(&m.tuned, o.a, o.p, x)
-	e.lat, e.bw = units.Seconds(lat*1e-6), bw
-	e.bwTerm = units.Seconds(x / (bw * 1e9))
-	e.linkTime = m.linkTime(o, x)
+	lat, bwTerm := o.nt.at(n)
+	e := evalPair{lat: units.Seconds(lat), bwTerm: units.Seconds(bwTerm), linkTime: units.Seconds(float64(n) * o.linkPerByte)}
 	e.ncclTime = e.lat + e.bwTerm
 	e.time = e.lat + max(e.bwTerm, e.linkTime)
 	return e
@@ -846,20 +852,23 @@ func (m *collModel) linkBusBW(o collPair) (units.Rate, string) {
 // LL threshold). It returns -1 when none matches.
 func (m *collModel) choose(n units.Bytes, algo, proto string, evals []evalPair) int {
 	best := -1
+	anyAlgo, anyProto := algo == AlgoAuto, proto == AlgoAuto
 	if m.p2p {
 		want := m.p2pProto(n)
-		for i, o := range m.options {
-			if o.reason != "" || (proto != AlgoAuto && Protocols[o.p] != proto) {
+		for i := range m.options {
+			o := &m.options[i]
+			if o.reason != "" || (!anyProto && Protocols[o.p] != proto) {
 				continue
 			}
-			if best < 0 || (proto == AlgoAuto && o.p == want) {
+			if best < 0 || (anyProto && o.p == want) {
 				best = i
 			}
 		}
 		return best
 	}
-	for i, o := range m.options {
-		if o.reason != "" || (algo != AlgoAuto && o.algo != algo) || (proto != AlgoAuto && Protocols[o.p] != proto) {
+	for i := range m.options {
+		o := &m.options[i]
+		if o.reason != "" || (!anyAlgo && o.algo != algo) || (!anyProto && Protocols[o.p] != proto) {
 			continue
 		}
 		if best < 0 || evals[i].ncclTime < evals[best].ncclTime {
@@ -871,8 +880,8 @@ func (m *collModel) choose(n units.Bytes, algo, proto string, evals []evalPair) 
 
 // evals evaluates every pair at n.
 func (m *collModel) evals(n units.Bytes, buf []evalPair) []evalPair {
-	for i, o := range m.options {
-		if o.reason == "" {
+	for i := range m.options {
+		if o := &m.options[i]; o.reason == "" {
 			buf[i] = m.eval(o, n)
 		} else {
 			buf[i] = evalPair{}
@@ -931,6 +940,8 @@ func (m *collModel) result(r *CollectiveResult, n units.Bytes, alts []Collective
 		Path: m.path, Channels: m.comm.graphs[aRing].nChannels, Alternatives: alts}
 	if c.Nodes == 1 {
 		r.NICsPerNode = 0
+	} else {
+		r.GPUsPerNIC = float64(c.GPUsPerNode) / float64(c.NICsPerNode)
 	}
 	nc := m.choose(n, AlgoAuto, AlgoAuto, ev)
 	sel := m.choose(n, c.Algo, c.Proto, ev)

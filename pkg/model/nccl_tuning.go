@@ -3,6 +3,8 @@ package model
 import (
 	"math"
 	"math/bits"
+
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // NCCL's own cost model: the tables and formulas of ncclTopoTuneModel and
@@ -664,27 +666,56 @@ func (c *ncclComm) ll128Why() string {
 	return ""
 }
 
-// algoTime is ncclTopoGetAlgoTime for one operation (numPipeOps 1): the
-// latency (µs, the ring plateau applied) and the bandwidth (GB/s, the tree
-// correction applied) it divides the bytes by; bw 0: not used.
-func (c *ncclComm) algoTime(t *ncclTuned, a, p int, n float64) (lat, bw float64) {
-	bw, lat = t.bw[a][p], t.lat[a][p]
+// ncclTime is ncclTopoGetAlgoTime (tuning.cc) for one algorithm and
+// protocol, prepared once: time(n) = lat·plateau(n) + n/(bw·corr(n)), with
+// numPipeOps 1. corr is treeCorrectionFactor[p][log2(n/64)] for a tree
+// all-reduce (log2 below 23) and, from Blackwell on x86, an NVLS Tree
+// all-reduce (below 24); plateau is the "Plateau effect of ring" of a
+// multi-node Simple ring all-reduce of at least 64 bytes per channel and
+// rank (comm->nChannels): × 1.4, × 1.9 below compute capability 8.0.
+type ncclTime struct {
+	lat     float64 // seconds
+	invBw   float64 // seconds per byte; 0: the pair is not used
+	p       int     // protocol (the correction's row)
+	corrMax int     // the correction applies while 0 ≤ log2(n/64) < corrMax; 0: never
+	plateau float64 // the ring plateau's factor (1: none)
+	minN    float64 // the bytes from which the plateau applies
+}
+
+// timeOf prepares ncclTopoGetAlgoTime for a and p.
+func (c *ncclComm) timeOf(t *ncclTuned, a, p int) ncclTime {
+	bw, lat := t.bw[a][p], t.lat[a][p]
+	x := ncclTime{p: p, plateau: 1}
 	if bw == 0 {
-		return 0, 0
+		return x
 	}
-	logSize := log2i(int(int64(n) >> 6))
-	if a == aTree && c.fn == fAllReduce && logSize >= 0 && logSize < 23 {
-		bw *= ncclTreeCorrection[p][logSize]
+	x.lat, x.invBw = lat*1e-6, 1/(bw*1e9)
+	switch {
+	case a == aTree && c.fn == fAllReduce:
+		x.corrMax = 23
+	case a == aNVLSTree && c.fn == fAllReduce && c.cc >= 100 && c.x86:
+		x.corrMax = 24
 	}
-	if a == aNVLSTree && c.fn == fAllReduce && logSize >= 0 && logSize < 24 && c.cc >= 100 && c.x86 {
-		bw *= ncclTreeCorrection[p][logSize]
-	}
-	if a == aRing && p == pSimple && c.nNodes > 1 && c.fn == fAllReduce && n/float64(c.commChannels*c.nRanks) >= ncclRingPlateauBytes {
+	if a == aRing && p == pSimple && c.nNodes > 1 && c.fn == fAllReduce {
+		x.plateau, x.minN = ncclRingPlateau, float64(ncclRingPlateauBytes*c.commChannels*c.nRanks)
 		if c.cc < 80 {
-			lat *= ncclRingPlateauPreAmpere
-		} else {
-			lat *= ncclRingPlateau
+			x.plateau = ncclRingPlateauPreAmpere
 		}
 	}
-	return lat, bw
+	return x
+}
+
+// at is the latency and the bandwidth term at n bytes.
+func (x *ncclTime) at(n units.Bytes) (lat, bwTerm float64) {
+	f := float64(n)
+	lat, inv := x.lat, x.invBw
+	if x.corrMax > 0 {
+		if ls := log2i(int(n >> 6)); ls >= 0 && ls < x.corrMax {
+			inv /= ncclTreeCorrection[x.p][ls]
+		}
+	}
+	if x.plateau != 1 && f >= x.minN {
+		lat *= x.plateau
+	}
+	return lat, f * inv
 }
