@@ -57,6 +57,13 @@ var ncclNetPaths = map[string]Path{
 			}
 			st := []Stage{s.ncclHostStore()}
 			st = append(st, s.rdmaStages(atBounce)...)
+			if i := stageIndex(st, "C"); i >= 0 && st[i].SmallMax > 0 {
+				// NCCL inlines only its clear-to-send FIFO entries, never data
+				// (src/transport/net_ib/connect.cc: max_inline_data is
+				// sizeof(struct ncclIbSendFifo) under NCCL_IB_USE_INLINE).
+				st[i].SmallMax, st[i].SmallAlpha = 0, 0
+				st[i].What += "; NCCL's IB transport never inlines data (only its clear-to-send FIFO entries)"
+			}
 			return append(st, s.ncclHostLoad()), ""
 		}},
 	"tcp": {Name: "tcp", Title: "TCP through NCCL's host buffers (NCCL's socket transport)", GPU: true, Internode: true, HostStaged: true,
