@@ -17,9 +17,11 @@ import (
 //     registered rdma and tcp paths: NCCL allocates its network buffers in
 //     pinned host memory and the collective's GPU kernel stores each step
 //     into them and loads each received step from them (src/transport/net.cc:
-//     the buffers of a connection whose GPU↔NIC path does not allow GPUDirect
-//     are host memory, ncclCudaHostCalloc); there is no cudaMemcpy per step,
-//     so no copy-engine launch, only the PCIe writes and reads of the SMs.
+//     NCCL_NET_MAP_ADD_POINTER puts a connection's buffers in device memory
+//     only when useGdr, else in host memory from ncclCudaHostCalloc; LL's send
+//     buffers are host memory even with GDR, which gpupath does not model);
+//     there is no cudaMemcpy per step, so no copy-engine launch, only the
+//     PCIe writes and reads of the SMs.
 //     Over verbs the NIC then reads and writes those host buffers; over
 //     sockets (NCCL's socket transport, src/transport/net_socket.cc) the
 //     proxy's threads send() and recv() them through the kernel's TCP stack.
@@ -31,7 +33,7 @@ import (
 func (s *Scenario) ncclHostStore() Stage {
 	rate := s.D2HRate()
 	return Stage{Name: "GPU kernel stores into NCCL's host buffer", Letter: "A", Side: Sender, Copy: true,
-		What:  fmt.Sprintf("the collective's GPU kernel writes the step over PCIe into NCCL's pinned host buffer in DDR at %s (posted writes of the SMs, taken at the device→host copy rate); no cudaMemcpy, so no copy launch (src/transport/net.cc at %s: host buffers where GPUDirect RDMA is off)", rate.Human(), ncclSource),
+		What:  fmt.Sprintf("the collective's GPU kernel writes the step over PCIe into NCCL's pinned host buffer in DDR at %s (posted writes of the SMs, taken at the device→host copy rate); no cudaMemcpy, so no copy launch (src/transport/net.cc at %s: host buffers where GPUDirect RDMA is off, ncclCudaHostCalloc)", rate.Human(), ncclSource),
 		Alpha: s.PCIe.WriteLatency, PerByte: units.Seconds(1 / float64(rate)), DDR: 1, Crossings: 1,
 		Uses: []Use{{Resource: "ddr:sender", PerByte: 1}, {Resource: "pcie:sender-gpu:up", PerByte: 1}}}
 }
