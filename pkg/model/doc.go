@@ -26,9 +26,37 @@
 // RDMA that far from the NIC). A path that cannot work on a scenario
 // (p2p-plain-nic on a plain NIC, devmem without header split) is infeasible
 // with its reason instead of numbers. Sweep evaluates many paths and sizes;
-// Fastest, Crossovers and Ranked compare them; Scenario.Collective models
-// collectives; LocalCopies are the single-node copies (host↔GPU, GPU peer,
-// BAR1).
+// Fastest, Crossovers and Ranked compare them; LocalCopies are the
+// single-node copies (host↔GPU, GPU peer, BAR1).
+//
+// Collectives are NCCL's own cost model (src/graph/tuning.cc and
+// src/enqueue.cc at NVIDIA/nccl 5067397c, every constant cited where it is
+// defined, nccl_tuning.go) with the links taken from this model.
+// Scenario.CollectiveModel(CollectiveSpec, sizes) evaluates one collective
+// — Op (all_reduce, all_gather, reduce_scatter, broadcast, reduce,
+// all_to_all, send_recv; any spelling CollectiveOp reads), Nodes (1 to
+// 65,536) × GPUsPerNode (1 to 64), NICsPerNode (0: one per GPU), Algo
+// ("auto" or one of Algorithms: tree, ring, collnet_direct, collnet_chain,
+// nvls, nvls_tree, pat; p2p for all_to_all and send_recv), Proto ("auto",
+// LL, LL128, Simple), Path (tcp, rdma, gdr, devmem; "" for the one NCCL
+// takes, Scenario.NCCLPath) and Channels (0: from the topology) — at each
+// size to a CollectiveResult: nccl-tests' time, algbw and busbw (BusFactor),
+// NCCL's own estimate beside gpupath's time, the bottleneck (a link, the
+// path's CPU or DDR, or a protocol ceiling of NCCL's), the node's CPU
+// cores, CPU seconds and DDR bytes for its network traffic, the time term
+// by term (Steps), NCCL's choice on the path asked for and on its own path,
+// and every algorithm × protocol NCCL weighs with its time or why it is not
+// allowed there (NVLS only with topology.nvswitch from compute capability
+// 9.0, gpu.compute_capability or the catalog's; CollNet only with
+// network.sharp; PAT only at one GPU per node). Scenario.Collectives
+// prepares a scenario once for many such calls (the paths' network steps,
+// the compute capability), and its Choices, Crossovers, GDRGain and
+// TCPCores give the sizes where NCCL's pick changes, the crossovers between
+// two algorithms, protocols or paths, what GPUDirect RDMA buys over NCCL's
+// host-staged transport and the cores NCCL's socket transport burns, as
+// functions of the size or the node count. NCCLRoute is the route of one
+// network step: NCCL's host-staged transports (rdma, tcp) store into and
+// load from its pinned host buffers from the kernel, without a cudaMemcpy.
 //
 // The hardware catalog (Catalog, LookupCatalog, NearCatalogNames) says
 // what a product name implies: GPUs, NICs, CPUs, switches and InfiniBand

@@ -108,6 +108,11 @@ type Scenario struct {
 		// through nvidia-peermem / dma-buf): a fixed cost and one per 64 KiB
 		// GPU page.
 		PinLatency, PinPerPage units.Seconds
+		// ComputeCapability is the GPU's CUDA compute capability ×10 (90
+		// for 9.0), which picks NCCL's tuning constants; 0: from the
+		// catalog entry gpu.model names, else from gpu.gdr_flush
+		// (Scenario.ComputeCapability).
+		ComputeCapability int
 	}
 	CPU struct {
 		Model string
@@ -220,12 +225,20 @@ type Scenario struct {
 		// its root port: every NIC↔host transaction (doorbell, DMA read,
 		// DMA write, completion) crosses each of them.
 		NICSwitches int
+		// NVSwitch: the node's GPUs connect through NVSwitch chips (NCCL's
+		// NVS topology node); from compute capability 9.0 on that gives
+		// NVLink SHARP, NCCL's NVLS algorithms.
+		NVSwitch bool
 	}
 	Network struct {
 		Switch     string // the switch model, free text or a catalog name
 		Hops       int
 		HopLatency units.Seconds
 		Cable      units.Meters
+		// SHARP: the switches reduce in the network (NVIDIA SHARP) and NCCL
+		// runs its CollNet algorithms on them (NCCL_COLLNET_ENABLE=1 with
+		// the SHARP plugin); NCCL's default is off.
+		SHARP bool
 	}
 	Pipeline struct {
 		Chunk units.Bytes
@@ -578,6 +591,7 @@ var keys = []Key{
 	boolKey("gpu.gdr_flush", "the receiving GPU needs a flush (a read through the NIC) before it consumes data the NIC wrote (Ampere and earlier)", func(s *Scenario) *bool { return &s.GPU.GDRFlush }),
 	durationKey("gpu.pin_latency", "registering GPU memory for RDMA: fixed cost (pin through nvidia-peermem or dma-buf, NIC registration)", func(s *Scenario) *units.Seconds { return &s.GPU.PinLatency }, 0, 1e-2),
 	durationKey("gpu.pin_per_page", "registering GPU memory for RDMA: cost per 64 KiB GPU page", func(s *Scenario) *units.Seconds { return &s.GPU.PinPerPage }, 0, 1e-4),
+	optional(computeCapabilityKey()),
 
 	stringKey("cpu.model", "free text, or a CPU the catalog knows (gpupath catalog list)", func(s *Scenario) *string { return &s.CPU.Model }),
 	enumKey("cpu.family", "the CPU family as NCCL classes it (src/graph/topo.cc): intel-bdw (Broadwell and earlier), intel-skl (Skylake to Ice Lake), intel-srp (Sapphire and Granite Rapids), intel-erp (Emerald Rapids), amd, arm, power9", func(s *Scenario) *string { return &s.CPU.Family }, CPUFamilies...),
@@ -641,11 +655,13 @@ var keys = []Key{
 	durationKey("topology.inter_socket_latency", "one crossing of the inter-socket link", func(s *Scenario) *units.Seconds { return &s.Topology.InterSocketLatency }, 0, 1e-5),
 	intKey("topology.nic_switches", "PCIe switch levels between the NIC and its root port: the doorbell, DMA reads and writes and completions cross each (pcie.switch_latency)", func(s *Scenario) *int { return &s.Topology.NICSwitches }, 0, 4),
 	classKey("topology.cpu_gpu", "where the core that loads and stores GPU memory through BAR1 (gdrcopy) sits: PHB on the GPU's socket, SYS across the inter-socket link", func(s *Scenario) *Class { return &s.Topology.CPUGPU }),
+	optional(boolKey("topology.nvswitch", "the node's GPUs connect through NVSwitch chips (DGX/HGX SXM boards; NCCL's NVS node): with compute capability 9.0 or later that is NVLink SHARP, NCCL's NVLS algorithms (false: none)", func(s *Scenario) *bool { return &s.Topology.NVSwitch })),
 
 	stringKey("network.switch", "free text, or a switch the catalog knows (gpupath catalog list)", func(s *Scenario) *string { return &s.Network.Switch }),
 	intKey("network.hops", "switches between the two NICs", func(s *Scenario) *int { return &s.Network.Hops }, 0, 16),
 	durationKey("network.hop_latency", "one switch, port to port", func(s *Scenario) *units.Seconds { return &s.Network.HopLatency }, 0, 1e-4),
 	lengthKey(),
+	optional(boolKey("network.sharp", "the switches reduce in the network (NVIDIA SHARP) and NCCL runs its CollNet algorithms on them (NCCL_COLLNET_ENABLE=1 with the SHARP plugin; NCCL's default is off: false)", func(s *Scenario) *bool { return &s.Network.SHARP })),
 
 	bytesKey("pipeline.chunk", "chunk size of a pipelined transfer", func(s *Scenario) *units.Bytes { return &s.Pipeline.Chunk }, 1024, 1<<30),
 
@@ -683,6 +699,37 @@ func stackKey() Key {
 			}
 			return nil
 		}, func(v string) any { return v }, func(v string) string { return v })
+}
+
+// computeCapabilityKey is gpu.compute_capability: "9.0" as CUDA writes
+// it, held ×10 (90); "0" or "auto": from the catalog (Scenario.ComputeCapability).
+func computeCapabilityKey() Key {
+	return typedKey("gpu.compute_capability", "CUDA compute capability (7.0 Volta, 8.0 Ampere, 9.0 Hopper, 10.0 Blackwell), which picks NCCL's tuning constants; 0: from the catalog entry gpu.model names, else 9.0 when gpu.gdr_flush is false and 8.0 when it is true", "major.minor",
+		func(s *Scenario) *int { return &s.GPU.ComputeCapability },
+		func(v string) (int, error) {
+			t := strings.TrimSpace(v)
+			if t == "0" || strings.EqualFold(t, "auto") {
+				return 0, nil
+			}
+			x, err := strconv.ParseFloat(t, 64)
+			if err != nil || math.IsNaN(x) {
+				return 0, fmt.Errorf("%q is not a compute capability (major.minor, as 9.0)", v)
+			}
+			return int(math.Round(x * 10)), nil
+		}, func(cc int, text string) error {
+			if cc != 0 && (cc < 30 || cc > 150) {
+				return fmt.Errorf("%s is out of range [3.0, 15.0] (0: from the catalog)", text)
+			}
+			return nil
+		}, func(cc int) any { return formatCC(cc) }, formatCC)
+}
+
+// formatCC writes a compute capability held ×10 as CUDA writes it ("9.0").
+func formatCC(cc int) string {
+	if cc == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d.%d", cc/10, cc%10)
 }
 
 func durationKeyFreq() Key {
