@@ -20,7 +20,7 @@
 // Local copies (pinned and pageable cudaMemcpy, gdrcopy's BAR1 loads and
 // stores) are modeled with the model's local copies, collectives of many
 // ranks (bus and algorithm bandwidth, the time of an all_gather or
-// all_reduce) with its ring collective over the row's inter-node path.
+// all_reduce) with NCCL's own cost model (tuning.cc) over the row's inter-node path.
 // Rows that measure something the model does not describe (gdr_map's
 // page-table cost, a bug the source itself reports, a figure whose only
 // hardware rate is its own) are kept in the results, excluded from the
