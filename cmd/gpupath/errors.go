@@ -39,7 +39,6 @@ type usageError = cli.UsageError
 var (
 	usagef   = cli.Usagef
 	badInput = cli.BadInput
-	errHelp  = cli.ErrHelp
 )
 
 // newFlagSet returns the flag set of the command name, with its usage line,

@@ -157,9 +157,9 @@ func TestServeLogBounded(t *testing.T) {
 	if busy.Load() != n {
 		t.Fatalf("%d of %d connections answered busy", busy.Load(), n)
 	}
-	lines := l.waitLines(t, "refusals", func(ls []string) bool { return count(ls, "refused") >= 10 })
+	l.waitLines(t, "refusals", func(ls []string) bool { return count(ls, "refused") >= 10 })
 	time.Sleep(50 * time.Millisecond) // a straggler would show
-	lines = l.all()
+	lines := l.all()
 	if r := count(lines, "refused"); r != 10 || count(lines, "busy: all 1 sessions are taken; it asked for a pingpong of 4KiB messages") != 10 {
 		t.Errorf("%d refused connections from 10 addresses logged %d refusal lines, want 10:\n%s", n, r, strings.Join(lines, "\n"))
 	}
