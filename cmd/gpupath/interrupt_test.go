@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/pkg/validate"
 	"io"
 	"os"
 	"os/exec"
@@ -87,8 +88,8 @@ func TestSIGTERMStopsLongCommands(t *testing.T) {
 	tmp := t.TempDir()
 	run := filepath.Join(tmp, "big")
 	bigRun(t, run, 60)
-	// The published table repeated to 9,000 rows (under validate's row
-	// limit): tens of seconds of modeling.
+	// The published table repeated to validate's row limit: seconds of
+	// modeling.
 	pub, err := os.ReadFile(filepath.Join("..", "..", "pkg", "validate", "data", "published.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestSIGTERMStopsLongCommands(t *testing.T) {
 	lines := strings.Split(strings.TrimRight(string(pub), "\n"), "\n")
 	var table strings.Builder
 	table.WriteString(lines[0] + "\n")
-	for n := 0; n < 9000; n++ {
+	for n := 0; n < validate.MaxRows; n++ {
 		row := lines[1+n%(len(lines)-1)]
 		id, rest, _ := strings.Cut(row, ",")
 		fmt.Fprintf(&table, "%s-%d,%s\n", id, n, rest) // ids are unique

@@ -333,7 +333,7 @@ func TestMeasureRemotePeer(t *testing.T) {
 		t.Skip("-short: a real TCP peer")
 	}
 	srv := exec.Command(binary, "serve", "--listen", "127.0.0.1:0", "--for", "60s")
-	pr, err := srv.StdoutPipe()
+	pr, err := srv.StderrPipe() // the listening line is a log line: stderr
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,8 +355,9 @@ func TestMeasureRemotePeer(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
-	if !strings.Contains(o.stdout, "tcp pingpong 64B "+addr) || !strings.Contains(o.stdout, "wrote "+dir) {
-		t.Errorf("plain progress lines expected on a pipe, got %q", o.stdout)
+	// Progress on stderr (plain lines on a pipe), the run's summary line on stdout.
+	if !strings.Contains(o.stderr, "tcp pingpong 64B "+addr) || !strings.HasPrefix(o.stdout, "gpupath measure: complete") || !strings.HasSuffix(o.stdout, ": "+dir+"\n") {
+		t.Errorf("plain progress lines on stderr and the summary on stdout expected, got %q and %q", o.stderr, o.stdout)
 	}
 	rd, err := record.ReadRun(dir)
 	if err != nil {
