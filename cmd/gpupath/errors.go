@@ -56,7 +56,7 @@ func limitsOf(name string) []string {
 	lim := safeio.FormatLimit
 	scenario := "scenario file " + lim(model.MaxScenarioBytes) + "; a FIFO, a device or a directory is refused"
 	run := fmt.Sprintf("run directory: manifest.json and doctor.json %s, results.jsonl %s, lines %s (longer ones are skipped and listed), %s records per run and in all",
-		lim(record.MaxManifestBytes), lim(record.MaxResultsBytes), lim(record.MaxLineBytes), groupThousands(record.MaxRecords))
+		lim(record.MaxManifestBytes), lim(record.MaxResultsBytes), lim(record.MaxLineBytes), units.Thousands(record.MaxRecords))
 	switch name {
 	case "model":
 		return []string{scenario}
@@ -65,7 +65,7 @@ func limitsOf(name string) []string {
 	case "fit":
 		return []string{run}
 	case "validate":
-		return []string{fmt.Sprintf("--data table %s and %s rows; a FIFO, a device or a directory is refused", lim(validate.MaxTableBytes), groupThousands(validate.MaxRows))}
+		return []string{fmt.Sprintf("--data table %s and %s rows; a FIFO, a device or a directory is refused", lim(validate.MaxTableBytes), units.Thousands(validate.MaxRows))}
 	case "import":
 		return []string{"tool output " + lim(importers.MaxFileBytes) + " per file"}
 	case "doctor":
@@ -76,15 +76,6 @@ func limitsOf(name string) []string {
 				units.Rate(measure.DefaultMinRate).Human(), measure.DefaultMaxConnTime.Minutes())}
 	}
 	return nil
-}
-
-// groupThousands writes n with commas: 1,000,000.
-func groupThousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // parseFlags parses args, flags anywhere; positional arguments are

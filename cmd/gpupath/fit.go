@@ -94,7 +94,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *out != "" {
-		fmt.Fprintf(stdout, "\nwrote %s (gpupath model --scenario %s)\n", termtext.Name(*out), termtext.Name(shellWord(*out)))
+		fmt.Fprintf(stdout, "\nwrote %s (gpupath model --scenario %s)\n", termtext.Name(*out), termtext.Name(termtext.ShellWord(*out)))
 	}
 	return nil
 }

@@ -28,18 +28,20 @@ func grammarCases(t *testing.T) map[string]grammarCase {
 	tree := unpackDoctorTree(t, "pix-good")
 	fixture := filepath.Join("..", "..", "pkg", "importers", "testdata", "fixtures", "iperf3", "json-v3.0.11-tcp-1stream-13s.json")
 	return map[string]grammarCase{
-		"model":    {args: []string{"model", "--sizes", "8", "--paths", "gdr", "--format", "json"}},
-		"preset":   {args: []string{"preset", "show", "--format", "json", "default", "--resolved"}},
-		"catalog":  {args: []string{"catalog", "show", "H200", "--format", "json"}},
-		"measure":  {args: []string{"measure", "--probes", "topo", "--sysfs", "{{TMP}}", "--out", "{{TMP}}/run", "--format", "json"}, code: 1},
-		"gpucheck": {args: []string{"gpucheck", "--probes", "topo", "--sysfs", "{{TMP}}", "--out", "{{TMP}}/run", "--format", "json", "--quiet"}, code: 1},
-		"serve":    {args: []string{"serve", "--listen", "127.0.0.1:0", "--for", "10ms", "--format", "json"}},
-		"fit":      {args: []string{"fit", "--data", filepath.Join("..", "..", "reports", "examples", "h200-1gpu", "run"), "--format", "json"}},
-		"report":   {args: []string{"report", "--model-only", "--out", "{{TMP}}/rep", "--format", "json"}},
-		"import":   {args: []string{"import", fixture, "--format", "json", "--out", "{{TMP}}/imp"}},
-		"doctor":   {args: doctorArgs(tree, "--format", "json", "--nvml", "off")},
-		"validate": {args: []string{"validate", "--format", "json"}},
-		"version":  {args: []string{"version", "--format", "json"}},
+		"model": {args: []string{"model", "--sizes", "8", "--paths", "gdr", "--format", "json"}},
+		// The collective's JSON is its own object (model.CollectiveJSON).
+		"model --collective": {args: []string{"model", "--collective", "all_reduce", "--nodes", "4", "--sizes", "8", "--paths", "nccl,tcp", "--format", "json"}},
+		"preset":             {args: []string{"preset", "show", "--format", "json", "default", "--resolved"}},
+		"catalog":            {args: []string{"catalog", "show", "H200", "--format", "json"}},
+		"measure":            {args: []string{"measure", "--probes", "topo", "--sysfs", "{{TMP}}", "--out", "{{TMP}}/run", "--format", "json"}, code: 1},
+		"gpucheck":           {args: []string{"gpucheck", "--probes", "topo", "--sysfs", "{{TMP}}", "--out", "{{TMP}}/run", "--format", "json", "--quiet"}, code: 1},
+		"serve":              {args: []string{"serve", "--listen", "127.0.0.1:0", "--for", "10ms", "--format", "json"}},
+		"fit":                {args: []string{"fit", "--data", filepath.Join("..", "..", "reports", "examples", "h200-1gpu", "run"), "--format", "json"}},
+		"report":             {args: []string{"report", "--model-only", "--out", "{{TMP}}/rep", "--format", "json"}},
+		"import":             {args: []string{"import", fixture, "--format", "json", "--out", "{{TMP}}/imp"}},
+		"doctor":             {args: doctorArgs(tree, "--format", "json", "--nvml", "off")},
+		"validate":           {args: []string{"validate", "--format", "json"}},
+		"version":            {args: []string{"version", "--format", "json"}},
 	}
 }
 

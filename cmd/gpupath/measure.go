@@ -409,48 +409,14 @@ func parseSizesInt64(list string) ([]int64, error) {
 	return out, err
 }
 
-// writeHostScenario writes the "this host" scenario values of the run (host
-// and GPU probes: calib.ThisHost) next to it as host-scenario.yaml: a
-// scenario file that `gpupath model --scenario` reads (keys it does not set
-// come from the default preset). It checks that the model accepts it, and
-// returns its path ("" when the run gave no value).
+// writeHostScenario writes the run's host-scenario.yaml
+// (calib.WriteHostScenario) and says how to model it.
 func writeHostScenario(rd *record.RunData, ovs []model.Override, notes []string, stdout io.Writer, quiet bool) (string, error) {
-	if len(ovs) == 0 {
-		return "", nil
+	path, sets, err := calib.WriteHostScenario(rd, ovs, notes)
+	if err == nil && path != "" && !quiet {
+		fmt.Fprintf(stdout, "this host: %s\nmodel it: gpupath model --scenario %s\n", termtext.Name(sets), termtext.Name(termtext.ShellWord(path)))
 	}
-	text, err := calib.HostScenarioYAML(rd, ovs, notes)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(rd.Dir, "host-scenario.yaml")
-	if _, err := model.Parse(text, path); err != nil {
-		return "", fmt.Errorf("the derived host scenario does not load: %w", err)
-	}
-	if err := safeio.WriteFile(path, text, false); err != nil {
-		return "", err
-	}
-	if !quiet {
-		var sets []string
-		for _, o := range ovs {
-			v, err := o.Text()
-			if err != nil {
-				return "", err
-			}
-			sets = append(sets, "--set "+o.Key+"="+shellWord(v))
-		}
-		fmt.Fprintf(stdout, "this host: %s\n", termtext.Name(strings.Join(sets, " ")))
-		fmt.Fprintf(stdout, "model it: gpupath model --scenario %s\n", termtext.Name(shellWord(path)))
-	}
-	return path, nil
-}
-
-// shellWord quotes a value for a shell command line when it holds spaces
-// or shell characters (a GPU's name).
-func shellWord(v string) string {
-	if v != "" && !strings.ContainsAny(v, " \t'\"$`\\|&;<>()*?[]#~!{}") {
-		return v
-	}
-	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+	return path, err
 }
 
 // newProgress picks a bar for a terminal and plain lines otherwise.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/gpupath/gpupath/pkg/units"
 	"github.com/gpupath/gpupath/pkg/validate"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func TestValidateDataBounded(t *testing.T) {
 	exit2(t, "one row past the limit", code, errOut, fmt.Sprintf("big.csv:%d:", validate.MaxRows+2), fmt.Sprintf("more than %d rows", validate.MaxRows))
 
 	out, _, _ := invoke(t, "validate", "--help")
-	if !strings.Contains(out, "--data table 16 MiB and "+groupThousands(validate.MaxRows)+" rows") {
+	if !strings.Contains(out, "--data table 16 MiB and "+units.Thousands(validate.MaxRows)+" rows") {
 		t.Errorf("validate --help does not state its limits:\n%s", out)
 	}
 }

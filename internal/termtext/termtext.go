@@ -83,3 +83,13 @@ func Safe(s string, keepNL bool) bool {
 func bidi(r rune) bool {
 	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }
+
+// ShellWord quotes a value for a shell command line printed to the user
+// when it holds spaces or shell characters (a GPU's name, a path): single
+// quotes, an inner one written '\”.
+func ShellWord(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t'\"$`\\|&;<>()*?[]#~!{}") {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}

@@ -76,3 +76,11 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{"h100": "h100", "": "''", "NVIDIA H100 80GB": "'NVIDIA H100 80GB'", "it's": `'it'\''s'`} {
+		if got := ShellWord(in); got != want {
+			t.Errorf("ShellWord(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

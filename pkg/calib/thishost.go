@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -142,4 +144,35 @@ func HostScenarioYAML(rd *record.RunData, ovs []model.Override, notes []string) 
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// WriteHostScenario writes the run's host scenario (HostScenarioYAML) next
+// to it as host-scenario.yaml, a file `gpupath model --scenario` reads,
+// after checking that the model accepts it; it never replaces a file
+// there. It returns the file's path ("" when the run gave no value) and
+// the same values as --set flags for a command line.
+func WriteHostScenario(rd *record.RunData, ovs []model.Override, notes []string) (path, sets string, err error) {
+	if len(ovs) == 0 {
+		return "", "", nil
+	}
+	text, err := HostScenarioYAML(rd, ovs, notes)
+	if err != nil {
+		return "", "", err
+	}
+	path = filepath.Join(rd.Dir, "host-scenario.yaml")
+	if _, err := model.Parse(text, path); err != nil {
+		return "", "", fmt.Errorf("the derived host scenario does not load: %w", err)
+	}
+	flags := make([]string, 0, len(ovs))
+	for _, o := range ovs {
+		v, err := o.Text()
+		if err != nil {
+			return "", "", err
+		}
+		flags = append(flags, "--set "+o.Key+"="+termtext.ShellWord(v))
+	}
+	if err := safeio.WriteFile(path, text, false); err != nil {
+		return "", "", err
+	}
+	return path, strings.Join(flags, " "), nil
 }

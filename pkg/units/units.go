@@ -461,3 +461,18 @@ func ParseCount(v string) (float64, error) {
 func FormatCount(x float64) string {
 	return formatExact(x, []unitMult{{"M/s", 1e6}, {"k/s", 1e3}, {"/s", 1}}, "/s", ParseCount)
 }
+
+// Thousands writes a count with commas between groups of three digits
+// (1,000,000), as the limits in the commands' help are written.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
