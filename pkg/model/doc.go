@@ -54,7 +54,9 @@
 // TCPCores give the sizes where NCCL's pick changes, the crossovers between
 // two algorithms, protocols or paths, what GPUDirect RDMA buys over NCCL's
 // host-staged transport and the cores NCCL's socket transport burns, as
-// functions of the size or the node count. NCCLRoute is the route of one
+// functions of the size or the node count. DefaultCollectiveSpec is the
+// collective a report shows (an all_reduce on 16 nodes × 8 GPUs, NCCL
+// choosing the rest). NCCLRoute is the route of one
 // network step: NCCL's host-staged transports (rdma, tcp) store into and
 // load from its pinned host buffers from the kernel, without a cudaMemcpy.
 //

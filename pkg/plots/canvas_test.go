@@ -42,6 +42,13 @@ func allFigures(t *testing.T, s *model.Scenario) []*plots.Figure {
 	for _, p := range model.PathNames() {
 		add(plots.Diagram(s, plots.DiagramOptions{Highlight: p}))
 	}
+	ci := plots.CollectiveInput{Scenario: s, Spec: model.DefaultCollectiveSpec(s)}
+	add(plots.CollectiveBusBW(ci))
+	add(plots.CollectiveScale(ci))
+	add(plots.CollectiveCores(ci))
+	if s.NIC.RDMA {
+		add(plots.CollectiveGain(ci))
+	}
 	return figs
 }
 

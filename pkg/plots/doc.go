@@ -19,8 +19,13 @@
 //     calibrated model, and their errors; OperationCosts measured costs of
 //     single operations; Validation the model against published
 //     measurements; Diagram the two-node data-path diagram with each path's
-//     route lettered A–G in the order the data meets them. Layout says
-//     where a Figure puts its legend and its data, for tests.
+//     route lettered A–G in the order the data meets them;
+//     CollectiveBusBW, CollectiveScale, CollectiveGain and CollectiveCores
+//     one collective of NCCL's cost model on each inter-node path (bus
+//     bandwidth by size with NCCL's choices in a band stacked under the
+//     curves, bus bandwidth by node count, what GPUDirect RDMA buys, the
+//     CPU cores a node keeps busy). Layout says where a Figure puts its
+//     legend and its data, for tests.
 //   - Drawing: a drawing that the document around it frames (the report
 //     prints its number, title and caption), with its data: StageMap (the
 //     stages of each path by node, where Diagram cannot draw the

@@ -164,3 +164,28 @@ func ExampleDiagram_crossSocket() {
 	}
 	writeSVG(f, "diagram_sys_gdr")
 }
+
+// The report's collective (an all_reduce on 16 nodes × 8 GPUs) on every
+// inter-node path of the default scenario.
+func ExampleCollectiveBusBW() {
+	s := model.Default()
+	f, err := plots.CollectiveBusBW(plots.CollectiveInput{Scenario: s, Spec: model.DefaultCollectiveSpec(s)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "collective_busbw")
+}
+
+// The same all_reduce of 64 MiB from 1 to 16,384 nodes of a DGX H100-class
+// scenario, where devmem cannot run.
+func ExampleCollectiveScale() {
+	s, err := model.Preset("dgx-h100-ndr")
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := plots.CollectiveScale(plots.CollectiveInput{Scenario: s, Spec: model.DefaultCollectiveSpec(s)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	writeSVG(f, "collective_scale")
+}

@@ -60,6 +60,11 @@ type Figure struct {
 	// legendBelow puts the legend in rows under the body, not in a column
 	// on the right.
 	legendBelow bool
+	// rows, when set (one height per panel), stacks the panels top to
+	// bottom instead of side by side, their data areas aligned at the left
+	// and the right: a panel of that height, or, for a 0, what the others
+	// leave.
+	rows []vg.Length
 }
 
 // axes is one gonum plot with its axis labels, which the figure draws
@@ -242,10 +247,15 @@ func (f *Figure) drawPanels(body draw.Canvas, lay *Layout) {
 	for i, a := range f.panels {
 		ps[i] = a.p
 	}
-	tiles := draw.Tiles{Rows: 1, Cols: len(ps), PadX: gap + lh}
-	cs := plot.Align([][]*plot.Plot{ps}, tiles, body)
+	var cs []draw.Canvas
+	if len(f.rows) == len(f.panels) {
+		cs = stackRows(ps, f.rows, body)
+	} else {
+		tiles := draw.Tiles{Rows: 1, Cols: len(ps), PadX: gap + lh}
+		cs = plot.Align([][]*plot.Plot{ps}, tiles, body)[0]
+	}
 	for i, a := range f.panels {
-		tile := cs[0][i]
+		tile := cs[i]
 		a.p.Draw(tile)
 		dc := a.p.DataCanvas(tile)
 		if lay != nil {
@@ -263,6 +273,44 @@ func (f *Figure) drawPanels(body draw.Canvas, lay *Layout) {
 			tile.FillText(st, vg.Point{X: tile.Min.X - lh + 1, Y: (dc.Min.Y + dc.Max.Y) / 2}, a.ylabel)
 		}
 	}
+}
+
+// rowGap is the space between panels stacked in rows.
+const rowGap = vg.Length(8)
+
+// stackRows lays the plots out top to bottom in c, each of its height in
+// heights (a 0 shares what the others leave), rowGap apart, and crops
+// each so that their data areas start and end at the same x: the widest
+// margins of them all on either side.
+func stackRows(ps []*plot.Plot, heights []vg.Length, c draw.Canvas) []draw.Canvas {
+	fixed, rest := vg.Length(0), 0
+	for _, h := range heights {
+		fixed += h
+		if h == 0 {
+			rest++
+		}
+	}
+	free := max(0, c.Max.Y-c.Min.Y-fixed-rowGap*vg.Length(len(ps)-1))
+	out := make([]draw.Canvas, len(ps))
+	top := c.Max.Y
+	for i, h := range heights {
+		if h == 0 {
+			h = free / vg.Length(rest)
+		}
+		out[i] = c
+		out[i].Max.Y, out[i].Min.Y = top, top-h
+		top -= h + rowGap
+	}
+	var left, right vg.Length
+	for i, p := range ps {
+		dc := p.DataCanvas(out[i])
+		left, right = max(left, dc.Min.X-out[i].Min.X), max(right, out[i].Max.X-dc.Max.X)
+	}
+	for i, p := range ps {
+		dc := p.DataCanvas(out[i])
+		out[i] = draw.Crop(out[i], left-(dc.Min.X-out[i].Min.X), -(right - (out[i].Max.X - dc.Max.X)), 0, 0)
+	}
+	return out
 }
 
 func lineHeight(s text.Style) vg.Length {

@@ -37,3 +37,9 @@ func TestCoresGolden(t *testing.T)      { checkGolden(t, ExampleCores, "cores") 
 func TestDiagramSYSGolden(t *testing.T) {
 	checkGolden(t, ExampleDiagram_crossSocket, "diagram_sys_gdr")
 }
+func TestCollectiveBusBWGolden(t *testing.T) {
+	checkGolden(t, ExampleCollectiveBusBW, "collective_busbw")
+}
+func TestCollectiveScaleGolden(t *testing.T) {
+	checkGolden(t, ExampleCollectiveScale, "collective_scale")
+}

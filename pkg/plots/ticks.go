@@ -14,7 +14,7 @@ import (
 // choose among the label densities the figures use; no other package
 // marks an axis.
 //
-//	sizeTicks     message sizes, log₂ axis (1 KiB, 1 MiB, 1 GiB)
+//	sizeTicks     message sizes, log₂ axis (1 KiB, 1 MiB, 1 GiB); node counts
 //	decadeTicks   any log₁₀ axis: seconds, cores, plain numbers
 //	linearTicks   a linear axis (GB/s, counts)
 //	timeAxisTicks a linear axis of seconds, labelled in one unit
@@ -27,10 +27,15 @@ import (
 // them, with at most maxLabels labels (0: 8), for narrow panels; every,
 // when set, fixes the step instead (5: 1 B, 32 B, 1 KiB, …). With clip,
 // only the powers of two inside the axis range are marked, none below 1 B.
+// label, when set, writes the labels instead of sizeLabel (a log₂ axis of
+// node counts: 1, 4, 16, …); blank marks the ticks without labels (a panel
+// stacked over one that labels the same axis).
 type sizeTicks struct {
 	maxLabels int
 	every     int
 	clip      bool
+	label     func(float64) string
+	blank     bool
 }
 
 func (t sizeTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -52,7 +57,11 @@ func (t sizeTicks) Ticks(lo, hi float64) []plot.Tick {
 			continue
 		}
 		tk := plot.Tick{Value: v}
-		if e%step == 0 {
+		switch {
+		case t.blank || e%step != 0:
+		case t.label != nil:
+			tk.Label = t.label(v)
+		default:
 			tk.Label = sizeLabel(v)
 		}
 		ticks = append(ticks, tk)

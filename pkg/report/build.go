@@ -165,6 +165,7 @@ var sectionTitles = []struct{ id, title string }{
 	{"latency", "Latency"},
 	{"bandwidth", "Bandwidth"},
 	{"cost", "CPU and memory cost"},
+	{"collectives", "Collectives"},
 	{"whatif", "What if"},
 	{"measurements", "Measurements"},
 	{"calibration", "Model against measurement"},
@@ -205,6 +206,7 @@ func build(in *Input) *doc {
 		"latency":      func(sec *section) { b.latency(sec, a, modeled) },
 		"bandwidth":    func(sec *section) { b.bandwidth(sec, a, modeled) },
 		"cost":         func(sec *section) { b.cost(sec, a, modeled) },
+		"collectives":  func(sec *section) { b.collectives(sec, a, modeled) }, // collectives.go
 		"whatif":       func(sec *section) { b.whatIf(sec, a) },
 		"measurements": func(sec *section) { b.measurements(sec, a) },
 		"imported":     b.imported,                                        // imported.go

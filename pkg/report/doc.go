@@ -7,7 +7,11 @@
 // The sections are: summary (computed from the model, never typed: the
 // fastest path over 1 B–1 GiB, the crossovers found by bisection, the CPU
 // cores at line rate), the data paths (diagram and a stage table per path),
-// latency, bandwidth, CPU and memory cost, what-if (neighbouring scenarios
+// latency, bandwidth, CPU and memory cost, collectives (NCCL's cost model of
+// model.DefaultCollectiveSpec on each inter-node path: bus bandwidth by size
+// with NCCL's choices, where they change and where the paths overtake each
+// other, and by node count with what GPUDirect RDMA buys and the cores
+// NCCL's socket transport burns), what-if (neighbouring scenarios
 // chosen by Variants), measurements (when Input.Measured is given), model
 // against measurement (when Input.Calibration is given: the fitted stage
 // parameters with their intervals next to the preset's, the calibrated

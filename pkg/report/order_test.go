@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,31 @@ func TestVerdictsFirst(t *testing.T) {
 		}
 		if p := pdfPageOf(t, reps[name].File(PDFFile), "2. "+want.second); p == 0 || p > want.page {
 			t.Errorf("%s report: section 2, %s, starts on page %d of the PDF, want by page %d", name, want.second, p, want.page)
+		}
+	}
+}
+
+// TestCollectivesAfterCost: in every example report the section
+// "Collectives" comes right after "CPU and memory cost" and right before
+// "What if", in the doc and on the PDF's pages.
+func TestCollectivesAfterCost(t *testing.T) {
+	reps, docs := freshExamples(t)
+	for name, d := range docs {
+		var titles []string
+		for _, s := range d.Sections {
+			titles = append(titles, s.Title)
+		}
+		i := slices.Index(titles, "Collectives")
+		if i < 1 || i+1 >= len(titles) || titles[i-1] != "CPU and memory cost" || titles[i+1] != "What if" {
+			t.Errorf("%s report: sections %q: want Collectives between CPU and memory cost and What if", name, titles)
+			continue
+		}
+		pdf := reps[name].File(PDFFile)
+		cost := pdfPageOf(t, pdf, strconv.Itoa(i)+". CPU and memory cost")
+		coll := pdfPageOf(t, pdf, strconv.Itoa(i+1)+". Collectives")
+		what := pdfPageOf(t, pdf, strconv.Itoa(i+2)+". What if")
+		if cost == 0 || !(cost <= coll && coll <= what) {
+			t.Errorf("%s report: the PDF has CPU and memory cost on page %d, Collectives on %d, What if on %d", name, cost, coll, what)
 		}
 	}
 }
