@@ -6,6 +6,8 @@
 #                       calibrated.yaml) and its report (report/)
 #   imported/           outputs of other tools imported and reported
 #                       (scripts/example-imported.sh)
+#   nccl-tests/         every nccl-tests output of the fixtures against
+#                       NCCL's cost model (scripts/example-nccl-tests.sh)
 #   two-hosts-veth/     the report of the committed two-host run
 # The doctor outputs (reports/examples/doctor) are runs of gpupath doctor on
 # real machines and are not re-rendered here.
@@ -29,6 +31,7 @@ $g fit --data "$h/run" --out "$h/calibrated.yaml" >"$h/fit.txt"
 rm -rf "$h/report"
 $g report --model-only --data "$h/run" --out "$h/report" >/dev/null
 bash scripts/example-imported.sh "$ex/imported" >/dev/null
+bash scripts/example-nccl-tests.sh "$ex/nccl-tests" >/dev/null
 # The two-host run was measured by bench/twohosts (root, network namespaces);
 # its report is rendered from the committed run.
 rm -rf "$ex/two-hosts-veth/report"

@@ -91,6 +91,9 @@ type ImportedVerdict struct {
 	// after the series' points: its path's and the fastest path's ceiling,
 	// each once per group.
 	Lines []CeilingLine
+	// Collective is an nccl-tests busbw series against NCCL's cost model
+	// of its cluster (nil for any other series).
+	Collective *CollectiveVerdict
 }
 
 // CeilingLine is the model's ceiling of one path over the sizes a figure
@@ -265,6 +268,10 @@ func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool)
 		j.Points = append(j.Points, judgePoint(s, &j.Series, j.Path, j.Factor, pt))
 	}
 	j.Verdict = verdictOf(s, &j, nccl)
+	if se.Collective != nil && se.Quantity == record.Bandwidth {
+		j.Collective = judgeCollective(s, se, nccl)
+		j.Verdict += " " + j.Collective.Text()
+	}
 	return j
 }
 

@@ -36,8 +36,8 @@ func committedReports(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dirs) < 4 {
-		t.Fatalf("%d example reports under %s, want the 4 of scripts/examples.sh", len(dirs), examplesDir)
+	if len(dirs) < 5 {
+		t.Fatalf("%d example reports under %s, want the 5 of scripts/examples.sh", len(dirs), examplesDir)
 	}
 	sort.Strings(dirs)
 	return dirs
@@ -53,6 +53,7 @@ type exampleRun struct {
 var exampleRuns = []exampleRun{
 	{name: "h200-1gpu", dir: "h200-1gpu/run"},
 	{name: "imported", dir: "imported/run", sets: []string{"nic.rate=400Gbit/s"}},
+	{name: "nccl-tests", dir: "nccl-tests/run"},
 	{name: "two-hosts-veth", dir: "two-hosts-veth/run", sets: []string{"nic.rate=1Gbit/s", "nic.mtu=1500"}},
 }
 

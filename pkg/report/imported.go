@@ -155,6 +155,9 @@ func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int
 	for gi, g := range m.Groups {
 		b.importedFigure(sec, g, fmt.Sprintf("imported-%d-%d", n, gi+1), origin)
 		sec.table(importedTable(g))
+		if t := collectiveModelTable(g); t != nil {
+			sec.table(t)
+		}
 		var items []string
 		for _, v := range g.Verdicts {
 			items = append(items, v.Series.Label+": "+v.Verdict)
@@ -312,6 +315,66 @@ func importedTable(g calib.ImportedGroup) *docTable {
 	return t
 }
 
+// collectiveModelTable lists an nccl-tests group's points against NCCL's
+// cost model of its cluster (calib.CollectiveVerdict), at most eight sizes
+// per series, and the median error in the bandwidth regime; nil for a group
+// that is not a collective's busbw.
+func collectiveModelTable(g calib.ImportedGroup) *docTable {
+	var t *docTable
+	for _, j := range g.Verdicts {
+		cv := j.Collective
+		if cv == nil {
+			continue
+		}
+		if t == nil {
+			t = &docTable{Head: []string{"series", "size", "measured busbw", "modeled busbw", "NCCL's choice", "path", "error", "line"},
+				Widths: []float64{1.4, 0.8, 1, 1, 1.2, 0.7, 0.7, 0.5},
+				Right:  []bool{false, true, true, true, false, false, true, true}}
+			if cv.None == "" {
+				t.Caption = "NCCL's cost model of this cluster against the measurement: " + cv.Headline + "; " + strings.Join(cv.Assumed, "; ") + "."
+			} else {
+				t.Caption = "NCCL's cost model of this cluster against the measurement."
+			}
+		}
+		label := j.Series.Variant
+		if label == "" {
+			label = j.Series.Test
+		}
+		if cv.None != "" {
+			t.Rows = append(t.Rows, []cell{c(label), c("—"), c("—"), c("—"), c("—"), c("—"), c("—"), c("")})
+			t.Rows[len(t.Rows)-1][4] = c("not compared: " + cv.None)
+			continue
+		}
+		for _, p := range pickCollective(cv.Points, 8) {
+			t.Rows = append(t.Rows, []cell{c(label), c(p.Bytes.Human()), c(p.Measured.Human()), c(p.Modeled.Human()),
+				c(p.Algo + "/" + p.Proto), c(p.Path), c(units.SignedPercent(p.Residual)), c(strconv.Itoa(p.Line))})
+		}
+		med := "no size of " + calib.LargeCollective.Human() + " or more"
+		if cv.Large > 0 {
+			med = fmt.Sprintf("median |error| over %d sizes", cv.Large)
+		}
+		val := "—"
+		if cv.Large > 0 {
+			val = units.Percent(cv.MedianLarge)
+		}
+		t.Rows = append(t.Rows, []cell{c(label), c("≥ " + calib.LargeCollective.Human()), c(""), c(""), c(med), c(""), c(val), c("")})
+	}
+	return t
+}
+
+// pickCollective keeps at most n points, spread over the sizes, the first
+// and last included.
+func pickCollective(ps []calib.CollectivePoint, n int) []calib.CollectivePoint {
+	if len(ps) <= n {
+		return ps
+	}
+	out := make([]calib.CollectivePoint, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, ps[i*(len(ps)-1)/(n-1)])
+	}
+	return out
+}
+
 func pathList(g calib.ImportedGroup) string {
 	var ps []string
 	seen := map[string]bool{}
@@ -374,6 +437,7 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 	if hi == 0 {
 		return
 	}
+	drawnNCCL := false // NCCL's model is one line per group
 	for _, j := range g.Verdicts {
 		var ms plots.CeilingSeries
 		ms.Label, ms.Path = "measured: "+j.Series.Label, plotPath(j.Path)
@@ -387,6 +451,15 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 		}
 		if len(ms.Bytes) > 0 {
 			in.Series = append(in.Series, ms)
+		}
+		if cv := j.Collective; cv != nil && !drawnNCCL && len(cv.Line.Bytes) > 0 {
+			drawnNCCL = true
+			line := plots.CeilingSeries{Model: true, Path: plotPath(cv.Line.Path), Dashed: true,
+				Label: "NCCL's cost model: " + cv.Line.Path + " (its tuner's algorithm and protocol)"}
+			for i, n := range cv.Line.Bytes {
+				line.Bytes, line.Values = append(line.Bytes, float64(n)), append(line.Values, cv.Line.Values[i])
+			}
+			in.Series = append(in.Series, line)
 		}
 		for _, l := range j.Lines {
 			line := plots.CeilingSeries{Model: true, Path: plotPath(l.Path), Dashed: l.Best, Label: "model: " + l.Path}
@@ -411,6 +484,9 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 	}
 	if first.Collective != nil && q == record.Bandwidth {
 		what = "Measured busbw (points) against what the path allows for busbw (lines: one NIC's path times the NICs that carry the collective in parallel), by message size."
+		if drawnNCCL {
+			what += " The dashed line is NCCL's cost model of the collective on this cluster: the time NCCL's tuner predicts for the algorithm and protocol it picks at each size, as busbw."
+		}
 	}
 	in.What, in.Provenance = what, origin
 	pf, err := plots.Ceiling(in)

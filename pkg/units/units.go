@@ -476,3 +476,27 @@ func Thousands(n int) string {
 	}
 	return s
 }
+
+// Percent spells a relative error or a share as a percentage: whole
+// percents from 10 % up ("12%"), one decimal below ("0.5%"), "—" for NaN.
+func Percent(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "—"
+	case math.Abs(x) >= 0.0995: // rounds to 10.0 % or more
+		return fmt.Sprintf("%.0f%%", 100*x)
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}
+
+// SignedPercent is Percent with its sign always written ("+12%", "−3.4%"),
+// for a residual.
+func SignedPercent(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "—"
+	case x < 0:
+		return "−" + Percent(-x)
+	}
+	return "+" + Percent(x)
+}

@@ -231,3 +231,17 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		x          float64
+		want, sign string
+	}{{0.12, "12%", "+12%"}, {0.1 - 1e-12, "10%", "+10%"}, {0.034, "3.4%", "+3.4%"}, {-0.5, "-50%", "−50%"}, {0, "0.0%", "+0.0%"}, {math.NaN(), "—", "—"}} {
+		if got := Percent(c.x); got != c.want {
+			t.Errorf("Percent(%v) = %q, want %q", c.x, got, c.want)
+		}
+		if got := SignedPercent(c.x); got != c.sign {
+			t.Errorf("SignedPercent(%v) = %q, want %q", c.x, got, c.sign)
+		}
+	}
+}

@@ -36,21 +36,30 @@ func testIn(s string) string {
 	return best
 }
 
-// ranksFromFactor inverts model.BusFactor: the one n whose factor is within
-// relative tol of f (a busbw/algbw ratio read off the table); false when
-// none or several are.
-func ranksFromFactor(op string, f, tol float64) (int, bool) {
-	if g, _, ok := model.BusFactor(op, 3); !ok || g == 1 {
+// ranksFromFactor inverts model.BusFactor: the one n whose factor lies in
+// [lo, hi] (the busbw/algbw ratios a table allows, given the precision its
+// numbers are printed with); false when none or several do.
+func ranksFromFactor(op string, lo, hi float64) (int, bool) {
+	if g, _, ok := model.BusFactor(op, 3); !ok || g == 1 || lo > hi {
 		return 0, false // the factor does not depend on n
 	}
 	found, count := 0, 0
 	for n := 2; n <= 4096; n++ {
-		g, _, _ := model.BusFactor(op, n)
-		if abs(g-f)/f <= tol {
+		if g, _, _ := model.BusFactor(op, n); g >= lo && g <= hi {
 			found, count = n, count+1
 		}
 	}
 	return found, count == 1
+}
+
+// printedHalf is half the last printed digit of nccl-tests' algbw and
+// busbw ("%7.2f" GB/s): a printed rate is within it of the true one.
+const printedHalf = 0.005e9
+
+// ratioBounds is the range of busbw/algbw a row printed as algbw a and
+// busbw b (B/s) allows.
+func ratioBounds(a, b float64) (lo, hi float64) {
+	return (b - printedHalf) / (a + printedHalf), (b + printedHalf) / (a - printedHalf)
 }
 
 func abs(x float64) float64 {

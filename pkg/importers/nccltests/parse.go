@@ -110,9 +110,11 @@ type parser struct {
 	pending []string       // the "out-of-place ... in-place" line seen before a header
 	// tables counts the headers read; rows the rows read.
 	tables, rows int
-	// What finish needs of the records: the busbw/algbw ratios of the
-	// large sizes, the last record's test and op.
-	ratios           []float64
+	// What finish needs of the records: the range of busbw/algbw all
+	// rows allow (ratioLo..ratioHi over ratioRows rows), the last record's
+	// test and op.
+	ratioLo, ratioHi float64
+	ratioRows        int
 	lastTest, lastOp string
 }
 
@@ -429,8 +431,12 @@ func (p *parser) row(f []string, n int) error {
 		if w, err := strconv.ParseFloat(r.Wrong, 64); err == nil && w > 0 && !strings.Contains(r.Wrong, "e") && !strings.Contains(r.Wrong, ".") {
 			p.out.Failures = append(p.out.Failures, obs.Problem{Line: n, Reason: fmt.Sprintf("%s: %s wrong elements at %d B (the results were not correct)", r.Variant, r.Wrong, r.Bytes)})
 		}
-		if r.Rate >= 10e9 && r.BusRate > 0 && r.Extra["algbw_printed_as_zero"] == 0 {
-			p.ratios = append(p.ratios, r.BusRate/r.Rate)
+		if r.Rate >= 1e9 && r.BusRate > 0 && r.Extra["algbw_printed_as_zero"] == 0 {
+			lo, hi := ratioBounds(r.Rate, r.BusRate)
+			if p.ratioRows == 0 {
+				p.ratioLo, p.ratioHi = lo, hi
+			}
+			p.ratioLo, p.ratioHi, p.ratioRows = max(p.ratioLo, lo), min(p.ratioHi, hi), p.ratioRows+1
 		}
 		p.lastTest, p.lastOp = r.Test, r.Op
 		p.out.Add(r)
@@ -483,16 +489,14 @@ func (p *parser) finish(name string) (fix func(*obs.Record)) {
 	}
 	// Ranks from busbw/algbw when the device lines are not in the output.
 	if hw.Ranks == 0 {
-		op, ratios := p.lastOp, p.ratios
-		if len(ratios) > 0 && op != "" {
-			sort.Float64s(ratios)
-			if n, ok := ranksFromFactor(op, ratios[len(ratios)/2], 0.003); ok {
+		if op := p.lastOp; p.ratioRows > 0 && op != "" {
+			if n, ok := ranksFromFactor(op, p.ratioLo, p.ratioHi); ok {
 				hw.Ranks = n
-				p.out.Notes = append(p.out.Notes, fmt.Sprintf("the output does not list its ranks; busbw/algbw = %.4f says %d ranks for %s", ratios[len(ratios)/2], n, op))
+				p.out.Notes = append(p.out.Notes, fmt.Sprintf("the output does not list its ranks; busbw/algbw of its %d rows of 1 GB/s or more lies in %.4f–%.4f, which only %d ranks give for %s", p.ratioRows, p.ratioLo, p.ratioHi, n, op))
 			}
 		}
 	}
-	p.ratios = nil
+	p.ratioRows = 0
 	// busbw printed as 0.00 where algbw was computed from the time: the
 	// same factor applies (busbw = algbw × BusFactor).
 	nranks := hw.Ranks

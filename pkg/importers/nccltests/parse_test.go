@@ -107,11 +107,27 @@ func TestHandRead(t *testing.T) {
 // The factor's table is the model's (model.BusFactor); the importer only
 // inverts it to find the ranks of a table that does not state them.
 func TestRanksFromFactor(t *testing.T) {
-	if n, ok := ranksFromFactor("all_reduce", 1.875, 0.003); !ok || n != 16 {
-		t.Errorf("ranks from 1.875: %d %v", n, ok)
+	// 2(n−1)/n: 1.875 for 16 ranks, 1.8824 for 17, 1.8667 for 15.
+	if n, ok := ranksFromFactor("all_reduce", 1.874, 1.876); !ok || n != 16 {
+		t.Errorf("ranks from 1.874–1.876: %d %v", n, ok)
 	}
-	if _, ok := ranksFromFactor("all_reduce", 1.99, 0.003); ok {
-		t.Error("ambiguous factor accepted")
+	// 32 ranks: 1.9375; 31 and 33 are 0.1 % away, inside a 0.3 % window.
+	if n, ok := ranksFromFactor("all_reduce", 1.9370, 1.9380); !ok || n != 32 {
+		t.Errorf("ranks from 1.9370–1.9380: %d %v", n, ok)
+	}
+	if _, ok := ranksFromFactor("all_reduce", 1.93, 1.94); ok {
+		t.Error("a window holding 29–33 ranks accepted")
+	}
+	// 191.05/98.61 GB/s printed (the last row of a 32-rank table): the
+	// window the printed digits allow holds 32 only.
+	lo, hi := ratioBounds(98.61e9, 191.05e9)
+	if n, ok := ranksFromFactor("all_reduce", lo, hi); !ok || n != 32 {
+		t.Errorf("ranks from 191.05/98.61: %d %v (%.5f–%.5f)", n, ok, lo, hi)
+	}
+	// 3.15/1.68 printed: 1.870–1.881 holds 16 and 15 is out (1.8667), 17 out:
+	// but 3.17/1.69 elsewhere in the table narrows nothing; one row alone.
+	if lo, hi := ratioBounds(1.68e9, 3.15e9); lo > 1.875 || hi < 1.875 {
+		t.Errorf("bounds of 3.15/1.68: %.4f–%.4f do not hold 1.875", lo, hi)
 	}
 	if OpOf("all_reduce_perf") != model.AllReduce || OpOf("alltoallv_perf") != "" || OpOf("all_reduce") != "" {
 		t.Errorf("OpOf: %q %q %q", OpOf("all_reduce_perf"), OpOf("alltoallv_perf"), OpOf("all_reduce"))
