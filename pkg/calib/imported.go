@@ -202,16 +202,22 @@ func JudgeImported(s *model.Scenario, series []ImportedSeries, nccl *NCCLPath, m
 // (the importer never produces them, a caller might).
 func usablePoints(ps []record.Point) []record.Point {
 	var out []record.Point
-	for _, p := range ps {
+	for i, p := range ps {
 		ok := p.Bytes >= 0
 		for _, v := range []float64{float64(p.Median), float64(p.Rate), float64(p.BusRate)} {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				ok = false
 			}
 		}
-		if ok {
+		switch {
+		case ok && out != nil:
 			out = append(out, p)
+		case !ok && out == nil:
+			out = append(make([]record.Point, 0, len(ps)-1), ps[:i]...) // the first one left out: copy from here
 		}
+	}
+	if out == nil {
+		return ps // all usable: no copy
 	}
 	return out
 }
@@ -264,8 +270,10 @@ func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool)
 		j.Verdict = "not compared: " + j.None + "."
 		return j
 	}
+	// The model once per size: an import may repeat a size many times.
+	memo := map[int64]modeled{}
 	for _, pt := range se.Points {
-		j.Points = append(j.Points, judgePoint(s, &j.Series, j.Path, j.Factor, pt))
+		j.Points = append(j.Points, judgePoint(s, &j.Series, j.Path, j.Factor, pt, memo))
 	}
 	j.Verdict = verdictOf(s, &j, nccl)
 	if se.Collective != nil && se.Quantity == record.Bandwidth {
@@ -306,7 +314,7 @@ func busCeilingFactor(c *Collective, nccl *NCCLPath, path string) (float64, stri
 }
 
 // judgePoint models one point of se on the path, with the factor.
-func judgePoint(s *model.Scenario, se *ImportedSeries, path string, factor float64, pt record.Point) JudgedPoint {
+func judgePoint(s *model.Scenario, se *ImportedSeries, path string, factor float64, pt record.Point, memo map[int64]modeled) JudgedPoint {
 	jp := JudgedPoint{Point: pt, At: pt.Bytes}
 	if jp.At < 1 {
 		jp.At = smallRef
@@ -314,12 +322,15 @@ func judgePoint(s *model.Scenario, se *ImportedSeries, path string, factor float
 			jp.At = bigRef
 		}
 	}
-	var m modeled
-	if strings.HasPrefix(path, "copy ") {
+	m, ok := memo[int64(jp.At)]
+	switch {
+	case ok:
+	case strings.HasPrefix(path, "copy "):
 		m = evalCopy(s, strings.TrimPrefix(path, "copy "), int64(jp.At))
-	} else {
+	default:
 		m = evalPath(s, path, int64(jp.At))
 	}
+	memo[int64(jp.At)] = m
 	if !m.Feasible {
 		jp.Bound = "infeasible: " + m.Reason
 		return jp
@@ -381,7 +392,7 @@ func ceilingLines(g *ImportedGroup, on []*model.Scenario) {
 			done[k] = true
 			line := CeilingLine{Path: path, Factor: v.Factor, Best: path == v.Best}
 			for _, n := range lineSizes(max(lo/2, 1), hi*2) {
-				if jp := judgePoint(s, &v.Series, path, v.Factor, record.Point{Bytes: n}); jp.Ceiling > 0 {
+				if jp := judgePoint(s, &v.Series, path, v.Factor, record.Point{Bytes: n}, map[int64]modeled{}); jp.Ceiling > 0 {
 					line.Bytes, line.Values = append(line.Bytes, n), append(line.Values, jp.Ceiling)
 				}
 			}
@@ -481,7 +492,7 @@ func verdictOf(s *model.Scenario, j *ImportedVerdict, nccl *NCCLPath) string {
 	}
 	bestRaises := false // the fastest path would allow more than the one taken
 	if j.Best != "" && hostStaged(j.Path) && q == record.Bandwidth {
-		bp := judgePoint(s, &j.Series, j.Best, j.Factor, p.Point)
+		bp := judgePoint(s, &j.Series, j.Best, j.Factor, p.Point, map[int64]modeled{})
 		bestRaises = bp.Ceiling > 0 && p.Ceiling < 0.9*bp.Ceiling
 		if bestRaises && logRef != "" {
 			return fmt.Sprintf("at %s of what this link allows on the %s path: the traffic took the host-staged %s path, see NCCL's log line %d (it reaches %s of what the %s path allows%s; %s).",

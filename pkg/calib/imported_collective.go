@@ -129,8 +129,12 @@ func judgeCollective(s *model.Scenario, se ImportedSeries, nccl *NCCLPath) *Coll
 		v.None = "no point has a size and a busbw"
 		return v
 	}
+	// The model once per size (an import may repeat sizes), in order.
+	uniq := slices.Clone(sizes)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
 	cs := s.Collectives()
-	rs, err := cs.Model(spec, sizes)
+	ur, err := cs.Model(spec, uniq)
 	if err != nil {
 		v.None = "NCCL's cost model cannot take it here: " + err.Error()
 		return v
@@ -138,6 +142,11 @@ func judgeCollective(s *model.Scenario, se ImportedSeries, nccl *NCCLPath) *Coll
 	v.Spec = spec
 	if v.Spec.NICsPerNode == 0 {
 		v.Spec.NICsPerNode = spec.GPUsPerNode
+	}
+	rs := make([]model.CollectiveResult, len(sizes))
+	for i, n := range sizes {
+		k, _ := slices.BinarySearch(uniq, n)
+		rs[i] = ur[k]
 	}
 	v.Spec.Op = rs[0].Op
 	v.Headline = model.CollectiveHeadline(v.Spec)

@@ -129,3 +129,26 @@ func TestNCCLTestsAgainstCollectiveModel(t *testing.T) {
 		t.Errorf("only %d series compared with NCCL's model", compared)
 	}
 }
+
+// A series of more than maxDrawnPoints points is drawn as the median of
+// each size; a smaller one point by point, without the unmeasured.
+func TestDrawnPoints(t *testing.T) {
+	var ps []calib.JudgedPoint
+	for i := 0; i < 3*maxDrawnPoints; i++ {
+		// Three sizes, each with values i%7 + 1 (median 4 over many).
+		ps = append(ps, calib.JudgedPoint{At: units.Bytes(1 << (i % 3)), Measured: float64(i%7 + 1)})
+	}
+	got, many := drawnPoints(ps)
+	if !many || len(got) != 3 || got[0].at != 1 || got[2].at != 4 {
+		t.Fatalf("thinned: %v %+v", many, got)
+	}
+	for _, p := range got {
+		if p.measured != 4 {
+			t.Errorf("median at %v: %v, want 4", p.at, p.measured)
+		}
+	}
+	got, many = drawnPoints([]calib.JudgedPoint{{At: 8, Measured: 2}, {At: 16}, {At: 16, Measured: 1}})
+	if many || len(got) != 2 || got[1] != (drawnPoint{16, 1}) {
+		t.Errorf("small: %v %+v", many, got)
+	}
+}

@@ -160,6 +160,7 @@ func FromRuns(runs []*record.RunData, s *model.Scenario) (Data, error) {
 func FromRunsContext(ctx context.Context, runs []*record.RunData, s *model.Scenario) (Data, error) {
 	var d Data
 	var series [][]record.Series
+	compare := len(runs) == 2 // the series of a comparison are built only for one
 	for _, rd := range runs {
 		if err := ctx.Err(); err != nil {
 			return Data{}, err
@@ -172,17 +173,21 @@ func FromRunsContext(ctx context.Context, runs []*record.RunData, s *model.Scena
 		if err != nil {
 			// A run of gpupath measure: its records, every one kept,
 			// grouped as the report's curves are.
-			series = append(series, record.Group(rd.Results, record.CurveFields))
+			if compare {
+				series = append(series, record.Group(rd.Results, record.CurveFields))
+			}
 			d.Measured = append(d.Measured, m)
 			continue
 		}
 		d.Imported = append(d.Imported, FromImported(run, s))
-		series = append(series, importedCompareSeries(run))
+		if compare {
+			series = append(series, importedCompareSeries(run))
+		}
 		m.Series, m.Imported = nil, true
 		m.Tool = fmt.Sprintf("%s (gpupath import %s; the series are in section “Imported measurements”)", describeTools(run), m.Tool)
 		d.Measured = append(d.Measured, m)
 	}
-	if len(runs) == 2 {
+	if compare {
 		d.Compare = &Comparison{A: runs[0].Dir, B: runs[1].Dir, RunComparison: calib.CompareRuns(series[0], series[1], fit.Options{Seed: 1, Stop: ctx.Err})}
 	}
 	if err := ctx.Err(); err != nil {

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -438,16 +440,17 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 		return
 	}
 	drawnNCCL := false // NCCL's model is one line per group
+	thinned := false   // a series drawn as its median per size
 	for _, j := range g.Verdicts {
 		var ms plots.CeilingSeries
 		ms.Label, ms.Path = "measured: "+j.Series.Label, plotPath(j.Path)
 		if j.Series.Collective != nil && q == record.Bandwidth {
 			ms.Label = "measured busbw: " + j.Series.Variant
 		}
-		for _, p := range j.Points {
-			if p.Measured > 0 {
-				ms.Bytes, ms.Values = append(ms.Bytes, float64(p.At)), append(ms.Values, p.Measured)
-			}
+		pts, many := drawnPoints(j.Points)
+		thinned = thinned || many
+		for _, p := range pts {
+			ms.Bytes, ms.Values = append(ms.Bytes, float64(p.at)), append(ms.Values, p.measured)
 		}
 		if len(ms.Bytes) > 0 {
 			in.Series = append(in.Series, ms)
@@ -488,6 +491,9 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 			what += " The dashed line is NCCL's cost model of the collective on this cluster: the time NCCL's tuner predicts for the algorithm and protocol it picks at each size, as busbw."
 		}
 	}
+	if thinned {
+		what += fmt.Sprintf(" A series of more than %s points is drawn as the median of its points at each size (the run's %s holds every point).", units.Thousands(maxDrawnPoints), record.ResultsFile)
+	}
 	in.What, in.Provenance = what, origin
 	pf, err := plots.Ceiling(in)
 	if err != nil {
@@ -495,6 +501,48 @@ func (b *builder) importedFigure(sec *section, g calib.ImportedGroup, id, origin
 		return
 	}
 	b.fig(sec, fromPlots(pf, id, "modeled and measured", origin))
+}
+
+// maxDrawnPoints is the most points of one series a figure draws one by
+// one: past it (an import of many runs of a table) each size is drawn once,
+// as the median of its points, so that a figure stays readable and its page
+// small.
+const maxDrawnPoints = 2000
+
+type drawnPoint struct {
+	at       units.Bytes
+	measured float64
+}
+
+// drawnPoints are the points of a series a figure draws (those with a
+// measured value), and whether they are medians per size (more than
+// maxDrawnPoints of them).
+func drawnPoints(ps []calib.JudgedPoint) ([]drawnPoint, bool) {
+	var out []drawnPoint
+	for _, p := range ps {
+		if p.Measured > 0 {
+			out = append(out, drawnPoint{p.At, p.Measured})
+		}
+	}
+	if len(out) <= maxDrawnPoints {
+		return out, false
+	}
+	by := map[units.Bytes][]float64{}
+	for _, p := range out {
+		by[p.at] = append(by[p.at], p.measured)
+	}
+	sizes := slices.Sorted(maps.Keys(by))
+	med := make([]drawnPoint, 0, len(sizes))
+	for _, n := range sizes {
+		xs := by[n]
+		slices.Sort(xs)
+		m := xs[len(xs)/2]
+		if len(xs)%2 == 0 {
+			m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+		}
+		med = append(med, drawnPoint{n, m})
+	}
+	return med, true
 }
 
 // plotPath is the path whose style a curve takes.

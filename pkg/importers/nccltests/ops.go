@@ -61,10 +61,3 @@ const printedHalf = 0.005e9
 func ratioBounds(a, b float64) (lo, hi float64) {
 	return (b - printedHalf) / (a + printedHalf), (b + printedHalf) / (a - printedHalf)
 }
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
