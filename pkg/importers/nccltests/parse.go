@@ -18,7 +18,9 @@ var (
 	tagRe    = regexp.MustCompile(`^\[\d+,\d+\]<std(?:out|err)>:`)
 	srunRe   = regexp.MustCompile(`^\s*\d+: (#|\s*\d)`)
 	paramsRe = regexp.MustCompile(`^#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)`)
-	itersRe  = regexp.MustCompile(`(?:^|\s)iters:\s*(\d+)`)
+	// itersRe matches "warmup iters: 5", "iters: 20" and "agg iters: 1";
+	// the timed iterations are the one without a qualifier.
+	itersRe = regexp.MustCompile(`(?:^|\s)(warmup\s+|agg\s+)?iters:\s*(\d+)`)
 	// "#  Rank  0 Group  0 Pid  28616 on nccl-gib-test-0 device  0 [0000:8f:00] NVIDIA B200" (Group is newer).
 	rankRe    = regexp.MustCompile(`^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*?)\s*$`)
 	versionRe = regexp.MustCompile(`NCCL version (\S+)`)
@@ -138,8 +140,10 @@ func parseText(name string, lines []string, sink func(obs.Record)) (*obs.Output,
 		case paramsRe.MatchString(t):
 			found = true
 			p.tab = nil
-			if m := itersRe.FindStringSubmatch(t); m != nil {
-				p.iters, _ = strconv.ParseInt(m[1], 10, 64)
+			for _, m := range itersRe.FindAllStringSubmatch(t, -1) {
+				if m[1] == "" {
+					p.iters, _ = strconv.ParseInt(m[2], 10, 64)
+				}
 			}
 			continue
 		case startRe.MatchString(t):

@@ -155,3 +155,25 @@ func TestDamagedRow(t *testing.T) {
 
 // FuzzParse checks that Parse never panics and that what it reads passes validation.
 func FuzzParse(f *testing.F) { fx.Fuzz(f) }
+
+// The iterations of a record are the timed ones ("iters: 20"), not the
+// warm-up ("warmup iters: 5") nor the aggregation ("agg iters: 1"), in
+// whatever order the header gives them.
+func TestIterationsAreTheTimedOnes(t *testing.T) {
+	row := "\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n" +
+		"     1048576        262144     float     sum      -1   2410.0    0.44    0.44      0   2709.7    0.39    0.39      0\n"
+	for header, want := range map[string]int64{
+		"# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0": 20,
+		"# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) agg iters: 3 iters: 7 warmup iters: 50 validation: 1":          7,
+		"# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) iters: 100 validation: 1":                                      100,
+	} {
+		out, err := Parse("all_reduce_perf.txt", []byte(header+row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Records) == 0 || out.Records[0].Iterations != want {
+			t.Errorf("%s: %+v, want %d iterations", header, out.Records, want)
+		}
+	}
+}
