@@ -496,10 +496,13 @@ func TestCUDACopyTwoGPUs(t *testing.T) {
 	if r.Extra["batch"] != 16 || r.Extra["nvml_rx_Bps"] != 0.95*50e9 {
 		t.Errorf("extra %v", r.Extra)
 	}
-	// Pageable copies run at the fake's 10 GB/s.
+	// Pageable copies run at the fake's 10 GB/s: the wall clock can only
+	// be later than the fake's time (a loaded machine oversleeps), and
+	// within 10× of it; 5× the pinned copy's 337.5 µs is out of reach of a
+	// copy at the pinned rate.
 	pgr := by["d2h-pageable gpu0 wall 16777216"]
-	if want := 2e-6 + n/10e9; math.Abs(pgr.MedianS-want)/want > 0.25 {
-		t.Errorf("pageable wall %v, want about %v", pgr.MedianS, want)
+	if want := 2e-6 + n/10e9; pgr.MedianS < 0.95*want || pgr.MedianS > 10*want {
+		t.Errorf("pageable wall %v, want %v or a little more (at most 10×)", pgr.MedianS, want)
 	}
 	peer := by["peer-stream gpu1->gpu0 cuda-event 16777216"]
 	if peer.Path != "gpu-peer" || peer.Extra["peer_access"] != 1 || math.Abs(peer.ThroughputBps-n/(2e-6+n/400e9))/400e9 > 0.02 {
