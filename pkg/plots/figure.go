@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"io"
@@ -127,12 +128,34 @@ type LegendBox struct {
 func (f *Figure) Layout() Layout {
 	var lay Layout
 	f.draw(draw.NewCanvas(nullCanvas{}, f.Width, f.Height), &lay)
-	for i, e := range f.legend {
+	for i, e := range f.shownLegend() {
 		if i < len(lay.Legend) {
 			lay.Legend[i].Drawn = f.drawn(e)
 		}
 	}
 	return lay
+}
+
+// MaxLegendEntries is the most entries a legend lists: past it the last
+// entry says how many more series the figure draws (a run of thousands of
+// variants would make a figure hundreds of inches tall). Every series is
+// in the figure's data either way.
+const MaxLegendEntries = 30
+
+// shownLegend is the legend as drawn: the entries, or the first
+// MaxLegendEntries−1 of them and one that counts the rest (and stands for
+// what they draw).
+func (f *Figure) shownLegend() []legendEntry {
+	if len(f.legend) <= MaxLegendEntries {
+		return f.legend
+	}
+	out := append([]legendEntry(nil), f.legend[:MaxLegendEntries-1]...)
+	rest := f.legend[MaxLegendEntries-1:]
+	more := legendEntry{label: fmt.Sprintf("… and %d more (every one in the figure's data)", len(rest))}
+	for _, e := range rest {
+		more.count += f.drawn(e)
+	}
+	return append(out, more)
 }
 
 // drawn counts what e stands for: the points of its lines and scatters
@@ -213,13 +236,14 @@ func (f *Figure) draw(c draw.Canvas, lay *Layout) {
 	}
 
 	// The legend: rows under the body, or a column on the right.
-	if len(f.legend) > 0 && f.legendBelow {
-		body.Min.Y = drawLegendRows(body, f.legend, lay) + 6
-	} else if len(f.legend) > 0 {
-		lw := legendWidth(f.legend)
+	legend := f.shownLegend()
+	if len(legend) > 0 && f.legendBelow {
+		body.Min.Y = drawLegendRows(body, legend, lay) + 6
+	} else if len(legend) > 0 {
+		lw := legendWidth(legend)
 		lc := body
 		lc.Min.X = body.Max.X - lw
-		drawLegend(lc, f.legend, lay)
+		drawLegend(lc, legend, lay)
 		body.Max.X = lc.Min.X - 10
 	}
 
@@ -552,6 +576,7 @@ func size(d Drawer, w, h vg.Length) (vg.Length, vg.Length, error) {
 // under its title and provenance: a figure lays its legend out at its own
 // size, and one with many series would push it off the bottom.
 func (f *Figure) GrowForLegend(entries int) {
+	entries = min(entries, MaxLegendEntries) // a legend lists at most MaxLegendEntries
 	const titleH, provLineH, entryH, margins = 22, 10, 13, 70
 	prov := textStyle(vg.Points(8), false, color.Black).Width(f.Provenance) / (f.Width - vg.Points(16))
 	need := vg.Points(titleH+margins) + vg.Length(math.Ceil(float64(prov)))*provLineH + vg.Length(entries)*entryH

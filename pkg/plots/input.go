@@ -245,6 +245,10 @@ func (m Measured) check() error {
 
 // provenance is the line under the title: modeled from which scenario,
 // measured where and when.
+// maxProvenanceSeries is the most measured series a figure's provenance
+// names one by one (as many as a legend lists).
+const maxProvenanceSeries = MaxLegendEntries
+
 func (c *checked) provenance(measured bool) string {
 	var parts []string
 	if c.Scenario != nil {
@@ -254,6 +258,11 @@ func (c *checked) provenance(measured bool) string {
 		var ms []string
 		for _, m := range c.Measured {
 			ms = append(ms, m.Label+" ("+m.Source+")")
+		}
+		if len(ms) > maxProvenanceSeries {
+			// A run of many variants: the provenance names the first and
+			// counts the rest (a figure's data holds every series).
+			ms = append(ms[:maxProvenanceSeries-1], fmt.Sprintf("… and %d more series", len(ms)-maxProvenanceSeries+1))
 		}
 		if len(ms) > 0 {
 			parts = append(parts, "measured: "+strings.Join(ms, "; "))
