@@ -461,3 +461,25 @@ func TestPairTable(t *testing.T) {
 		t.Error("a one-host run gave no error")
 	}
 }
+
+// The committed nccl-tests run: every busbw series of the 16 outputs is a
+// row, with the median error or the reason; a run without nccl-tests is an
+// error.
+func TestNCCLTestsAgainstModel(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	h, err := NCCLTestsAgainstModel(root, NCCLTestsRun, model.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(h, "<tr>") - 1; n < 20 {
+		t.Errorf("%d rows", n)
+	}
+	for _, w := range []string{"deepops-all_reduce_perf-4node-dgxa100-slurm-error-column-excerpt.txt", "all_reduce 4×8", "median error ≥ 16 MiB", "tree/Simple"} {
+		if !strings.Contains(h, w) {
+			t.Errorf("table lacks %q", w)
+		}
+	}
+	if _, err := NCCLTestsAgainstModel(root, ExampleRun, model.Default()); err == nil {
+		t.Error("a run of gpupath measure gave an nccl-tests table")
+	}
+}
