@@ -131,6 +131,10 @@ func TestMeasureBadInput(t *testing.T) {
 		{[]string{"measure", "--world-size", "2", "--rank", "1", "--peer", "127.0.0.1:0"}, `port "0" out of range [1, 65535]`},
 		{[]string{"measure", "--world-size", "2", "--rank", "1", "--peer", "nohost"}, `--peer "nohost": want host:port`},
 		{[]string{"measure", "--world-size", "2", "--rank", "0", "--listen", ":70000"}, `--listen ":70000": port "70000" out of range [0, 65535]`},
+		// A negative rank given is refused, not taken as "from the environment".
+		{[]string{"measure", "--probes", "syscall", "--rank", "-7"}, "--rank must be 0 or more, got -7"},
+		{[]string{"measure", "--probes", "syscall", "--local-rank", "-1"}, "--local-rank must be 0 or more, got -1"},
+		{[]string{"gpucheck", "--world-size", "-2"}, "--world-size must be 0 or more, got -2"},
 		{[]string{"serve", "--listen", "127.0.0.1:70000"}, `--listen "127.0.0.1:70000": port "70000" out of range [0, 65535]`},
 		{[]string{"serve", "--listen", busy.Addr().String()}, "port in use"},
 	} {

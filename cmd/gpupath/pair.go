@@ -30,9 +30,13 @@ type pairFlags struct {
 	rank, worldSize, localRank int
 	peer, listen, rendezvous   string
 	peerWait                   time.Duration
+	// changed tells whether a flag was given (-1 is the flags' "from the
+	// environment", so a negative value given is refused, not taken as it).
+	changed func(name string) bool
 }
 
 func (p *pairFlags) register(fs *cli.FlagSet) {
+	p.changed = fs.Changed
 	fs.IntVar(&p.rank, "rank", -1, "this process's rank (0 serves, 1 measures); default: the launcher's environment (torchrun, Open MPI, PMIx, MPICH, Slurm, in that order)")
 	fs.IntVar(&p.worldSize, "world-size", -1, "number of ranks (2 for a two-host run); default: the launcher's environment")
 	fs.IntVar(&p.localRank, "local-rank", -1, "rank on this host (chooses the GPU); default: the launcher's environment")
@@ -59,6 +63,14 @@ type pairing struct {
 // resolve reads the rank from the flags over the environment; nil when
 // this is not a two-host run (world of one and no --peer).
 func (p *pairFlags) resolve(getenv cluster.Getenv) (*pairing, error) {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"rank", p.rank}, {"world-size", p.worldSize}, {"local-rank", p.localRank}} {
+		if f.v < 0 && p.changed != nil && p.changed(f.name) {
+			return nil, usagef("--%s must be 0 or more, got %d", f.name, f.v)
+		}
+	}
 	if p.peerWait <= 0 {
 		return nil, usagef("--peer-wait must be positive, got %v", p.peerWait)
 	}

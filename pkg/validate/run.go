@@ -89,6 +89,10 @@ func modelRow(r Row, mode Mode) Result {
 		return res
 	}
 	res.Published, res.Kind = pub, kind
+	if _, ok := QuantityKind(r.Quantity); !ok {
+		res.Excluded = fmt.Sprintf("quantity %q is not one the model computes (a time: latency…, …_time; a rate: bandwidth…, busbw…, algbw…)", r.Quantity)
+		return res
+	}
 	if why := excluded(r); why != "" {
 		res.Excluded = why
 		return res
@@ -157,6 +161,9 @@ func modelRow(r Row, mode Mode) Result {
 			v, res.Model = 2*float64(e.Latency), p+" round trip (2 × one way)"
 		case q == "collective_time":
 			v, res.Model = float64(e.Latency+NCCLBaseLatency), p+" one-way latency + NCCL's base latency 6.6 µs (a 2-rank broadcast is one transfer)"
+		case kind == KindTime:
+			res.Excluded = fmt.Sprintf("quantity %q: on a path between nodes the model computes latency_oneway, latency_rtt and collective_time", q)
+			return res
 		case strings.Contains(strings.ToLower(r.Software), "ping-pong"):
 			// A ping-pong bandwidth is one message at a time: n over its
 			// one-way latency (pipelined in chunks where the software

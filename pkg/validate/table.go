@@ -159,8 +159,12 @@ func Parse(r io.Reader, name string) ([]Row, error) {
 			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("id %s given twice (first on line %d)", row.ID, prev)}
 		}
 		seen[row.ID] = line
-		if _, _, err := parseValue(row.Value, row.Unit); err != nil {
+		_, kind, err := parseValue(row.Value, row.Unit)
+		if err != nil {
 			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", row.ID, err)}
+		}
+		if qk, ok := QuantityKind(row.Quantity); ok && qk != kind {
+			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%s: quantity %q is %s, unit %q %s", row.ID, row.Quantity, kindWords(qk), row.Unit, kindWords(kind))}
 		}
 		if err := checkMsgBytes(row.MsgBytes); err != nil {
 			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", row.ID, err)}

@@ -15,6 +15,28 @@ const (
 	KindRate = "B/s" // bytes per second
 )
 
+// QuantityKind is the kind of a published quantity, from its name: a time
+// (latency_oneway, latency_rtt, collective_time, copy_time, … — "latency…"
+// or "…_time") or a rate (bandwidth_uni, busbw, algbw, … — "bandwidth…",
+// "busbw…", "algbw…"); false for a name that says neither.
+func QuantityKind(q string) (string, bool) {
+	switch {
+	case strings.HasPrefix(q, "latency") || strings.HasSuffix(q, "_time"):
+		return KindTime, true
+	case strings.HasPrefix(q, "bandwidth") || strings.HasPrefix(q, "busbw") || strings.HasPrefix(q, "algbw"):
+		return KindRate, true
+	}
+	return "", false
+}
+
+// kindWords names a kind in a message.
+func kindWords(kind string) string {
+	if kind == KindTime {
+		return "a time"
+	}
+	return "a rate"
+}
+
 // parseValue converts a published value to base units: microseconds to
 // seconds; MB/s (10⁶ B/s, as OSU and perftest print), GB/s (10⁹ B/s) and
 // Gb/s (bits) to bytes per second. A range written "6-7" is taken at its

@@ -197,6 +197,9 @@ func TestParseErrors(t *testing.T) {
 		{"value", head + "X-1,gdr,latency_oneway,us,8,fast,,,,,,,\n", `t.csv:2: X-1: value "fast"`},
 		{"unit", head + "X-1,gdr,latency_oneway,parsecs,8,1,,,,,,,\n", `unit "parsecs"`},
 		{"duplicate", head + "X-1,gdr,latency_oneway,us,8,1,,,,,,,\nX-1,gdr,latency_oneway,us,8,1,,,,,,,\n", "t.csv:3: id X-1 given twice (first on line 2)"},
+		// A quantity's name says its kind; a unit of the other kind is a typo.
+		{"rate in us", head + "X-1,gdr,bandwidth_uni,us,8,1,,,,,,,\n", `t.csv:2: X-1: quantity "bandwidth_uni" is a rate, unit "us" a time`},
+		{"time in GB/s", head + "X-1,gdr,latency_oneway,GB/s,8,1,,,,,,,\n", `t.csv:2: X-1: quantity "latency_oneway" is a time, unit "GB/s" a rate`},
 		{"no rows", head, "no rows"},
 		{"quote", head + "X-1,\"gdr,latency_oneway,us,8,1,,,,,,,\n", "t.csv:2"},
 	} {
@@ -346,6 +349,22 @@ func TestParseRanges(t *testing.T) {
 		in := head + "X-1,gdr,latency_oneway,us," + msg + ",3,,,,,,,\n"
 		if _, err := Parse(strings.NewReader(in), "t.csv"); err != nil {
 			t.Errorf("msg_bytes %q: %v", msg, err)
+		}
+	}
+}
+
+// A quantity the model does not compute is excluded with the reason, never
+// modeled as something else (a time once came out as a bandwidth printed
+// in µs, 6×10¹² % off).
+func TestUnknownQuantityExcluded(t *testing.T) {
+	head := strings.Join(header, ",") + "\n"
+	rows, err := Parse(strings.NewReader(head+"X-1,gdr,latency_bogus,us,8,5.7,,,,,,,\nX-2,gdr,throughput,GB/s,8,5.7,,,,,,,\n"), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Run(rows) {
+		if r.Excluded == "" || !strings.Contains(r.Excluded, r.Row.Quantity) || r.Ratio != 0 {
+			t.Errorf("%s: excluded %q, ratio %v", r.Row.ID, r.Excluded, r.Ratio)
 		}
 	}
 }
