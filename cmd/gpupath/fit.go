@@ -26,6 +26,12 @@ func init() {
 func readRuns(ctx context.Context, dirs []string) ([]*record.RunData, error) {
 	var runs []*record.RunData
 	total := 0
+	if err := record.CheckTotal(ctx, dirs); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, usagef("--data: %v", err)
+	}
 	for _, d := range dirs {
 		st, err := os.Stat(d)
 		if err != nil {

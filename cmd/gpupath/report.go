@@ -66,6 +66,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	var runs []*record.RunData
 	total := 0
+	if err := record.CheckTotal(ctx, data); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return usagef("--data: %v", err)
+	}
 	for _, d := range data {
 		rd, err := readRun(ctx, d)
 		if ctx.Err() != nil {

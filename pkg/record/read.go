@@ -135,35 +135,16 @@ func ReadRun(dir string) (*RunData, error) {
 // when the process dies), the status is read as interrupted and Derived
 // says so. A leftover manifest.json.tmp is ignored.
 func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
-	mpath := filepath.Join(dir, ManifestFile)
-	b, err := safeio.ReadFile(ctx, mpath, MaxManifestBytes)
+	m, f, err := openRun(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	m, err := ParseManifest(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", mpath, err)
-	}
 	rd := &RunData{Dir: dir, Manifest: *m, Written: m.Status}
-	name := m.Results
-	if name == "" || filepath.IsAbs(name) || filepath.Base(name) != name {
-		name = ResultsFile // never follow a path out of the run directory
-	}
-	f, err := safeio.Open(filepath.Join(dir, name))
-	if errors.Is(err, os.ErrNotExist) {
+	if f == nil {
 		rd.derive(false, true)
 		return rd, nil
 	}
-	if err != nil {
-		return nil, err
-	}
 	defer f.Close()
-	// The limits before the work: a file over the size limit is refused
-	// unread, and one with more records than a run holds after counting
-	// them, before any is kept.
-	if st, err := f.Stat(); err == nil && st.Size() > MaxResultsBytes {
-		return nil, fmt.Errorf("%s: %w of %s (%d bytes)", f.Name(), safeio.ErrTooLarge, safeio.FormatLimit(MaxResultsBytes), st.Size())
-	}
 	hint, err := checkRecordCount(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
@@ -182,6 +163,73 @@ func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 		rd.deriveByCount()
 	}
 	return rd, nil
+}
+
+// openRun reads a run directory's manifest and opens its results file
+// (nil when there is none), refusing a file over MaxResultsBytes unread.
+func openRun(ctx context.Context, dir string) (*Manifest, *os.File, error) {
+	mpath := filepath.Join(dir, ManifestFile)
+	b, err := safeio.ReadFile(ctx, mpath, MaxManifestBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := ParseManifest(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	name := m.Results
+	if name == "" || filepath.IsAbs(name) || filepath.Base(name) != name {
+		name = ResultsFile // never follow a path out of the run directory
+	}
+	f, err := safeio.Open(filepath.Join(dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return m, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// The limits before the work: a file over the size limit is refused
+	// unread, and one with more records than a run holds after counting
+	// them, before any is kept.
+	if st, err := f.Stat(); err == nil && st.Size() > MaxResultsBytes {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w of %s (%d bytes)", f.Name(), safeio.ErrTooLarge, safeio.FormatLimit(MaxResultsBytes), st.Size())
+	}
+	return m, f, nil
+}
+
+// ErrTooManyInAll is returned by CheckTotal for runs that hold more than
+// MaxRecords records together.
+var ErrTooManyInAll = errors.New("more records in all than one fit or report takes")
+
+// CheckTotal counts the records of the runs in dirs without keeping any
+// (the lines that can be records: those that start with "{", a fast upper
+// bound) and refuses more than MaxRecords in all, before any run is read
+// whole: the limit of one fit or report, which then reads the runs.
+// A directory that is not a run is left to the reader to name.
+func CheckTotal(ctx context.Context, dirs []string) error {
+	total := 0
+	for _, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		_, f, err := openRun(ctx, d)
+		if err != nil || f == nil {
+			continue // ReadRun says what is wrong with it
+		}
+		n, err := countCandidates(ctx, safeio.NewReader(ctx, f, MaxResultsBytes))
+		f.Close()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		if total += n; total > recordCap {
+			return fmt.Errorf("%w (%s): the runs up to %s hold more", ErrTooManyInAll, units.Thousands(recordCap), d)
+		}
+	}
+	return nil
 }
 
 // writerHolds says whether a live writer holds the lock on results.jsonl;

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -181,5 +182,28 @@ func TestReadResultsPointsPerRun(t *testing.T) {
 	_, _, err := ReadResults(strings.NewReader(b.String()))
 	if !errors.Is(err, ErrTooManyPoints) || !strings.Contains(err.Error(), "200000") {
 		t.Errorf("points: %v", err)
+	}
+}
+
+// The limit of one fit or report over several runs is counted before any
+// run is read (a count of the lines that can be records): three runs of
+// 400 at a cap of 1,000 are refused naming the run that passes it, two are
+// not; an interrupt ends the count with ctx's error.
+func TestCheckTotal(t *testing.T) {
+	defer func(c int) { recordCap = c }(recordCap)
+	recordCap = 1000
+	b, _ := encode(t, sampleResults(400))
+	a, c, d := writeRunDir(t, completeManifest, b), writeRunDir(t, completeManifest, b), writeRunDir(t, completeManifest, b)
+	if err := CheckTotal(context.Background(), []string{a, c}); err != nil {
+		t.Errorf("800 records: %v", err)
+	}
+	err := CheckTotal(context.Background(), []string{a, c, d, t.TempDir()})
+	if !errors.Is(err, ErrTooManyInAll) || !strings.Contains(err.Error(), d) || !strings.Contains(err.Error(), "(1,000)") {
+		t.Errorf("1200 records: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := CheckTotal(ctx, []string{a, c, d}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
