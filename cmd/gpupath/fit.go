@@ -21,17 +21,17 @@ func init() {
 		summary: "fit the model to measured runs and write a calibrated scenario", run: runFit}
 }
 
-// readRuns reads measurement run directories; a missing or damaged one is
-// bad input.
-func readRuns(ctx context.Context, dirs []string) ([]*record.RunData, error) {
-	var runs []*record.RunData
-	total := 0
+// readRuns reads the run directories of one fit or report with read, the
+// records of all counted first (record.CheckTotal); a missing or damaged
+// one, or too many records in all, is bad input.
+func readRuns(ctx context.Context, dirs []string, read func(context.Context, string) (*record.RunData, error)) ([]*record.RunData, error) {
 	if err := record.CheckTotal(ctx, dirs); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, usagef("--data: %v", err)
 	}
+	var runs []*record.RunData
 	for _, d := range dirs {
 		st, err := os.Stat(d)
 		if err != nil {
@@ -40,15 +40,12 @@ func readRuns(ctx context.Context, dirs []string) ([]*record.RunData, error) {
 		if !st.IsDir() {
 			return nil, usagef("--data %s: not a directory", d)
 		}
-		rd, err := record.ReadRunContext(ctx, d)
+		rd, err := read(ctx, d)
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, ctx.Err() // interrupted while reading: write nothing
 		}
 		if err != nil {
 			return nil, badInput(fmt.Errorf("--data %s: %w", d, err))
-		}
-		if total += len(rd.Results); total > record.MaxRecords {
-			return nil, usagef("--data: more than %d records in all (the limit of one fit or report)", record.MaxRecords)
 		}
 		runs = append(runs, rd)
 	}
@@ -80,7 +77,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	runs, err := readRuns(ctx, data)
+	runs, err := readRuns(ctx, data, record.ReadRunContext)
 	if err != nil {
 		return err
 	}

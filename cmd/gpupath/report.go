@@ -64,26 +64,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			return usagef("--data %s: not a directory (give a run directory made by gpupath measure)", d)
 		}
 	}
-	var runs []*record.RunData
-	total := 0
-	if err := record.CheckTotal(ctx, data); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return usagef("--data: %v", err)
-	}
-	for _, d := range data {
-		rd, err := readRun(ctx, d)
-		if ctx.Err() != nil {
-			return ctx.Err() // interrupted while reading: write nothing
-		}
-		if err != nil {
-			return usagef("--data %s: %v", d, err)
-		}
-		if total += len(rd.Results); total > record.MaxRecords {
-			return usagef("--data: more than %d records in all (the limit of one report)", record.MaxRecords)
-		}
-		runs = append(runs, rd)
+	runs, err := readRuns(ctx, data, readRun)
+	if err != nil {
+		return err
 	}
 	// The runs as the report's input: measured series, imported runs judged
 	// against the model, and two runs compared.

@@ -14,6 +14,18 @@ import (
 // asked for.
 var ErrExists = errors.New("exists (add --force to replace it)")
 
+// ErrNotReplaceable says an output path holds what is never replaced, even
+// with --force: a FIFO, a device, a socket. It is an ErrExists (errors.Is),
+// so that a caller's test for a destination that is in the way holds.
+var ErrNotReplaceable error = notReplaceable{}
+
+type notReplaceable struct{}
+
+func (notReplaceable) Error() string {
+	return "is not a regular file or a link, and is never replaced (not even with --force)"
+}
+func (notReplaceable) Is(target error) bool { return target == ErrExists }
+
 // File is an output file being written: the bytes go to a temporary file
 // beside the destination, and only Commit puts them at the destination's
 // name (a rename), so a reader never sees half a file and a failed or
@@ -59,7 +71,7 @@ func checkDest(path string, force bool) error {
 	case !force:
 		return fmt.Errorf("%s: %w", path, ErrExists)
 	case st.Mode()&os.ModeSymlink == 0 && !st.Mode().IsRegular():
-		return fmt.Errorf("%s: %w, and is not a regular file (%s)", path, ErrExists, kind(st.Mode()))
+		return fmt.Errorf("%s: %w: %s", path, ErrNotReplaceable, kind(st.Mode()))
 	}
 	return nil
 }

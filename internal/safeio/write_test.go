@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -109,5 +110,22 @@ func TestCheckCreate(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// A FIFO at an output path is refused with or without --force, and the
+// line does not ask for the --force already given; it is an ErrExists.
+func TestCreateNeverReplacesAFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ff")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip(err)
+	}
+	_, err := Create(p, false)
+	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "add --force") {
+		t.Errorf("without --force: %v", err)
+	}
+	_, err = Create(p, true)
+	if !errors.Is(err, ErrExists) || !errors.Is(err, ErrNotReplaceable) || strings.Contains(err.Error(), "add --force") || !strings.Contains(err.Error(), "FIFO") {
+		t.Errorf("with --force: %v", err)
 	}
 }

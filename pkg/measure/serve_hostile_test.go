@@ -96,6 +96,17 @@ func TestServeBusy(t *testing.T) {
 	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "stayed busy") {
 		t.Errorf("past MaxConns: %v, want ErrBusy after some tries", err)
 	}
+	// The check before a run (measure --target): a busy peer is there, and
+	// passes after one try, not after DefaultBusyWait of them (it once
+	// kept a run of --budget 5s going 30 s); the probes wait within their
+	// budgets.
+	start := time.Now()
+	if err := CheckPeer(context.Background(), s.Addr(), time.Second); err != nil {
+		t.Errorf("CheckPeer of a busy peer: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("CheckPeer of a busy peer took %v", d)
+	}
 }
 
 // TestServeStopsSessions: when its context ends, Serve returns promptly

@@ -177,10 +177,15 @@ func CheckTCPPlan(plan Plan) error {
 }
 
 // CheckPeer connects to a `gpupath serve` peer and completes the handshake
-// within timeout, so that an unreachable or wrong peer fails at once.
+// within timeout, so that an unreachable or wrong peer fails at once. A
+// peer that answers "busy" is there: it passes after one try, and the
+// probes wait for it within their budgets (a wait here would not be).
 func CheckPeer(ctx context.Context, addr string, timeout time.Duration) error {
-	c := &Client{Addr: addr, Timeout: timeout}
+	c := &Client{Addr: addr, Timeout: timeout, BusyWait: -1}
 	conn, err := c.open(ctx, modePingPong, 1, 0)
+	if errors.Is(err, ErrBusy) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
