@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/units"
 )
@@ -164,7 +165,7 @@ func judgeCollective(s *model.Scenario, se ImportedSeries, nccl *NCCLPath) *Coll
 		}
 	}
 	if v.Large = len(large); v.Large > 0 {
-		v.MedianLarge = median(large)
+		v.MedianLarge = stats.MedianInPlace(large)
 	}
 	path := rs[0].Path
 	if path == "" {
@@ -179,16 +180,6 @@ func judgeCollective(s *model.Scenario, se ImportedSeries, nccl *NCCLPath) *Coll
 		}
 	}
 	return v
-}
-
-// median of xs (not empty); xs is reordered.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // Text says the comparison in one sentence: the collective modeled, the

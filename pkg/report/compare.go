@@ -54,7 +54,7 @@ func compareTable(r calib.SeriesComparison) *docTable {
 		}
 		return units.Seconds(v).Human()
 	}
-	for _, row := range pickRows(r.Rows, 12) {
+	for _, row := range pick(r.Rows, 12) {
 		iv := "—"
 		if row.Interval {
 			iv = calib.RatioText(row.Ratio.Lo) + " – " + calib.RatioText(row.Ratio.Hi)
@@ -66,17 +66,4 @@ func compareTable(r calib.SeriesComparison) *docTable {
 		t.Rows = append(t.Rows, []cell{c(size), c(val(row.A)), c(val(row.B)), c(calib.RatioText(row.Ratio.Value)), {Text: iv, NoWrap: true}, c(row.Verdict)})
 	}
 	return t
-}
-
-// pickRows keeps at most n rows, spread over the sizes, the first and last
-// included.
-func pickRows(rs []calib.RatioRow, n int) []calib.RatioRow {
-	if len(rs) <= n {
-		return rs
-	}
-	out := make([]calib.RatioRow, 0, n)
-	for i := 0; i < n; i++ {
-		out = append(out, rs[i*(len(rs)-1)/(n-1)])
-	}
-	return out
 }

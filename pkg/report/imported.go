@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/stats"
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
@@ -347,7 +348,7 @@ func collectiveModelTable(g calib.ImportedGroup) *docTable {
 			t.Rows[len(t.Rows)-1][4] = c("not compared: " + cv.None)
 			continue
 		}
-		for _, p := range pickCollective(cv.Points, 8) {
+		for _, p := range pick(cv.Points, 8) {
 			t.Rows = append(t.Rows, []cell{c(label), c(p.Bytes.Human()), c(p.Measured.Human()), c(p.Modeled.Human()),
 				c(p.Algo + "/" + p.Proto), c(p.Path), c(units.SignedPercent(p.Residual)), c(strconv.Itoa(p.Line))})
 		}
@@ -362,19 +363,6 @@ func collectiveModelTable(g calib.ImportedGroup) *docTable {
 		t.Rows = append(t.Rows, []cell{c(label), c("≥ " + calib.LargeCollective.Human()), c(""), c(""), c(med), c(""), c(val), c("")})
 	}
 	return t
-}
-
-// pickCollective keeps at most n points, spread over the sizes, the first
-// and last included.
-func pickCollective(ps []calib.CollectivePoint, n int) []calib.CollectivePoint {
-	if len(ps) <= n {
-		return ps
-	}
-	out := make([]calib.CollectivePoint, 0, n)
-	for i := 0; i < n; i++ {
-		out = append(out, ps[i*(len(ps)-1)/(n-1)])
-	}
-	return out
 }
 
 func pathList(g calib.ImportedGroup) string {
@@ -399,14 +387,15 @@ func pathList(g calib.ImportedGroup) string {
 	return strings.Join(ps, "; ")
 }
 
-// pick keeps at most n points, spread over the sizes, the first and last included.
-func pick(ps []calib.JudgedPoint, n int) []calib.JudgedPoint {
-	if len(ps) <= n {
-		return ps
+// pick keeps at most n of xs, spread over them, the first and last
+// included (the rows a table shows of many sizes).
+func pick[T any](xs []T, n int) []T {
+	if len(xs) <= n {
+		return xs
 	}
-	out := make([]calib.JudgedPoint, 0, n)
+	out := make([]T, 0, n)
 	for i := 0; i < n; i++ {
-		out = append(out, ps[i*(len(ps)-1)/(n-1)])
+		out = append(out, xs[i*(len(xs)-1)/(n-1)])
 	}
 	return out
 }
@@ -534,13 +523,7 @@ func drawnPoints(ps []calib.JudgedPoint) ([]drawnPoint, bool) {
 	sizes := slices.Sorted(maps.Keys(by))
 	med := make([]drawnPoint, 0, len(sizes))
 	for _, n := range sizes {
-		xs := by[n]
-		slices.Sort(xs)
-		m := xs[len(xs)/2]
-		if len(xs)%2 == 0 {
-			m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
-		}
-		med = append(med, drawnPoint{n, m})
+		med = append(med, drawnPoint{n, stats.MedianInPlace(by[n])})
 	}
 	return med, true
 }
