@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/spf13/pflag"
 )
 
@@ -150,32 +152,11 @@ func (f *FlagSet) Name() string {
 func (f *FlagSet) nearest(name string) string {
 	best, bestD := "", len(name)/3+1
 	f.VisitAll(func(fl *pflag.Flag) {
-		if d := Distance(name, fl.Name); d < bestD || (d == bestD && best == "" && strings.HasPrefix(fl.Name, name)) {
+		if d := levenshtein.ComputeDistance(name, fl.Name); d < bestD || (d == bestD && best == "" && strings.HasPrefix(fl.Name, name)) {
 			best, bestD = fl.Name, d
 		}
 	})
 	return best
-}
-
-// Distance is the edit distance (Levenshtein) between a and b.
-func Distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // Help writes the command's help: usage, what it does, its flags (GNU

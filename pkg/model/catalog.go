@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/agnivade/levenshtein"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -305,14 +307,14 @@ func NearCatalogNames(kind, name string) []string {
 				if len(cut) > len(qs) {
 					cut = cut[:len(qs)]
 				}
-				if e := editDistance(qs, cut); e <= max(1, len(qs)/4) {
+				if e := levenshtein.ComputeDistance(qs, cut); e <= max(1, len(qs)/4) {
 					d = 1 + e
 				}
 			}
 			if d < 0 {
 				continue
 			}
-			full := editDistance(qs, ns[:min(len(ns), len(qs)+1)])
+			full := levenshtein.ComputeDistance(qs, ns[:min(len(ns), len(qs)+1)])
 			if best < 0 || d < best || (d == best && full < bestFull) {
 				best, bestFull = d, full
 			}

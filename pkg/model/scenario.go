@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -808,7 +810,7 @@ func unknownKeyErr(key string) error {
 		for _, w := range slices.Sorted(maps.Keys(keySynonyms)) {
 			syn := keySynonyms[w]
 			// The word itself, or a misspelling of a long one (bandwith).
-			if w != word && (len(w) < 6 || editDistance(w, word) > 2) {
+			if w != word && (len(w) < 6 || levenshtein.ComputeDistance(w, word) > 2) {
 				continue
 			}
 			if _, ok := lookupKey(key[:i+1] + syn); ok {
@@ -818,7 +820,7 @@ func unknownKeyErr(key string) error {
 	}
 	best, bestD := "", 1<<30
 	for _, k := range keys {
-		if d := editDistance(key, k.Name); d < bestD {
+		if d := levenshtein.ComputeDistance(key, k.Name); d < bestD {
 			best, bestD = k.Name, d
 		}
 	}
@@ -826,26 +828,6 @@ func unknownKeyErr(key string) error {
 		return fmt.Errorf("unknown key (did you mean %s?)", best)
 	}
 	return errors.New("unknown key (gpupath preset show default lists the keys)")
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Validate checks what single keys cannot: combinations.
