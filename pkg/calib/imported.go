@@ -313,7 +313,8 @@ func busCeilingFactor(c *Collective, nccl *NCCLPath, path string) (float64, stri
 	return 1, "one NIC per node"
 }
 
-// judgePoint models one point of se on the path, with the factor.
+// judgePoint models one point of se on the path, with the factor; memo
+// (nil: none) keeps the model's value per size across a series' points.
 func judgePoint(s *model.Scenario, se *ImportedSeries, path string, factor float64, pt record.Point, memo map[int64]modeled) JudgedPoint {
 	jp := JudgedPoint{Point: pt, At: pt.Bytes}
 	if jp.At < 1 {
@@ -330,7 +331,9 @@ func judgePoint(s *model.Scenario, se *ImportedSeries, path string, factor float
 	default:
 		m = evalPath(s, path, int64(jp.At))
 	}
-	memo[int64(jp.At)] = m
+	if memo != nil {
+		memo[int64(jp.At)] = m
+	}
 	if !m.Feasible {
 		jp.Bound = "infeasible: " + m.Reason
 		return jp
@@ -392,7 +395,7 @@ func ceilingLines(g *ImportedGroup, on []*model.Scenario) {
 			done[k] = true
 			line := CeilingLine{Path: path, Factor: v.Factor, Best: path == v.Best}
 			for _, n := range lineSizes(max(lo/2, 1), hi*2) {
-				if jp := judgePoint(s, &v.Series, path, v.Factor, record.Point{Bytes: n}, map[int64]modeled{}); jp.Ceiling > 0 {
+				if jp := judgePoint(s, &v.Series, path, v.Factor, record.Point{Bytes: n}, nil); jp.Ceiling > 0 {
 					line.Bytes, line.Values = append(line.Bytes, n), append(line.Values, jp.Ceiling)
 				}
 			}
@@ -492,7 +495,7 @@ func verdictOf(s *model.Scenario, j *ImportedVerdict, nccl *NCCLPath) string {
 	}
 	bestRaises := false // the fastest path would allow more than the one taken
 	if j.Best != "" && hostStaged(j.Path) && q == record.Bandwidth {
-		bp := judgePoint(s, &j.Series, j.Best, j.Factor, p.Point, map[int64]modeled{})
+		bp := judgePoint(s, &j.Series, j.Best, j.Factor, p.Point, nil)
 		bestRaises = bp.Ceiling > 0 && p.Ceiling < 0.9*bp.Ceiling
 		if bestRaises && logRef != "" {
 			return fmt.Sprintf("at %s of what this link allows on the %s path: the traffic took the host-staged %s path, see NCCL's log line %d (it reaches %s of what the %s path allows%s; %s).",

@@ -58,8 +58,8 @@ type CollectivePoint struct {
 	Residual          float64
 }
 
-// collectivePaths are the inter-node transports an NCCL log can name that
-// the collective model has as its own paths.
+// ncclLogPath is the inter-node path an NCCL log names, when the
+// collective model has it as one of its paths (model.CollectivePaths).
 func ncclLogPath(nccl *NCCLPath) (string, bool) {
 	if nccl == nil || !slices.Contains(model.CollectivePaths, nccl.Path) {
 		return "", false

@@ -206,8 +206,12 @@ var ErrTooManyInAll = errors.New("more records in all than one fit or report tak
 // (the lines that can be records: those that start with "{", a fast upper
 // bound) and refuses more than MaxRecords in all, before any run is read
 // whole: the limit of one fit or report, which then reads the runs.
-// A directory that is not a run is left to the reader to name.
+// A directory that is not a run is left to the reader to name; one run
+// alone is not counted here (ReadRun counts it against the same limit).
 func CheckTotal(ctx context.Context, dirs []string) error {
+	if len(dirs) < 2 {
+		return ctx.Err() // one run: ReadRun's own count is the same limit
+	}
 	total := 0
 	for _, d := range dirs {
 		if err := ctx.Err(); err != nil {

@@ -344,21 +344,16 @@ func collectiveModelTable(g calib.ImportedGroup) *docTable {
 			label = j.Series.Test
 		}
 		if cv.None != "" {
-			t.Rows = append(t.Rows, []cell{c(label), c("—"), c("—"), c("—"), c("—"), c("—"), c("—"), c("")})
-			t.Rows[len(t.Rows)-1][4] = c("not compared: " + cv.None)
+			t.Rows = append(t.Rows, []cell{c(label), c("—"), c("—"), c("—"), c("not compared: " + cv.None), c("—"), c("—"), c("")})
 			continue
 		}
 		for _, p := range pick(cv.Points, 8) {
 			t.Rows = append(t.Rows, []cell{c(label), c(p.Bytes.Human()), c(p.Measured.Human()), c(p.Modeled.Human()),
 				c(p.Algo + "/" + p.Proto), c(p.Path), c(units.SignedPercent(p.Residual)), c(strconv.Itoa(p.Line))})
 		}
-		med := "no size of " + calib.LargeCollective.Human() + " or more"
+		med, val := "no size of "+calib.LargeCollective.Human()+" or more", "—"
 		if cv.Large > 0 {
-			med = fmt.Sprintf("median |error| over %d sizes", cv.Large)
-		}
-		val := "—"
-		if cv.Large > 0 {
-			val = units.Percent(cv.MedianLarge)
+			med, val = fmt.Sprintf("median |error| over %d sizes", cv.Large), units.Percent(cv.MedianLarge)
 		}
 		t.Rows = append(t.Rows, []cell{c(label), c("≥ " + calib.LargeCollective.Human()), c(""), c(""), c(med), c(""), c(val), c("")})
 	}
