@@ -115,3 +115,45 @@ func TestDoctorSaveTree(t *testing.T) {
 		})
 	}
 }
+
+// The tree doctor saved on the H200 host (reports/examples/doctor/
+// h200-1gpu-tree.txt) replays as its header says: doctor reads it, sees
+// the GPU, and finds what it found on the host that day (h200-1gpu.txt:
+// the same summary and the same checks at the same levels; the prices
+// follow the model of the day and are not compared). A saved tree the
+// reader refuses (its nvml.json in an older schema showed "GPUs: none")
+// fails here.
+func TestDoctorExampleTreeReplays(t *testing.T) {
+	const ex = "../../reports/examples/doctor/"
+	dir := t.TempDir()
+	if err := fstree.UnpackFile(ex+"h200-1gpu-tree.txt", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"sys", "proc", "boot"} {
+		os.MkdirAll(filepath.Join(dir, sub), 0o755)
+	}
+	out, errOut, code := invoke(t, doctorArgs(dir)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	host, err := os.ReadFile(ex + "h200-1gpu.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// findings: the summary line, the GPU line and each check's heading.
+	findings := func(s string) string {
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "gpupath doctor:") || strings.HasPrefix(l, "GPUs:") || l != "" && l[0] >= 'A' && l[0] <= 'Z' && strings.Contains(l, "  ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if got, want := findings(out), findings(string(host)); got != want {
+		t.Errorf("the replay finds otherwise than doctor did on the host:\n--- replay\n%s\n--- host\n%s", got, want)
+	}
+	if !strings.Contains(out, "GPUs:   NVML 13.580.159.04 (1 GPU)") {
+		t.Errorf("the replay sees no GPU:\n%s", out)
+	}
+}

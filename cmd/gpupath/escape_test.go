@@ -15,18 +15,18 @@ import (
 )
 
 // hostile is text from outside with every kind of control character.
-const hostile = "ev\x1b]0;pwn\x07il\x00\r\n\u2028\u202e\u009b\x7f\xff"
+const hostile = "ev\x1b]0;pwn\x07il\x00\r\n\u2028\u202e\u009b\x7f\u200b\ufeff\U000e0001\xff"
 
 // yamlHostile is hostile as a YAML double-quoted string.
-const yamlHostile = `"ev\e]0;pwn\ail\0\r\n\L\u202e\x9b\x7f"`
+const yamlHostile = `"ev\e]0;pwn\ail\0\r\n\L\u202e\x9b\x7f\u200b\ufeff\U000e0001"`
 
 // oneLineHostile and yamlOneLine are hostile and yamlHostile without their
 // line breaks: the names of scenarios and hosts are one line (a line
 // break in them is bad input), every other character is accepted and
 // escaped where it is shown.
 const (
-	oneLineHostile = "ev\x1b]0;pwn\x07il\x00\u202e\u009b\x7f\xff"
-	yamlOneLine    = `"ev\e]0;pwn\ail\0\u202e\x9b\x7f"`
+	oneLineHostile = "ev\x1b]0;pwn\x07il\x00\u202e\u009b\x7f\u200b\ufeff\U000e0001\xff"
+	yamlOneLine    = `"ev\e]0;pwn\ail\0\u202e\x9b\x7f\u200b\ufeff\U000e0001"`
 )
 
 // seeds are the fuzz corpora's hostile strings.
@@ -254,4 +254,44 @@ func TestNoForgedLines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestImportHostileNames: a hostname from another tool's output with
+// control and invisible characters (ESC, BEL, U+202E, U+200B, U+FEFF, a
+// tag) reaches neither the terminal nor a file raw: the imported run's
+// manifest and records, and the report of it, hold none (the manifest's
+// hostname passes termtext.Name; every JSON the one writer).
+func TestImportHostileNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a report")
+	}
+	dir := t.TempDir()
+	src, err := os.ReadFile(fixtures + "nccl-tests/moc-all_reduce_perf-2node-1gpu-h100-roce-step-bytes-with-NCCL_DEBUG-INFO.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.NewReplacer("\x00", "", "\xff", "").Replace(oneLineHostile)
+	src = bytes.ReplaceAll(src, []byte("MOC-R4PCC04U37"), []byte(evil))
+	in := filepath.Join(dir, "nccl.txt")
+	os.WriteFile(in, src, 0o644)
+	run := filepath.Join(dir, "run")
+	stdout, errOut, code := invoke(t, "import", in, "--out", run)
+	if code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	m, _ := os.ReadFile(filepath.Join(run, "manifest.json"))
+	if !bytes.Contains(m, []byte(`u202e`)) {
+		t.Fatalf("the hostname did not reach the manifest:\n%s", m)
+	}
+	out := filepath.Join(dir, "out")
+	so, eo, code := invoke(t, "report", "--model-only", "--data", run, "--out", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, eo)
+	}
+	for _, s := range []string{stdout, errOut, so, eo} {
+		if !termtext.Safe(s, true) {
+			t.Errorf("raw control characters on the terminal: %q", s)
+		}
+	}
+	checkFiles(t, run, out)
 }

@@ -40,8 +40,26 @@ var ioAllowed = map[string]string{
 	"tools/":                             "developer tools, not part of gpupath",
 }
 
-func allowed(rel string) (string, bool) {
-	for k, why := range ioAllowed {
+// jsonFuncs are the encoders of encoding/json; jsonAllowed the files that
+// may call them. Everything else encodes through the one JSON writer
+// (termtext.NewJSONEncoder, MarshalJSON, MarshalJSONIndent), which leaves
+// no raw control or invisible character from outside in a file. A method
+// named MarshalJSON may call json.Marshal: what it returns is part of a
+// value that the one writer encodes.
+var jsonFuncs = map[string]map[string]bool{
+	"encoding/json": {"Marshal": true, "MarshalIndent": true, "NewEncoder": true},
+}
+
+var jsonAllowed = map[string]string{
+	"internal/termtext/": "the one JSON writer itself",
+	"pkg/model/":         "imports pkg/units only; its JSON goes to a command's stdout alone, through the terminal writer, whose escapes are valid inside JSON strings (FuzzTerminalWriterKeepsJSON)",
+	"internal/golden/":   "test helper: golden files of the repository",
+	"bench/":             "benchmark programs run by hand, not part of gpupath",
+	"tools/":             "developer tools, not part of gpupath",
+}
+
+func allowedIn(list map[string]string, rel string) (string, bool) {
+	for k, why := range list {
 		if rel == k || (strings.HasSuffix(k, "/") && strings.HasPrefix(rel, k)) {
 			return why, true
 		}
@@ -52,6 +70,14 @@ func allowed(rel string) (string, bool) {
 // ioBypasses lists every call of a bypass function in the non-test Go
 // files under root that the allowlist does not cover, as file:line: call.
 func ioBypasses(t *testing.T, root string) []string {
+	t.Helper()
+	return callsOutside(t, root, bypassFuncs, ioAllowed)
+}
+
+// callsOutside lists every call of (or reference to) one of funcs in the
+// non-test Go files under root that list does not cover, as file:line:
+// call; a call inside a method named MarshalJSON is not listed.
+func callsOutside(t *testing.T, root string, funcs map[string]map[string]bool, list map[string]string) []string {
 	t.Helper()
 	var out []string
 	fset := token.NewFileSet()
@@ -70,7 +96,7 @@ func ioBypasses(t *testing.T, root string) []string {
 		}
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
-		if _, ok := allowed(rel); ok {
+		if _, ok := allowedIn(list, rel); ok {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
@@ -80,7 +106,7 @@ func ioBypasses(t *testing.T, root string) []string {
 		names := map[string]string{} // local name → import path
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
-			if bypassFuncs[path] == nil {
+			if funcs[path] == nil {
 				continue
 			}
 			name := filepath.Base(path)
@@ -90,6 +116,9 @@ func ioBypasses(t *testing.T, root string) []string {
 			names[name] = path
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
+			if fd, ok := n.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "MarshalJSON" {
+				return false
+			}
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
 				return true
@@ -98,7 +127,7 @@ func ioBypasses(t *testing.T, root string) []string {
 			if !ok {
 				return true
 			}
-			if path, ok := names[id.Name]; ok && bypassFuncs[path][sel.Sel.Name] {
+			if path, ok := names[id.Name]; ok && funcs[path][sel.Sel.Name] {
 				out = append(out, fset.Position(sel.Pos()).String()+": "+id.Name+"."+sel.Sel.Name)
 			}
 			return true
@@ -130,6 +159,33 @@ func TestIOGoesThroughSafeio(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, strings.TrimSuffix(k, "/"))); err != nil {
 			t.Errorf("ioAllowed names %s, which is not there: %v", k, err)
 		}
+	}
+}
+
+// Every JSON gpupath writes goes through the one JSON writer
+// (termtext.NewJSONEncoder / MarshalJSON / MarshalJSONIndent): no package
+// but the allowlisted ones calls json.Marshal, json.MarshalIndent or
+// json.NewEncoder outside a MarshalJSON method. (A manifest's hostname
+// with U+202E was written raw by encoding/json that way.)
+func TestJSONGoesThroughOneWriter(t *testing.T) {
+	root := filepath.Join("..", "..")
+	if got := callsOutside(t, root, jsonFuncs, jsonAllowed); len(got) > 0 {
+		t.Errorf("JSON encoded past the one writer (use termtext.NewJSONEncoder or MarshalJSON, or add the file to jsonAllowed with its reason):\n%s", strings.Join(got, "\n"))
+	}
+	for k := range jsonAllowed {
+		if _, err := os.Stat(filepath.Join(root, strings.TrimSuffix(k, "/"))); err != nil {
+			t.Errorf("jsonAllowed names %s, which is not there: %v", k, err)
+		}
+	}
+	dir := t.TempDir()
+	src := "package x\n\nimport \"encoding/json\"\n\ntype T struct{}\n\nfunc (T) MarshalJSON() ([]byte, error) { return json.Marshal(1) }\n\nfunc f() { json.NewEncoder(nil) }\n"
+	os.MkdirAll(filepath.Join(dir, "pkg", "x"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "pkg", "x", "x.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := callsOutside(t, dir, jsonFuncs, nil)
+	if len(got) != 1 || !strings.Contains(got[0], "json.NewEncoder") {
+		t.Errorf("the check found %q, want json.NewEncoder alone (a MarshalJSON method may call json.Marshal)", got)
 	}
 }
 

@@ -11,7 +11,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/agnivade/levenshtein"
+	"github.com/gpupath/gpupath/internal/termtext"
 
 	"github.com/spf13/pflag"
 )
@@ -246,7 +246,7 @@ func BadInput(err error) error {
 // WriteJSON writes v as the one JSON object of a command's output:
 // indented by two spaces, one newline at the end.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := termtext.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -32,7 +33,9 @@ func YAMLComment(s string) string { return Clean(s) }
 func Name(s string) string { return Clean(s) }
 
 // JSON rewrites encoded JSON so that it holds no raw control character:
-// DEL, C1 controls, U+2028/U+2029 and the bidirectional controls, which
+// DEL, C1 controls, U+2028/U+2029 and the invisible format characters
+// (bidirectional controls, zero widths, U+FEFF, tags: a surrogate pair past
+// U+FFFF), which
 // encoding/json leaves raw inside strings, become \uXXXX escapes — the
 // same value to every JSON parser — and a byte that is not UTF-8 becomes
 // \ufffd, as encoding/json would have written it. C0 controls other than
@@ -57,6 +60,9 @@ func JSON(b []byte) []byte {
 			out = append(out, `\ufffd`...)
 		case r == '\n' || r == '\t' || r == '\r':
 			out = append(out, byte(r))
+		case IsControl(r) && r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
 		case IsControl(r):
 			out = fmt.Appendf(out, `\u%04x`, r)
 		default:

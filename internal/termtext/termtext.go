@@ -1,14 +1,18 @@
 // Package termtext makes text from outside (a scenario's name, a manifest's
 // cpu_model, a line of another tool's output) safe to print on a terminal:
 // control characters — ESC and every other C0 and C1 code, DEL, and the
-// Unicode bidirectional overrides — are replaced by a visible escape
-// (\x1b, \u202e), so `ESC]0;…` cannot retitle a window and `ESC[2J` cannot
-// clear a screen. Tabs are kept; newlines too where a caller asks.
+// invisible Unicode format characters (the bidirectional overrides, zero
+// widths such as U+200B, the byte-order mark U+FEFF, the soft hyphen, tag
+// characters: category Cf) — are replaced by a visible escape (\x1b,
+// \u202e), so `ESC]0;…` cannot retitle a window, `ESC[2J` cannot clear a
+// screen and two names that look alike on screen are told apart. Tabs are kept; newlines too where a caller asks.
 package termtext
 
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -34,7 +38,13 @@ func clean(s string, keepNL bool) string {
 			b.WriteRune(r)
 		case r < 0x20:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == 0x7f, r >= 0x80 && r < 0xa0, bidi(r), r == 0x2028 || r == 0x2029:
+		case r > 0xffff && invisible(r):
+			// A surrogate pair: the same escape is valid inside a JSON
+			// string, so a JSON document through the terminal writer stays
+			// JSON.
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+		case r == 0x7f, r >= 0x80 && r < 0xa0, invisible(r), r == 0x2028 || r == 0x2029:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])
@@ -57,10 +67,11 @@ func safe(s string, keepNL bool) bool {
 
 // IsControl reports whether r is a character Clean escapes: a C0 or C1
 // control, DEL, a Unicode line or paragraph separator (U+2028, U+2029) or
-// a bidirectional control. Tab and newline are among them; callers that
+// an invisible format character (category Cf: the bidirectional controls
+// among them). Tab and newline are among them; callers that
 // keep those say so.
 func IsControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || bidi(r)
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || invisible(r)
 }
 
 // Safe reports whether s is valid UTF-8 without a control character
@@ -78,10 +89,13 @@ func Safe(s string, keepNL bool) bool {
 	return true
 }
 
-// bidi reports the Unicode bidirectional controls that reorder what a
-// terminal shows (Trojan Source).
-func bidi(r rune) bool {
-	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+// invisible reports the Unicode format characters (category Cf): the
+// bidirectional controls that reorder what a terminal shows (Trojan
+// Source: U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) and the
+// characters that show nothing (U+200B–U+200D, U+2060–U+2064, U+FEFF,
+// U+00AD, U+206A–U+206F, U+FFF9–U+FFFB, the tags U+E0001–U+E007F).
+func invisible(r rune) bool {
+	return r >= 0xad && unicode.Is(unicode.Cf, r)
 }
 
 // ShellWord quotes a value for a shell command line printed to the user

@@ -20,6 +20,9 @@ func TestClean(t *testing.T) {
 		{"bad\xffutf8", `bad\xffutf8`},
 		{"del\x7f", `del\u007f`},
 		{"ls\u2028ps\u2029", `ls\u2028ps\u2029`},
+		{"zw\u200bsp\ufeffbom\u00adshy\u2060wj", `zw\u200bsp\ufeffbom\u00adshy\u2060wj`},
+		{"tag\U000e0001x", `tag\udb40\udc01x`},
+		{"é ü 中 😀", "é ü 中 😀"},
 	} {
 		if got := Clean(c.in); got != c.want {
 			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.want)
@@ -51,8 +54,10 @@ func FuzzClean(f *testing.F) {
 }
 
 // seeds are the fuzz corpora's hostile strings: ESC, BEL, NUL, CR, LF,
-// U+2028, a bidi override, a C1 control, DEL and bytes that are not UTF-8.
-var seeds = []string{"", "plain", "\x1b[2J", "\x1b]0;t\x07", "nul\x00", "cr\r", "lf\n", "ls\u2028", "rlo\u202e", "c1\u009b", "del\x7f", "bad\xff\xfe", "\xe2\x80"}
+// U+2028, a bidi override, invisible format characters (zero width space,
+// byte-order mark, soft hyphen, a tag, word joiner), a C1 control, DEL and
+// bytes that are not UTF-8.
+var seeds = []string{"", "plain", "zw\u200b", "bom\ufeff", "shy\u00ad", "tag\U000e0041", "wj\u2060", "\x1b[2J", "\x1b]0;t\x07", "nul\x00", "cr\r", "lf\n", "ls\u2028", "rlo\u202e", "c1\u009b", "del\x7f", "bad\xff\xfe", "\xe2\x80"}
 
 func FuzzJSON(f *testing.F) {
 	for _, s := range seeds {
@@ -83,4 +88,54 @@ func TestShellWord(t *testing.T) {
 			t.Errorf("ShellWord(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// The one JSON writer leaves nothing raw that Safe refuses, keeps the
+// value, and does not HTML-escape.
+func TestJSONWriter(t *testing.T) {
+	v := map[string]string{"host": "EV\x1b[31mIL\u202e\u200b\U000e0001", "note": "a<b & c>d"}
+	b, err := MarshalJSONIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Safe(string(b), true) {
+		t.Fatalf("raw controls left: %q", b)
+	}
+	if !strings.Contains(string(b), "a<b & c>d") {
+		t.Errorf("HTML-escaped: %s", b)
+	}
+	var back map[string]string
+	if err := json.Unmarshal(b, &back); err != nil || back["host"] != v["host"] {
+		t.Fatalf("value changed: %q %v", back, err)
+	}
+	var w strings.Builder
+	if err := NewJSONEncoder(&w).Encode(v); err != nil || !Safe(w.String(), true) || !strings.HasSuffix(w.String(), "}\n") {
+		t.Fatalf("encoder wrote %q (%v)", w.String(), err)
+	}
+}
+
+// A JSON document through the terminal writer stays JSON with the same
+// values: Clean's escapes of what encoding/json leaves raw (DEL, C1,
+// invisible format characters, a surrogate pair past U+FFFF) are valid
+// JSON escapes, so pkg/model's JSON, written to stdout through it, needs no
+// writer of its own.
+func FuzzTerminalWriterKeepsJSON(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in, _ := json.MarshalIndent(map[string]string{"k": s}, "", "  ")
+		var w strings.Builder
+		tw := &Writer{W: &w}
+		tw.Write(in)
+		tw.Flush()
+		var a, b map[string]string
+		json.Unmarshal(in, &a)
+		if err := json.Unmarshal([]byte(w.String()), &b); err != nil {
+			t.Fatalf("%q → %q: %v", in, w.String(), err)
+		}
+		if a["k"] != b["k"] {
+			t.Fatalf("value changed: %q → %q", a["k"], b["k"])
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/units"
 )
@@ -185,7 +186,7 @@ func (c *Calibration) WriteJSON(w io.Writer) error {
 		out.Fits = append(out.Fits, fitJSON{Stage: f.Stage, Name: f.Name, Probe: f.Series.Probe, Variant: f.Series.Variant, Target: f.Series.Target,
 			PresetAlpha: f.PresetAlpha, PresetBeta: finiteOr(f.PresetBeta), Fit: f.Fit})
 	}
-	enc := json.NewEncoder(w)
+	enc := termtext.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }

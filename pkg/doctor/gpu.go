@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -96,7 +97,7 @@ func strictJSON(b []byte, v any) error {
 // WriteGPUInventory writes a GPU inventory as indented JSON, the form
 // FileGPUSource reads.
 func WriteGPUInventory(w io.Writer, g *record.GPUInventory) error {
-	enc := json.NewEncoder(w)
+	enc := termtext.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(g)
 }

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gpupath/gpupath/internal/termtext"
 )
 
 // WriteJSON writes the report as one indented JSON object.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	enc := termtext.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 	"github.com/gpupath/gpupath/pkg/record"
 )
@@ -149,7 +150,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 	}
 	defer rf.Abort()
 	bw := bufio.NewWriterSize(rf, 1<<20)
-	enc := json.NewEncoder(bw)
+	enc := termtext.NewJSONEncoder(bw)
 	fileIdx := 0
 	var points record.Points // the reader's limits, so that the run reads back
 	for _, f := range files {
@@ -197,7 +198,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 			return nil, err
 		}
 		info.Records = st.Results
-		inv, err := json.Marshal(info)
+		inv, err := termtext.MarshalJSON(info)
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +232,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 	if err := rf.Commit(); err != nil {
 		return nil, err
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := termtext.MarshalJSONIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +291,9 @@ func seriesOf(o *obs.Output, r *obs.Record) SeriesInfo {
 		Central: r.Central, BytesNote: r.BytesNote, Wrong: r.Wrong}
 }
 
-// hostOf describes the machines the files name.
+// hostOf describes the machines the files name; the names from outside
+// (hostnames, GPU models, NIC names) pass through termtext.Name before they
+// go into the manifest.
 func hostOf(files []*File) record.Host {
 	var h record.Host
 	var hosts []string
@@ -300,6 +303,7 @@ func hostOf(files []*File) record.Host {
 		for _, o := range f.Outputs {
 			hw := o.Hardware
 			for _, x := range hw.Hosts {
+				x = termtext.Name(x)
 				if !seen[x] {
 					seen[x] = true
 					hosts = append(hosts, x)
@@ -307,7 +311,7 @@ func hostOf(files []*File) record.Host {
 			}
 			for _, g := range hw.GPUs {
 				if len(h.GPUs) < 64 {
-					h.GPUs = append(h.GPUs, record.GPU{Model: g})
+					h.GPUs = append(h.GPUs, record.GPU{Model: termtext.Name(g)})
 				}
 			}
 			for _, n := range hw.NICs {
@@ -316,7 +320,7 @@ func hostOf(files []*File) record.Host {
 					continue
 				}
 				nicSeen[k] = true
-				h.NICs = append(h.NICs, record.NIC{Name: n.Name, State: n.State, MTU: int(n.MTU), SpeedMbps: int(math.Round(n.RateBps / 1e6))})
+				h.NICs = append(h.NICs, record.NIC{Name: termtext.Name(n.Name), State: termtext.Name(n.State), MTU: int(n.MTU), SpeedMbps: int(math.Round(n.RateBps / 1e6))})
 			}
 		}
 	}

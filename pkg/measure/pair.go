@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -72,7 +73,7 @@ var ErrPeerLost = errors.New("peer lost")
 var ErrNotGpupath = errors.New("not the gpupath pairing protocol")
 
 func writePair(c net.Conn, m PairMessage, timeout time.Duration) error {
-	b, err := json.Marshal(m)
+	b, err := termtext.MarshalJSON(m)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,12 @@ package measure
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -242,7 +242,7 @@ func (r *runner) runProbe(ctx context.Context, i int) error {
 	st.End = r.now().UTC()
 	if ir, ok := p.(InventoryReporter); ok {
 		if inv := ir.Inventory(); inv != nil {
-			if b, jerr := json.Marshal(inv); jerr == nil && string(b) != "null" {
+			if b, jerr := termtext.MarshalJSON(inv); jerr == nil && string(b) != "null" {
 				st.Inventory = b
 			}
 		}

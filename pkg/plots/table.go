@@ -262,11 +262,5 @@ func (t Table) JSONRows() []json.RawMessage {
 // marshal is json.Marshal without HTML escaping (labels stay readable) and
 // without a raw control character (termtext.JSON).
 func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return termtext.JSON(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+	return termtext.MarshalJSON(v)
 }

@@ -1,13 +1,14 @@
 package record
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/gpupath/gpupath/internal/termtext"
 )
 
 // ErrRunExists is returned when a run directory already holds a manifest.
@@ -109,7 +110,7 @@ func AppendResult(w io.Writer, r Result) error {
 	if err := r.Sanitize(); err != nil {
 		return err
 	}
-	b, err := json.Marshal(r)
+	b, err := termtext.MarshalJSON(r)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func AppendResult(w io.Writer, r Result) error {
 // WriteManifest replaces dir's manifest.json atomically (write, then
 // rename), so a reader never sees half a manifest.
 func WriteManifest(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := termtext.MarshalJSONIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}

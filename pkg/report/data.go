@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/gpupath/gpupath/internal/termtext"
 
@@ -53,17 +52,16 @@ func figureFile(fj figureJSON, t plots.Table) []byte {
 		rows.WriteString("\n  ")
 	}
 	rows.WriteString("]")
-	mark, _ := json.Marshal(rowsMark)
+	mark, _ := termtext.MarshalJSON(rowsMark)
 	return bytes.Replace(head, mark, rows.Bytes(), 1)
 }
 
 func indentJSON(v any) []byte {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
+	enc := termtext.NewJSONEncoder(&b)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		panic(err) // only report-built values, all encodable
 	}
-	return termtext.JSON(b.Bytes())
+	return b.Bytes()
 }

@@ -3,13 +3,14 @@ package validate
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
-	"github.com/gpupath/gpupath/pkg/units"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gpupath/gpupath/internal/termtext"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // Report is the rows modeled in both modes, with their figures: what the
@@ -268,9 +269,8 @@ func (rep Report) WriteJSON(w io.Writer) error {
 		}
 		out.Rows = append(out.Rows, j)
 	}
-	enc := json.NewEncoder(w)
+	enc := termtext.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
 
