@@ -259,6 +259,7 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	if err != nil {
 		return nil, err
 	}
+	b, removed := stripPrefixes(b)
 	type result struct {
 		f   *File
 		err error
@@ -276,6 +277,10 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	}
 	if res.err != nil {
 		return nil, res.err
+	}
+	if len(removed) > 0 {
+		o := res.f.Outputs[0]
+		o.Notes = append([]string{prefixNote(removed)}, o.Notes...)
 	}
 	if len(long) > 0 {
 		o := res.f.Outputs[0]

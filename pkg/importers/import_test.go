@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"math"
@@ -182,6 +183,14 @@ func TestWriteReadRun(t *testing.T) {
 	if r.Probe != "nccl-tests" || r.Variant != "all_reduce_perf out-of-place" || r.Bytes != 1073741824 || math.Abs(r.MedianS-71024e-6) > 1e-15 ||
 		r.ThroughputBps != 15.12e9 || r.Extra["bus_rate_Bps"] != 15.12e9 || !strings.HasPrefix(r.Note, "moc-all_reduce_perf-2node-1gpu-h100-roce-step-bytes-with-NCCL_DEBUG-INFO.txt:56;") {
 		t.Errorf("%+v", r)
+	}
+	// nccl-tests prints no minimum and no tail: left out, not written as 0.
+	if r.MinS != 0 || r.P99S != 0 {
+		t.Errorf("min %g, p99 %g: nccl-tests prints neither", r.MinS, r.P99S)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, record.ResultsFile))
+	if bytes.Contains(raw, []byte(`"min_s":0,`)) || bytes.Contains(raw, []byte(`"p99_s":0,`)) {
+		t.Errorf("an unknown minimum or p99 written as 0:\n%.400s", raw)
 	}
 	if _, err := FromRunData(&record.RunData{Dir: "x", Manifest: record.Manifest{Tool: "gpupath"}}); !errors.Is(err, ErrNotImported) {
 		t.Errorf("%v", err)

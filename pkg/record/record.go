@@ -38,11 +38,13 @@ type Result struct {
 	Timer  string `json:"timer,omitempty"`  // "wall" or "cuda-event"
 	Bytes  int64  `json:"bytes"`
 
-	Iterations int     `json:"iterations"`
-	MinS       float64 `json:"min_s"`
-	MedianS    float64 `json:"median_s"`
-	P99S       float64 `json:"p99_s"`
-	MeanS      float64 `json:"mean_s,omitempty"`
+	Iterations int `json:"iterations"`
+	// MinS and P99S are 0 where not known (an imported output that prints
+	// no minimum or tail) and then left out of the file.
+	MinS    float64 `json:"min_s,omitempty"`
+	MedianS float64 `json:"median_s"`
+	P99S    float64 `json:"p99_s,omitempty"`
+	MeanS   float64 `json:"mean_s,omitempty"`
 	// Spread is the relative interquartile range (p75-p25)/median.
 	Spread float64 `json:"spread"`
 	// Stable tells whether the median settled within the tolerance before the budget ran out.

@@ -106,6 +106,9 @@ func classify(name string) (col, error) {
 		c.kind = "msgrate"
 	case strings.HasPrefix(n, "iterations"):
 		c.kind = "iters"
+	case n == "validation":
+		// OMB 7's -c: "Pass" or "Fail" per row, whether the data arrived whole.
+		c.kind = "valid"
 	default:
 		c.kind = "other"
 	}
@@ -127,6 +130,10 @@ func ParseStream(b []byte, sink func(obs.Record)) (*obs.Output, error) {
 		variant string
 		title   bool
 		mode    string
+		// validated counts the rows OSU's -c passed; unreadSeen the columns
+		// noted as not read.
+		validated  int
+		unreadSeen = map[string]bool{}
 	)
 	for i, raw := range obs.Lines(b) {
 		n := i + 1
@@ -193,7 +200,20 @@ func ParseStream(b []byte, sink func(obs.Record)) (*obs.Output, error) {
 			out.Problems = append(out.Problems, obs.Problem{Line: n, Text: l, Reason: "a result row without a header that can be read"})
 			continue
 		}
-		rec, err := row(cols, f, n, hdrLine)
+		rec, unread, err := row(cols, f, n, hdrLine)
+		for _, u := range unread {
+			if !unreadSeen[u.col] {
+				unreadSeen[u.col] = true
+				out.Notes = append(out.Notes, fmt.Sprintf("line %d: column %q is not one gpupath reads (it holds %q): kept in the line, not recorded", n, u.col, u.value))
+			}
+		}
+		if err == nil && rec.Wrong == "Fail" {
+			out.Failures = append(out.Failures, obs.Problem{Line: n, Text: l, Reason: fmt.Sprintf("OSU's validation (-c) failed at %d B: the data received was not the data sent", rec.Bytes)})
+		}
+		if err == nil && rec.Wrong == "Pass" {
+			validated++
+			rec.Wrong = ""
+		}
 		if errors.Is(err, errZero) {
 			out.Notes = append(out.Notes, fmt.Sprintf("line %d: the result prints as 0: no record", n))
 			continue
@@ -220,6 +240,9 @@ func ParseStream(b []byte, sink func(obs.Record)) (*obs.Output, error) {
 	if mode != "" {
 		out.Notes = append(out.Notes, "Intel MPI: "+mode+" data transfer mode")
 	}
+	if validated > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("OSU validated the data it received (-c): %d row(s) Pass", validated))
+	}
 	return out, nil
 }
 
@@ -232,23 +255,45 @@ func appendOnce(xs []string, s string) []string {
 	return append(xs, s)
 }
 
-func row(cols []col, f []string, line, hdr int) (obs.Record, error) {
+// unreadCell is a cell of a column gpupath does not read that holds no
+// number: a newer OSU's column, kept as a note.
+type unreadCell struct{ col, value string }
+
+// row reads one result row; the cells of unknown columns that are not
+// numbers come back as unread, not as an error.
+func row(cols []col, f []string, line, hdr int) (obs.Record, []unreadCell, error) {
+	var unread []unreadCell
 	if len(f) != len(cols) {
-		return obs.Record{}, fmt.Errorf("%d fields, the header at line %d has %d columns", len(f), hdr, len(cols))
+		return obs.Record{}, nil, fmt.Errorf("%d fields, the header at line %d has %d columns", len(f), hdr, len(cols))
 	}
 	r := obs.Record{Line: line, Fields: f}
 	for i, c := range cols {
+		if c.kind == "valid" {
+			switch strings.ToLower(f[i]) {
+			case "pass":
+				r.Wrong = "Pass"
+			case "fail", "failed":
+				r.Wrong = "Fail"
+			default:
+				return r, nil, fmt.Errorf("column %s: %q is neither Pass nor Fail", c.name, f[i])
+			}
+			continue
+		}
 		if c.kind == "size" {
 			v, err := strconv.ParseInt(f[i], 10, 64)
 			if err != nil || v < 0 {
-				return r, fmt.Errorf("size %q", f[i])
+				return r, nil, fmt.Errorf("size %q", f[i])
 			}
 			r.Bytes = v
 			continue
 		}
 		v, err := strconv.ParseFloat(f[i], 64)
+		if c.kind == "other" && err != nil {
+			unread = append(unread, unreadCell{c.name, f[i]})
+			continue
+		}
 		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return r, fmt.Errorf("column %s: cannot read %q", c.name, f[i])
+			return r, nil, fmt.Errorf("column %s: cannot read %q", c.name, f[i])
 		}
 		v *= c.scale
 		switch c.kind {
@@ -286,7 +331,7 @@ func row(cols []col, f []string, line, hdr int) (obs.Record, error) {
 	case r.Time > 0:
 		r.Metric = obs.Latency
 	default:
-		return r, errZero
+		return r, unread, errZero
 	}
-	return r, nil
+	return r, unread, nil
 }

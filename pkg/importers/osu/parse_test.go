@@ -2,6 +2,7 @@ package osu
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
@@ -70,3 +71,39 @@ func TestFullColumns(t *testing.T) {
 
 // FuzzParse checks that Parse never panics and that what it reads passes validation.
 func FuzzParse(f *testing.F) { fx.Fuzz(f) }
+
+// OMB 7's -c adds a "Validation" column (Pass or Fail per row): every row
+// is read, a Fail is the tool's own failure with its line and stays a
+// series of its own; a newer column holding text is a note, not an error.
+func TestValidationColumn(t *testing.T) {
+	in := "# OSU MPI-CUDA Bandwidth Test v7.2\n# Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)\n" +
+		"# Size      Bandwidth (MB/s)        Validation\n# Datatype: MPI_CHAR.\n" +
+		"1                       1.01              Pass\n" +
+		"2                       1.19              Pass\n" +
+		"4                       2.36              Fail\n"
+	o, err := Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Records) != 3 || len(o.Problems) != 0 || o.Records[0].Rate != 1.01e6 || o.Records[0].Wrong != "" || o.Records[2].Wrong != "Fail" {
+		t.Fatalf("records %+v problems %+v", o.Records, o.Problems)
+	}
+	if len(o.Failures) != 1 || o.Failures[0].Line != 7 || !strings.Contains(o.Failures[0].Reason, "4 B") {
+		t.Errorf("failures %+v", o.Failures)
+	}
+	if !strings.Contains(strings.Join(o.Notes, "\n"), "2 row(s) Pass") {
+		t.Errorf("notes %q", o.Notes)
+	}
+	in = strings.Replace(in, "Validation", "Status", 1)
+	o, err = Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Records) != 3 || len(o.Problems) != 0 || !strings.Contains(strings.Join(o.Notes, "\n"), `column "Status" is not one gpupath reads`) {
+		t.Errorf("an unknown text column: %d records, problems %+v, notes %q", len(o.Records), o.Problems, o.Notes)
+	}
+	in = strings.Replace(strings.Replace(in, "Status", "Validation", 1), "Fail\n", "Maybe\n", 1)
+	if o, err = Parse([]byte(in)); err != nil || len(o.Records) != 2 || len(o.Problems) != 1 || o.Problems[0].Line != 7 {
+		t.Errorf("a validation neither Pass nor Fail: %v, %d records, problems %+v", err, len(o.Records), o.Problems)
+	}
+}

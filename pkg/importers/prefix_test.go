@@ -1,0 +1,125 @@
+package importers
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gpupath/gpupath/pkg/importers/obs"
+)
+
+// stacks are the prefixes launchers, log collectors and terminals put in
+// front of every line, alone and stacked (outermost first).
+var stacks = []struct {
+	name string
+	wrap func(i int, l string) string
+}{
+	{"open-mpi-tag-output", func(i int, l string) string { return "[1,0]<stdout>:" + l }},
+	{"srun-label", func(i int, l string) string { return "0: " + l }},
+	{"pdsh", func(i int, l string) string { return []string{"gpu-a17: ", "gpu-a18: "}[i%2] + l }},
+	{"kubectl-timestamps", func(i int, l string) string { return "2026-12-01T10:00:00.123456789Z " + l }},
+	{"kubectl-prefix+tag-output", func(i int, l string) string { return "[pod/nccl-test-0/worker] [1,0]<stdout>:" + l }},
+	{"timestamp+pdsh+tag-output", func(i int, l string) string { return "2026-12-01 10:00:00,123 node-7: [1,1]<stdout>: " + l }},
+	{"syslog+srun-label", func(i int, l string) string { return "Dec  1 10:00:00 node-7 slurmstepd[42]: 1: " + l }},
+	{"ansi-colour", func(i int, l string) string { return "\x1b[32m" + l + "\x1b[0m" }},
+	{"torchrun", func(i int, l string) string { return "[default0]:" + l }},
+}
+
+// comparable is an output without its notes (the stripper adds one).
+func comparable(f *File) []obs.Output {
+	var out []obs.Output
+	for _, o := range f.Outputs {
+		c := *o
+		c.Notes, c.Sink = nil, nil
+		out = append(out, c)
+	}
+	return out
+}
+
+// Every fixture, behind every prefix stack and with LF or CRLF line ends,
+// gives the same outputs as the fixture itself: the same records (their
+// lines and fields too), hardware, channels, failures and problems; and
+// the import says which prefixes it removed.
+func TestPrefixStacks(t *testing.T) {
+	for _, p := range fixtureFiles(t) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(fixtureDir, p)
+		want, err := ParseFile(p, bytes.Clone(raw), "")
+		if err != nil {
+			continue // the files refused as a whole are refused behind prefixes too (TestFixtures)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+		for _, st := range stacks {
+			for _, crlf := range []bool{false, true} {
+				var b strings.Builder
+				for i, l := range lines {
+					cr := strings.HasSuffix(l, "\r")
+					l = strings.TrimSuffix(l, "\r")
+					b.WriteString(st.wrap(i, l))
+					if cr || crlf {
+						b.WriteByte('\r')
+					}
+					b.WriteByte('\n')
+				}
+				got, err := ParseFile(p, []byte(b.String()), "")
+				if err != nil {
+					t.Errorf("%s behind %s (crlf %v): %v", rel, st.name, crlf, err)
+					continue
+				}
+				if !reflect.DeepEqual(comparable(got), comparable(want)) {
+					g, w := comparable(got), comparable(want)
+					t.Errorf("%s behind %s (crlf %v): outputs differ: %d vs %d records", rel, st.name, crlf, len(g[0].Records), len(w[0].Records))
+					continue
+				}
+				if n := strings.Join(got.Outputs[0].Notes, "\n"); !strings.Contains(n, "removed from the lines before reading them") {
+					t.Errorf("%s behind %s: no note of the prefixes removed: %q", rel, st.name, n)
+				}
+			}
+		}
+	}
+}
+
+// Outputs without prefixes are left as they are: of the fixtures, only
+// the coloured nvidia-smi listing loses something (its escapes), and the
+// Intel MPI outputs their "[0] " rank tags; nothing else is taken for a
+// prefix.
+func TestNoPrefixInFixtures(t *testing.T) {
+	want := map[string]string{
+		"nvidia-smi-topo/h200x8-nv18-10nic-ansi-underline.txt":  "ANSI colour and cursor escapes",
+		"osu/pkb-osu_bibw-v5.7.1-intelmpi-debug-trimmed.txt":    "MPI rank tags",
+		"osu/pkb-osu_bw-v5.7.1-intelmpi-debug-trimmed.txt":      "MPI rank tags",
+		"osu/pkb-osu_latency-v5.7.1-intelmpi-debug-trimmed.txt": "MPI rank tags",
+	}
+	for _, p := range fixtureFiles(t) {
+		raw, _ := os.ReadFile(p)
+		rel, _ := filepath.Rel(fixtureDir, p)
+		_, removed := stripPrefixes(bytes.Clone(raw))
+		if got := strings.Join(removed, ", "); got != want[filepath.ToSlash(rel)] {
+			t.Errorf("%s: removed %q, want %q", rel, got, want[rel])
+		}
+	}
+}
+
+// The stripper never lengthens a file, never changes its number of lines
+// and leaves no ANSI escape.
+func FuzzStripPrefixes(f *testing.F) {
+	for _, s := range []string{"", "a\nb\n", "[1,0]<stdout>:# x\n[1,0]<stdout>:1 2\n", "0: a\n0: b\r\n", "\x1b[31mred\x1b[0m\n",
+		"node-1: x\nnode-2: y\n", "2026-12-01T10:00:00Z a\n2026-12-01T10:00:01Z b\n", "\x1b]0;t\x07x\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := stripPrefixes([]byte(s))
+		if len(out) > len(s) || bytes.Count(out, []byte("\n")) != strings.Count(s, "\n") {
+			t.Fatalf("%q → %q", s, out)
+		}
+		if ansiRe.Match(out) && !ansiRe.MatchString(s) {
+			t.Fatalf("an escape made: %q → %q", s, out)
+		}
+	})
+}
