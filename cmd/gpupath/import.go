@@ -71,7 +71,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("--out %s: %w", *out, unwrapPath(werr))
 	}
 	for _, f := range parsed {
-		fmt.Fprintln(stderr, termtext.Name(summary(f))) // a file name may hold a line break
+		fmt.Fprintln(stderr, termtext.Name(f.Summary())) // a file name may hold a line break
 	}
 	// What the tools themselves reported: the run keeps it as the file's
 	// status; it is not an error of the import.
@@ -79,7 +79,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		printLines(stderr, f.Failures(), "such lines (the run's manifest lists the first 1,000)")
 	}
 	if sum := record.Summarize("import", *out, m); *format == cli.JSON {
-		err = cli.WriteJSON(stdout, sum)
+		// The run's summary, and what was read from each file.
+		err = cli.WriteJSON(stdout, struct {
+			record.Summary
+			Read []importers.FileRead `json:"read"`
+		}{sum, importers.Describe(parsed)})
 	} else {
 		_, err = fmt.Fprintln(stdout, sum.Line())
 	}
@@ -111,38 +115,4 @@ func records(m *record.Manifest) int {
 		n += p.Results
 	}
 	return n
-}
-
-// summary says in one line what was read from a file.
-func summary(f *importers.File) string {
-	o := f.Outputs[0]
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", f.Name, o.Tool)
-	if o.Version != "" {
-		fmt.Fprintf(&b, " %s", o.Version)
-	}
-	if o.Test != "" && o.Test != o.Tool {
-		fmt.Fprintf(&b, " (%s)", o.Test)
-	}
-	n := o.Count()
-	switch {
-	case n > 0:
-		fmt.Fprintf(&b, ", %d records", n)
-	case len(o.Hardware.NICs) > 0 || o.Hardware.GPUNIC != "":
-		fmt.Fprintf(&b, ", hardware only: %d NIC(s)", len(o.Hardware.NICs))
-		if o.Hardware.GPUNIC != "" {
-			fmt.Fprintf(&b, ", GPU–NIC %s", o.Hardware.GPUNIC)
-		}
-	default:
-		b.WriteString(", no records")
-	}
-	for _, l := range f.Outputs[1:] {
-		if l.Path != nil && l.Path.Path != "" {
-			fmt.Fprintf(&b, "; NCCL log: the %s path between nodes (line %d)", l.Path.Path, l.Path.Line)
-		}
-	}
-	if o.Path != nil && o.Path.Path != "" {
-		fmt.Fprintf(&b, ": the %s path between nodes (line %d)", o.Path.Path, o.Path.Line)
-	}
-	return b.String()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -209,5 +210,35 @@ func TestImportBadInputOneLine(t *testing.T) {
 		if ents, _ := os.ReadDir(dir); len(ents) != len(cases) {
 			t.Errorf("%s: left behind in %s: %d entries", file, dir, len(ents))
 		}
+	}
+}
+
+// import --format json lists, per file, the tool, version, hosts, records,
+// notes, the lines it could not read and the tool's own failures, beside
+// the run's summary; the exit codes are those of the table form.
+func TestImportJSONPerFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	out, errOut, code := invoke(t, "import", fixtures+"nccl-tests/moc-all_reduce_perf-2node-1gpu-h100-roce-step-bytes-with-NCCL_DEBUG-INFO.txt",
+		fixtures+"iperf3/json-v3.9-reverse-TRUNCATED-at-8192-bytes-crlf.json", "--out", dir, "--format", "json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a damaged file): %s", code, errOut)
+	}
+	var got struct {
+		Run     string `json:"run"`
+		Results int    `json:"results"`
+		Read    []importers.FileRead
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(got.Read) != 2 || got.Run != dir {
+		t.Fatalf("%+v", got)
+	}
+	n, ip := got.Read[0], got.Read[1]
+	if n.Tool != "nccl-tests" || n.Version == "" || len(n.Hosts) != 2 || n.Records != 26 || n.Path != "rdma" || len(n.Errors) != 0 {
+		t.Errorf("nccl-tests: %+v", n)
+	}
+	if ip.Tool != "iperf3" || len(ip.Errors) == 0 || got.Results != n.Records+ip.Records {
+		t.Errorf("iperf3: %+v (results %d)", ip, got.Results)
 	}
 }

@@ -54,6 +54,18 @@ func TestPrefixStacks(t *testing.T) {
 		if err != nil {
 			continue // the files refused as a whole are refused behind prefixes too (TestFixtures)
 		}
+		// The import of the plain file is its format's own parse of it: the
+		// stripper takes nothing the parser reads (Intel MPI's "[0] " tags).
+		fm, _ := Detect(raw)
+		direct, err := fm.Parse(filepath.Base(p), bytes.Clone(raw))
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		plain := *want.Outputs[0]
+		plain.Notes, direct.Notes = nil, nil
+		if !reflect.DeepEqual(plain, *direct) {
+			t.Errorf("%s: the import differs from %s's own parse of the plain file (hosts %v vs %v, %d vs %d records)", rel, fm.Name, plain.Hardware.Hosts, direct.Hardware.Hosts, len(plain.Records), len(direct.Records))
+		}
 		lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
 		for _, st := range stacks {
 			for _, crlf := range []bool{false, true} {

@@ -27,8 +27,8 @@ var (
 	titleRe  = regexp.MustCompile(`^#\s*OSU (MPI|OpenSHMEM|UPC\+\+|UPC|NCCL)(?:-(CUDA|ROCM|ACC|OpenACC))? (.+?) Test v(\S+)\s*$`)
 	bufferRe = regexp.MustCompile(`^#\s*Send Buffer on (HOST|DEVICE|MANAGED) \((\w)\) and Receive Buffer on (HOST|DEVICE|MANAGED) \((\w)\)`)
 	// Intel MPI's rank table: "[0] MPI startup(): 0       31332    pkb-6da5644b-0  {0,1,...}".
-	impiRankRe = regexp.MustCompile(`^\[\d+\] MPI startup\(\):\s+(\d+)\s+(\d+)\s+(\S+)\s+\{`)
-	impiModeRe = regexp.MustCompile(`^\[\d+\] MPI startup\(\): (\w+) data transfer mode`)
+	impiRankRe = regexp.MustCompile(`^(?:\[\d+\] )?MPI startup\(\):\s+(\d+)\s+(\d+)\s+(\S+)\s+\{`)
+	impiModeRe = regexp.MustCompile(`^(?:\[\d+\] )?MPI startup\(\): (\w+) data transfer mode`)
 	colSplitRe = regexp.MustCompile(`\s{2,}|\t+`)
 )
 
