@@ -27,6 +27,12 @@ func CSVCell(s string) string { return Clean(s) }
 // no control character makes the parser refuse the file.
 func YAMLComment(s string) string { return Clean(s) }
 
+// Line is one line of a document gpupath lays out (a report's heading,
+// paragraph, table cell, caption, figure origin): Clean, so that a name
+// from outside with a line break in it stays on its line and shows as its
+// escape, as the terminal shows it.
+func Line(s string) string { return Clean(s) }
+
 // Name is a name from outside (a hostname, a scenario's or a probe's name)
 // before it goes into a file gpupath reads back (a scenario's name: key, a
 // run's manifest): Clean, one line.

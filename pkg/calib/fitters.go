@@ -26,6 +26,9 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 	}
 	c := &Calibration{Base: base.Clone()}
 	for _, r := range runs {
+		if err := r.Corrupt(); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+		}
 		c.Runs = append(c.Runs, RunInfo{Dir: r.Dir, Host: r.Manifest.Host.Hostname, Start: r.Manifest.Start})
 		if len(r.Skipped) > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d damaged line(s) of results.jsonl skipped", r.Dir, len(r.Skipped)))

@@ -29,3 +29,13 @@ func TestNothingSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A results file in which no line is a record is corrupt, as the report
+// says, not a run without records.
+func TestCalibrateCorruptRun(t *testing.T) {
+	rd := &record.RunData{Dir: "runs/bad", Skipped: []record.SkippedLine{{Line: 1, Reason: "not a JSON object"}}}
+	_, err := Calibrate([]*record.RunData{rd}, nil, fit.Options{Seed: 1})
+	if err == nil || errors.Is(err, ErrNothing) || err.Error() != "runs/bad: results.jsonl is corrupt: no line is a record (line 1: not a JSON object)" {
+		t.Errorf("%v", err)
+	}
+}

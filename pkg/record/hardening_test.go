@@ -170,3 +170,44 @@ func (r *repeat) Read(p []byte) (int, error) {
 	}
 	return w, nil
 }
+
+// A finished run whose results.jsonl was truncated, emptied, removed or
+// replaced by a dangling link after the run is read as interrupted, never
+// as complete with fewer records than its manifest counts.
+func TestFinishedRunWithLostRecords(t *testing.T) {
+	full, _ := encode(t, sampleResults(3))
+	complete := `{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","results":"results.jsonl","probes":[{"name":"tcp","status":"ok","results":3}]}`
+	for _, c := range []struct {
+		name string
+		prep func(dir string)
+		n    int
+	}{
+		{"truncated", func(dir string) { os.WriteFile(filepath.Join(dir, ResultsFile), full[:len(full)/2], 0o644) }, 1},
+		{"empty", func(dir string) { os.WriteFile(filepath.Join(dir, ResultsFile), nil, 0o644) }, 0},
+		{"missing", func(dir string) { os.Remove(filepath.Join(dir, ResultsFile)) }, 0},
+		{"dangling link", func(dir string) {
+			os.Remove(filepath.Join(dir, ResultsFile))
+			os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, ResultsFile))
+		}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeRunDir(t, complete, full)
+			c.prep(dir)
+			rd, err := ReadRun(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rd.Manifest.Status != StatusInterrupted || rd.Written != StatusComplete || len(rd.Results) != c.n {
+				t.Fatalf("status %s (written %s), %d records", rd.Manifest.Status, rd.Written, len(rd.Results))
+			}
+			if !strings.Contains(rd.Derived, "found complete, but results.jsonl holds") || !strings.Contains(rd.Derived, "of the 3 its manifest counts") {
+				t.Errorf("Derived %q", rd.Derived)
+			}
+		})
+	}
+	// The whole file reads as complete.
+	rd, err := ReadRun(writeRunDir(t, complete, full))
+	if err != nil || rd.Manifest.Status != StatusComplete || rd.Derived != "" {
+		t.Errorf("whole run: %v %s %q", err, rd.Manifest.Status, rd.Derived)
+	}
+}

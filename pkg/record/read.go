@@ -142,6 +142,7 @@ func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 	rd := &RunData{Dir: dir, Manifest: *m, Written: m.Status}
 	if f == nil {
 		rd.derive(false, true)
+		rd.checkLost()
 		return rd, nil
 	}
 	defer f.Close()
@@ -162,6 +163,7 @@ func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 	} else {
 		rd.deriveByCount()
 	}
+	rd.checkLost()
 	return rd, nil
 }
 
@@ -288,6 +290,40 @@ func (rd *RunData) derive(held, noResults bool) {
 	}
 	rd.Derived = fmt.Sprintf("found %s with %d record(s) (the manifest counts %d); the writer died", m.Status, n, counted)
 	m.Status = StatusInterrupted
+}
+
+// Corrupt is the error of a results file in which no line is a record (it
+// names the first bad line), nil for any other run: a file cut off at its
+// last line is read, one that is garbage throughout is not a results file
+// at all. It is the one test of it for every reader (report, fit).
+func (rd *RunData) Corrupt() error {
+	if len(rd.Results) > 0 || len(rd.Skipped) == 0 {
+		return nil
+	}
+	name := rd.Manifest.Results
+	if name == "" || filepath.Base(name) != name {
+		name = ResultsFile
+	}
+	return fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
+}
+
+// checkLost reads a finished run (complete or partial) whose results.jsonl
+// holds fewer records than its manifest counts — the file truncated, emptied,
+// removed or replaced after the run — as interrupted, and Derived says what
+// was found: a run that lost records is not passed off as whole.
+func (rd *RunData) checkLost() {
+	m := &rd.Manifest
+	if m.Status != StatusComplete && m.Status != StatusPartial {
+		return
+	}
+	counted := 0
+	for _, p := range m.Probes {
+		counted += p.Results
+	}
+	if n := len(rd.Results); n < counted {
+		rd.Derived = fmt.Sprintf("found %s, but %s holds %d record(s) of the %d its manifest counts (the others are missing or damaged)", m.Status, ResultsFile, n, counted)
+		m.Status = StatusInterrupted
+	}
 }
 
 // ReadResults reads JSON Lines records. It keeps going past bad lines and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/units"
@@ -221,6 +222,7 @@ func build(in *Input) *doc {
 		d.Sections = append(d.Sections, sec)
 		fill[st.id](sec)
 	}
+	d.oneLine()
 	d.glueUnits()
 	return d
 }
@@ -617,24 +619,56 @@ var unitSpace = regexp.MustCompile(`(\d) ((?:ns|µs|ms|s|B|KiB|MiB|GiB|TiB|[kMGT
 func keepUnits(s string) string { return unitSpace.ReplaceAllString(s, "$1\u00a0$2") }
 
 // glueUnits applies keepUnits to every text of the doc.
-func (d *doc) glueUnits() {
+func (d *doc) glueUnits() { d.eachText(keepUnits) }
+
+// oneLine makes every text of the doc but its preformatted blocks and the
+// scenario's YAML one line with no control character (termtext.Line): a
+// name from outside — a run directory, an imported file, a hostname — with
+// a line break or an escape sequence shows as its visible escape in the
+// HTML, the PDF, the figures' captions and their JSON, wherever the
+// section that quotes it is. It is the one place they are cleaned.
+func (d *doc) oneLine() {
+	d.Title, d.Subtitle = termtext.Line(d.Title), termtext.Line(d.Subtitle)
+	for i := range d.Meta {
+		d.Meta[i].K, d.Meta[i].V = termtext.Line(d.Meta[i].K), termtext.Line(d.Meta[i].V)
+	}
+	for _, s := range d.Sections {
+		s.Title = termtext.Line(s.Title)
+		for i := range s.Blocks {
+			if t := s.Blocks[i].Table; t != nil {
+				t.Caption = termtext.Line(t.Caption)
+				for j := range t.Head {
+					t.Head[j] = termtext.Line(t.Head[j])
+				}
+			}
+		}
+	}
+	for _, f := range d.Figures {
+		f.Title, f.Kind, f.Origin = termtext.Line(f.Title), termtext.Line(f.Kind), termtext.Line(f.Origin)
+	}
+	d.eachText(termtext.Line)
+}
+
+// eachText applies fn to every paragraph, note, heading, list item, table
+// cell and figure caption of the doc.
+func (d *doc) eachText(fn func(string) string) {
 	for _, s := range d.Sections {
 		for i := range s.Blocks {
 			b := &s.Blocks[i]
-			b.P, b.Note, b.H3 = keepUnits(b.P), keepUnits(b.Note), keepUnits(b.H3)
+			b.P, b.Note, b.H3 = fn(b.P), fn(b.Note), fn(b.H3)
 			for j := range b.List {
-				b.List[j] = keepUnits(b.List[j])
+				b.List[j] = fn(b.List[j])
 			}
 			if t := b.Table; t != nil {
 				for _, r := range t.Rows {
 					for k := range r {
-						r[k].Text, r[k].Sub = keepUnits(r[k].Text), keepUnits(r[k].Sub)
+						r[k].Text, r[k].Sub = fn(r[k].Text), fn(r[k].Sub)
 					}
 				}
 			}
 		}
 	}
 	for _, f := range d.Figures {
-		f.Caption = keepUnits(f.Caption)
+		f.Caption = fn(f.Caption)
 	}
 }

@@ -57,8 +57,8 @@ func FromRun(rd *record.RunData) (Measured, error) {
 	}
 	// A line cut off by a killed run is skipped and listed; a file in which
 	// no line is a record is not a results file at all.
-	if len(rd.Results) == 0 && len(rd.Skipped) > 0 {
-		return Measured{}, fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
+	if err := rd.Corrupt(); err != nil {
+		return Measured{}, err
 	}
 	var unusable int
 	m.Series, unusable = record.Curves(rd.Results)

@@ -118,7 +118,7 @@ func TestLoadRuns(t *testing.T) {
 		t.Fatalf("%d runs", len(rs.All))
 	}
 	n := rs.Note()
-	for _, w := range []string{"`reports/runs/good` (a run made here)", "`reports/runs/damaged` left out: ", "`reports/runs/empty` left out: no record (status complete)"} {
+	for _, w := range []string{"`reports/runs/good` (a run made here)", "`reports/runs/damaged` left out: ", "`reports/runs/empty` left out: no record (status interrupted)"} {
 		if !strings.Contains(n, w) {
 			t.Errorf("note lacks %q:\n%s", w, n)
 		}

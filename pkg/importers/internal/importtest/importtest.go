@@ -36,7 +36,9 @@ type Format struct {
 	// Tool is the directory of the format's outputs under Shared
 	// ("perftest", "nccl-tests").
 	Tool string
-	// Only, when set, keeps these of the tool's shared outputs and no other.
+	// Only, when set, keeps these of the tool's shared outputs and no other;
+	// an empty Only keeps none (a format with no shared outputs: its
+	// directory under Shared need not exist).
 	Only []string
 	// Local is the directory under the package's testdata that holds the
 	// format's outputs that are not shared ("handwritten"), "" for none. They
@@ -60,10 +62,14 @@ type Format struct {
 // not outputs.
 func (f Format) Names(t testing.TB) []string {
 	t.Helper()
-	out := files(t, filepath.Join(Shared, f.Tool))
-	if f.Only != nil {
+	var out []string
+	switch {
+	case f.Only == nil:
+		out = files(t, filepath.Join(Shared, f.Tool))
+	case len(f.Only) > 0:
+		shared := files(t, filepath.Join(Shared, f.Tool))
 		for _, n := range f.Only {
-			if !slices.Contains(out, n) {
+			if !slices.Contains(shared, n) {
 				t.Fatalf("%s is not in %s", n, filepath.Join(Shared, f.Tool))
 			}
 		}
