@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpupath/gpupath/internal/stats"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -240,7 +241,50 @@ func hostList(runs []RunInfo) string {
 			hs = append(hs, r.Host)
 		}
 	}
-	return strings.Join(hs, "+")
+	return capNames(hs, model.MaxTextBytes-len(calibratedPrefix))
+}
+
+// calibratedPrefix begins a calibrated scenario's name.
+const calibratedPrefix = "calibrated "
+
+// capNames joins names from outside with "+", each escaped first
+// (termtext.Name: one line, no control character), into at most max bytes:
+// the names that do not fit are counted ("+ 3 more"), and a single name
+// longer than the rest is cut at a character with "…". The scenario the
+// fit writes must load: its name's limit counts the escaped bytes.
+func capNames(names []string, max int) string {
+	var b strings.Builder
+	for i, n := range names {
+		n = termtext.Name(n)
+		sep := ""
+		if i > 0 {
+			sep = "+"
+		}
+		more := ""
+		if rest := len(names) - i - 1; rest > 0 {
+			more = fmt.Sprintf(" + %d more", rest)
+		}
+		if b.Len()+len(sep)+len(n)+len(more) <= max {
+			b.WriteString(sep + n)
+			continue
+		}
+		tail := fmt.Sprintf(" + %d more", len(names)-i)
+		if i == 0 {
+			tail = more
+			room := max - len(tail) - len("…")
+			cut := 0
+			for j := range n {
+				if j > room {
+					break
+				}
+				cut = j
+			}
+			b.WriteString(n[:cut] + "…")
+		}
+		b.WriteString(tail)
+		break
+	}
+	return b.String()
 }
 
 func harmonic(a, b float64) float64 {

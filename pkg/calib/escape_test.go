@@ -2,6 +2,8 @@ package calib
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,4 +43,30 @@ func FuzzYAMLName(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The calibrated scenario's name counts escaped bytes against its limit:
+// a 512-byte host name of control characters (2,048 bytes escaped), or
+// many long host names, still give a name the model takes.
+func TestCalibratedNameFits(t *testing.T) {
+	long := strings.Repeat("\x01", record.MaxNameBytes)
+	many := make([]RunInfo, 8)
+	for i := range many {
+		many[i].Host = fmt.Sprintf("%d%s", i, strings.Repeat("h", 250))
+	}
+	for _, c := range []struct {
+		name string
+		runs []RunInfo
+		want string
+	}{
+		{"escaped", []RunInfo{{Host: long}}, "…"},
+		{"many", many, "+ 5 more"},
+		{"one", []RunInfo{{Host: "a\x1bb"}, {Host: "c"}}, `a\x1bb+c`},
+	} {
+		name := calibratedPrefix + hostList(c.runs)
+		s := model.Default()
+		if err := s.Set("name", name); err != nil || len(name) > model.MaxTextBytes || !strings.HasSuffix(name, c.want) || !termtext.Safe(name, false) {
+			t.Errorf("%s: %d bytes %q: %v", c.name, len(name), name[max(0, len(name)-40):], err)
+		}
+	}
 }

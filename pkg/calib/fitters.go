@@ -60,7 +60,7 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 		return nil, nothingWhy(runs)
 	}
 	s := f.s
-	s.Name = "calibrated " + hostList(c.Runs)
+	s.Name = calibratedPrefix + hostList(c.Runs)
 	s.Description = fmt.Sprintf("%s with fitted stage parameters from %d run(s)", base.Name, len(runs))
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("calibrated scenario: %w", err)

@@ -292,8 +292,8 @@ func seriesOf(o *obs.Output, r *obs.Record) SeriesInfo {
 }
 
 // hostOf describes the machines the files name; the names from outside
-// (hostnames, GPU models, NIC names) pass through termtext.Name before they
-// go into the manifest.
+// (hostnames, GPU models, NIC names) pass through record.CleanName before
+// they go into the manifest.
 func hostOf(files []*File) record.Host {
 	var h record.Host
 	var hosts []string
@@ -303,7 +303,7 @@ func hostOf(files []*File) record.Host {
 		for _, o := range f.Outputs {
 			hw := o.Hardware
 			for _, x := range hw.Hosts {
-				x = termtext.Name(x)
+				x = record.CleanName(x)
 				if !seen[x] {
 					seen[x] = true
 					hosts = append(hosts, x)
@@ -311,7 +311,7 @@ func hostOf(files []*File) record.Host {
 			}
 			for _, g := range hw.GPUs {
 				if len(h.GPUs) < 64 {
-					h.GPUs = append(h.GPUs, record.GPU{Model: termtext.Name(g)})
+					h.GPUs = append(h.GPUs, record.GPU{Model: record.CleanName(g)})
 				}
 			}
 			for _, n := range hw.NICs {
@@ -320,7 +320,7 @@ func hostOf(files []*File) record.Host {
 					continue
 				}
 				nicSeen[k] = true
-				h.NICs = append(h.NICs, record.NIC{Name: termtext.Name(n.Name), State: termtext.Name(n.State), MTU: int(n.MTU), SpeedMbps: int(math.Round(n.RateBps / 1e6))})
+				h.NICs = append(h.NICs, record.NIC{Name: record.CleanName(n.Name), State: record.CleanName(n.State), MTU: int(n.MTU), SpeedMbps: int(math.Round(n.RateBps / 1e6))})
 			}
 		}
 	}
@@ -331,6 +331,7 @@ func hostOf(files []*File) record.Host {
 	if len(hosts) > 1 {
 		h.Notes = append(h.Notes, "hosts named: "+strings.Join(hosts, ", "))
 	}
+	h.Clean()
 	return h
 }
 

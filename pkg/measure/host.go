@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/internal/safeio"
-	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -38,9 +37,6 @@ func ReadHost(root string) record.Host {
 	} else if root == "/" {
 		h.Hostname, _ = os.Hostname()
 	}
-	// The hostname names the run (its directory, the host scenario's name)
-	// and is read back by fit and report: no control character in it.
-	h.Hostname = termtext.Name(h.Hostname)
 	if s, ok := read("proc/sys/kernel/osrelease"); ok {
 		h.Kernel = strings.TrimSpace(s)
 	} else {
@@ -79,6 +75,10 @@ func ReadHost(root string) record.Host {
 		note("network interfaces unknown: " + err.Error())
 	}
 	h.NICs = nics
+	// The hostname names the run (its directory, the host scenario's name);
+	// every text is read back by fit and report: one line, no control
+	// character, within the manifest's limit.
+	h.Clean()
 	return h
 }
 

@@ -3,6 +3,8 @@ package record
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpupath/gpupath/internal/termtext"
 )
 
 // Host describes the machine a run was measured on, as far as it can be read
@@ -67,4 +69,39 @@ func (h Host) Line() string {
 		parts = append(parts, "Linux "+h.Kernel)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// CleanName makes a name from outside fit a manifest: one line with no
+// control character (termtext.Name), at most MaxNameBytes after escaping,
+// cut at a character with "…" past that. Every writer of a Host passes its
+// texts through it (Host.Clean), so that what it writes reads back.
+func CleanName(s string) string {
+	s = termtext.Name(s)
+	if len(s) <= MaxNameBytes {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if i > MaxNameBytes-len("…") {
+			break
+		}
+		cut = i
+	}
+	return s[:cut] + "…"
+}
+
+// Clean passes every text of h through CleanName: the hostname, kernel,
+// OS, architecture, CPU model, the GPUs' models and bus IDs, the NICs'
+// names, drivers and states.
+func (h *Host) Clean() {
+	for _, p := range []*string{&h.Hostname, &h.Kernel, &h.KernelVersion, &h.OS, &h.Arch, &h.CPUModel, &h.Driver} {
+		*p = CleanName(*p)
+	}
+	for i := range h.GPUs {
+		h.GPUs[i].Model, h.GPUs[i].BusID = CleanName(h.GPUs[i].Model), CleanName(h.GPUs[i].BusID)
+	}
+	for i := range h.NICs {
+		n := &h.NICs[i]
+		n.Name, n.Driver, n.MAC, n.State = CleanName(n.Name), CleanName(n.Driver), CleanName(n.MAC), CleanName(n.State)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,5 +67,29 @@ func TestManifestTwoHostsRoundTrip(t *testing.T) {
 	hs := got.Hosts()
 	if len(hs) != 2 || hs[0].Hostname != "b" || hs[1].Hostname != "a" || got.Pairing.Launcher != "slurm" || got.Reason != "peer lost" {
 		t.Errorf("round trip: hosts %v, pairing %+v, reason %q", hs, got.Pairing, got.Reason)
+	}
+}
+
+// A Host whose every text is long and full of control characters is
+// cleaned (Host.Clean) into a manifest that reads back: the limit counts
+// the escaped bytes.
+func TestCleanHostReadsBack(t *testing.T) {
+	bad := strings.Repeat("\x01", MaxNameBytes) + "\n"
+	h := Host{Hostname: bad, Kernel: bad, KernelVersion: bad, OS: bad, Arch: bad, CPUModel: bad, Driver: bad,
+		GPUs: []GPU{{Model: bad, BusID: bad}}, NICs: []NIC{{Name: bad, Driver: bad, MAC: bad, State: bad}}}
+	h.Clean()
+	m := &Manifest{Format: ManifestFormat, Tool: "gpupath", Status: StatusComplete, Start: time.Now(), Host: h, Results: ResultsFile}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseManifest(b); err != nil {
+		t.Fatalf("a cleaned host does not read back: %v", err)
+	}
+	if n := len(h.Hostname); n > MaxNameBytes || !strings.HasSuffix(h.Hostname, "…") || !strings.HasPrefix(h.Hostname, `\x01`) {
+		t.Errorf("hostname of %d bytes: %q…", n, h.Hostname[:12])
+	}
+	if CleanName("vm-1") != "vm-1" {
+		t.Error("a plain name changed")
 	}
 }
