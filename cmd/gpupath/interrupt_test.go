@@ -192,3 +192,24 @@ func TestReportInterruptSaysRunKept(t *testing.T) {
 		t.Errorf("quick run in %s", made)
 	}
 }
+
+// A command whose stdout is a pipe nobody reads blocks in its first write;
+// a signal still ends it within about a second (cli.StopWriter under every
+// command's output), with exit 1 and the interruption named.
+func TestSignalEndsABlockedWrite(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	_, pw := io.Pipe() // never read
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- exitCode(run(ctx, []string{"model", "--sizes", "8,64KiB"}, pw, &errb), &errb) }()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case code := <-done:
+		if code != 1 || !strings.Contains(errb.String(), "interrupted: the output is cut short") {
+			t.Errorf("exit %d, stderr %q", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a command blocked writing its output ignored the signal")
+	}
+}

@@ -98,10 +98,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // runCommand runs c with its stdout and stderr through the one terminal
-// writer (termout.go): every command, so none prints outside text raw.
+// writer (termout.go): every command, so none prints outside text raw; and
+// under it cli.StopWriter, so that a signal ends a command whose output
+// blocks on a pipe nobody reads.
 func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer) error {
-	out, flushOut := cleanTerm(stdout)
-	errw, flushErr := cleanTerm(stderr)
+	out, flushOut := cleanTerm(cli.NewStopWriter(ctx, stdout))
+	errw, flushErr := cleanTerm(cli.NewStopWriter(ctx, stderr))
 	err := c.run(ctx, args, out, errw)
 	if e := flushOut(); err == nil {
 		err = e

@@ -421,7 +421,7 @@ func writeHostScenario(rd *record.RunData, ovs []model.Override, notes []string,
 
 // newProgress picks a bar for a terminal and plain lines otherwise.
 func newProgress(w io.Writer) measure.Progress {
-	if isTerminal(rawTerm(w)) {
+	if isTerminal(device(w)) {
 		return &measure.Bar{W: progressTerm(w)}
 	}
 	return measure.Lines{W: w}

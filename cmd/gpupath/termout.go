@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 
+	"github.com/gpupath/gpupath/internal/cli"
 	"github.com/gpupath/gpupath/internal/termtext"
 )
 
@@ -23,6 +24,16 @@ func progressTerm(w io.Writer) io.Writer { return &termtext.Writer{W: rawTerm(w)
 func rawTerm(w io.Writer) io.Writer {
 	if t, ok := w.(*termtext.Writer); ok {
 		return t.W
+	}
+	return w
+}
+
+// device is the file under a command's writers (the terminal writer, then
+// cli.StopWriter), to ask whether it is a terminal; w itself otherwise.
+func device(w io.Writer) io.Writer {
+	w = rawTerm(w)
+	if s, ok := w.(*cli.StopWriter); ok {
+		return s.W
 	}
 	return w
 }

@@ -27,10 +27,11 @@ func Exit(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, context.Canceled) {
 		// SIGINT or SIGTERM: a command stops at its next check and writes
-		// nothing or says what it kept ("interrupted: kept …"); exit 1
+		// nothing or says what it kept ("interrupted: kept …") or what
+		// was cut short (ErrOutputStopped); exit 1
 		// however it was wrapped.
 		msg, _ := strings.CutSuffix(err.Error(), ": "+context.Canceled.Error())
-		if !strings.HasPrefix(msg, "interrupted: kept ") {
+		if !strings.HasPrefix(msg, "interrupted: ") {
 			msg = "interrupted: nothing written"
 		}
 		fmt.Fprintf(stderr, "gpupath: %s\n", termtext.Clean(msg))
