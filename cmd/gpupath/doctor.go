@@ -19,7 +19,7 @@ import (
 
 func init() {
 	commands["doctor"] = command{usage: "[--sysfs ROOT] [--proc ROOT] [--boot DIR] [--nvml auto|on|off|FILE] [--preset NAME | --scenario FILE] [--set k=v]... [--fail-on error|warn] [--format table|json]",
-		summary: "read the machine facts that decide the GPU path, and price each with the model", run: runDoctor}
+		summary: "read the machine facts that decide the GPU path, and price each with the model", run: runDoctor, reads: true}
 }
 
 // runDoctor is `gpupath doctor`. It exits 0 whatever it finds (the

@@ -18,7 +18,7 @@ import (
 
 func init() {
 	commands["fit"] = command{usage: "--data DIR... [--out scenario.yaml [--force]] [--format table|json]",
-		summary: "fit the model to measured runs and write a calibrated scenario", run: runFit}
+		summary: "fit the model to measured runs and write a calibrated scenario", run: runFit, reads: true}
 }
 
 // readRuns reads the run directories of one fit or report with read, the

@@ -17,7 +17,7 @@ import (
 
 func init() {
 	commands["import"] = command{usage: "FILE... --out DIR [--tool NAME] [--format table|json]",
-		summary: "turn other tools' outputs (nccl-tests, NCCL logs, perftest, OSU, nvbandwidth, iperf3, ...) into a run directory", run: runImport}
+		summary: "turn other tools' outputs (nccl-tests, NCCL logs, perftest, OSU, nvbandwidth, iperf3, ...) into a run directory", run: runImport, reads: true}
 }
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

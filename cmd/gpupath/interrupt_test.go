@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"github.com/gpupath/gpupath/pkg/validate"
 	"io"
+	"math"
+	"runtime/debug"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,5 +213,23 @@ func TestSignalEndsABlockedWrite(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("a command blocked writing its output ignored the signal")
+	}
+}
+
+// The commands that read runs and outputs run under the soft memory limit
+// (unless GOMEMLIMIT sets one); the others do not.
+func TestReadersRunUnderSoftMemory(t *testing.T) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	for _, name := range []string{"report", "fit", "import", "validate", "doctor", "model"} {
+		if !commands[name].reads {
+			t.Errorf("%s does not run under the soft memory limit", name)
+		}
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	if _, _, code := invoke(t, "model", "--sizes", "8"); code != 0 || debug.SetMemoryLimit(-1) != softMemory {
+		t.Errorf("model: exit %d, memory limit %d", code, debug.SetMemoryLimit(-1))
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	commands["model"] = command{usage: "[--preset NAME | --scenario FILE] [--set k=v]... [--paths LIST] [--sizes LIST] [--format table|csv|json]\n       [--collective OP --nodes N --gpus-per-node G [--nics-per-node K] [--algo A] [--proto P] [--channels C] [--no-pxn]]",
-		summary: "model every path stage by stage (latency, bandwidth, CPU, DDR, PCIe)", run: runModel}
+		summary: "model every path stage by stage (latency, bandwidth, CPU, DDR, PCIe)", run: runModel, reads: true}
 }
 
 // defaultModelSizes keeps the table readable: eight sizes from 8 B to 1 GiB.

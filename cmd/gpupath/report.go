@@ -17,7 +17,7 @@ import (
 
 func init() {
 	commands["report"] = command{usage: "[--preset NAME | --scenario FILE] [--set k=v]... [--data DIR]... [--out DIR] [--model-only] [--format table|json]",
-		summary: "render a report (HTML, PDF, figure data) of the model and of measurement runs", run: runReport}
+		summary: "render a report (HTML, PDF, figure data) of the model and of measurement runs", run: runReport, reads: true}
 }
 
 // beforeWrite, when set, is called with the directory a report is about to

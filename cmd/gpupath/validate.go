@@ -12,7 +12,7 @@ import (
 
 func init() {
 	commands["validate"] = command{usage: "[--partial] [--data TABLE.csv] [--sources] [--format table|csv|json]",
-		summary: "model published measurements (the table in the repo, with sources) and print the error per row, source and path", run: runValidate}
+		summary: "model published measurements (the table in the repo, with sources) and print the error per row, source and path", run: runValidate, reads: true}
 }
 
 func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -233,7 +233,28 @@ func TestManyRepetitions(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("4 sizes × 20000 repetitions × 100 resamples took %v", d)
 	}
-	if !near(r.Alpha.Value, trueAlpha, 0.01) || !near(r.Beta.Value, trueBeta, 0.01) || len(r.Warnings) != 0 {
+	// 80,000 times, past MaxTimes: thinned, and said so, with the same fit.
+	if !near(r.Alpha.Value, trueAlpha, 0.01) || !near(r.Beta.Value, trueBeta, 0.01) || len(r.Warnings) != 1 || r.Warnings[0].Code != CodeThinned {
 		t.Errorf("α %v β %v warnings %v", r.Alpha, r.Beta, r.Warnings)
+	}
+}
+
+// A fit works on at most MaxTimes times whatever the run holds (thinned
+// evenly within each size, the medians of all kept), and below it on all.
+func TestThinnedToMaxTimes(t *testing.T) {
+	sizes := make([]float64, 5000)
+	for i := range sizes {
+		sizes[i] = float64(64 + 64*i)
+	}
+	d, err := prepare(synth(5, sizes, 40, 0.05, alphaBetaCurve(trueAlpha, trueBeta)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.n > MaxTimes || len(d.reps[0]) != MaxTimes/len(sizes) || len(d.warns) != 1 || d.warns[0].Code != CodeThinned {
+		t.Errorf("%d times kept, %d a size, warnings %v", d.n, len(d.reps[0]), d.warns)
+	}
+	all, _ := prepare(synth(5, sizes[:100], 40, 0.05, alphaBetaCurve(trueAlpha, trueBeta)))
+	if all.n != 4000 || len(all.warns) != 0 {
+		t.Errorf("below the bound: %d times, warnings %v", all.n, all.warns)
 	}
 }

@@ -79,6 +79,25 @@ const (
 	MaxBytes   = float64(units.MaxSize)
 )
 
+// MaxTimes bounds the times one fit works on: a bootstrap refits every
+// resample over all of them, so a run of a million records each with its
+// repetitions would take minutes. Past it, prepare thins each size to
+// evenly spaced order statistics (CodeThinned), at least minKept a size.
+const (
+	MaxTimes = 1 << 16
+	minKept  = 8
+)
+
+// evenlySpaced returns k of the sorted values r, evenly spaced from the
+// smallest to the largest: the same distribution, fewer values.
+func evenlySpaced(r []float64, k int) []float64 {
+	out := make([]float64, k)
+	for i := range out {
+		out[i] = r[i*(len(r)-1)/max(1, k-1)]
+	}
+	return out
+}
+
 // prepare validates and merges observations. Unusable sizes and times are
 // dropped with a CodeDropped warning; an error comes only when nothing usable
 // is left.
@@ -115,12 +134,30 @@ func prepare(obs []Observation) (*data, error) {
 		d.bytes = append(d.bytes, b)
 	}
 	slices.Sort(d.bytes)
+	total := 0
+	for _, r := range byBytes {
+		total += len(r)
+	}
+	// Past MaxTimes, each size keeps at most keep of its times.
+	keep := total
+	if total > MaxTimes {
+		keep = max(minKept, MaxTimes/len(d.bytes))
+	}
+	thinned := 0
 	for _, b := range d.bytes {
 		r := byBytes[b]
 		slices.Sort(r)
-		d.reps = append(d.reps, r)
 		d.med = append(d.med, stats.Quantile(r, 0.5))
+		if len(r) > keep {
+			thinned += len(r) - keep
+			r = evenlySpaced(r, keep)
+		}
+		d.reps = append(d.reps, r)
 		d.n += len(r)
+	}
+	if thinned > 0 {
+		d.warns = append(d.warns, warnf(CodeThinned, "%d times over %d sizes: each size kept at most %d evenly spaced order statistics of its times (%d left out; the medians are those of all)",
+			total, len(d.bytes), keep, thinned))
 	}
 	var why []string
 	if badSize > 0 {

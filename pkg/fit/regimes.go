@@ -32,10 +32,15 @@ func (g Regimes) Predict(n float64) float64 {
 // so that each line is checked by a size it was not forced through.
 const minRegimeSizes = 3
 
+// maxBreaks is the most candidate breaks TwoRegimes tries in its first
+// pass; with more gaps it searches coarse, then fine around the best.
+var maxBreaks = 256
+
 // TwoRegimes fits t(n) = α₁ + n/β₁ up to a break and α₂ + n/β₂ above it,
 // choosing the break among the gaps between measured sizes (the one whose
 // two lines have the smallest relative squared error, each fitted as in
-// AlphaBeta), then fitting each side with AlphaBeta, intervals and
+// AlphaBeta; with more than maxBreaks gaps, every step-th and then those
+// around the best), then fitting each side with AlphaBeta, intervals and
 // warnings included. The intervals are conditional on the chosen break. It
 // needs at least three distinct sizes on each side: ErrTooFewSizes
 // otherwise.
@@ -55,12 +60,34 @@ func TwoRegimes(obs []Observation, opt Options) (Regimes, error) {
 	}
 	single := d.deviance(0, k)
 	best, bestAt := math.Inf(1), -1
-	for j := minRegimeSizes; j <= k-minRegimeSizes; j++ {
+	try := func(j int) error {
 		if err := opt.stoppedAt(j); err != nil {
-			return Regimes{}, err
+			return err
 		}
 		if dev := d.deviance(0, j) + d.deviance(j, k); dev < best {
 			best, bestAt = dev, j
+		}
+		return nil
+	}
+	// Every gap is a candidate; past maxBreaks of them, every step-th is,
+	// and then every gap within a step of the best: the work stays linear
+	// in the sizes (a sweep of 10,000 sizes would otherwise refit 10,000
+	// times over 10,000 sizes).
+	lo, hi := minRegimeSizes, k-minRegimeSizes
+	step := max(1, (hi-lo+1+maxBreaks-1)/maxBreaks)
+	for j := lo; j <= hi; j += step {
+		if err := try(j); err != nil {
+			return Regimes{}, err
+		}
+	}
+	if step > 1 && bestAt >= 0 {
+		c := bestAt
+		for j := max(lo, c-step+1); j <= min(hi, c+step-1); j++ {
+			if j != c {
+				if err := try(j); err != nil {
+					return Regimes{}, err
+				}
+			}
 		}
 	}
 	if bestAt < 0 {
@@ -71,11 +98,11 @@ func TwoRegimes(obs []Observation, opt Options) (Regimes, error) {
 	if single > 0 {
 		g.Improvement = math.Max(0, math.Min(1, 1-best/single))
 	}
-	lo, hi := d.split(bestAt)
-	if g.Below, err = AlphaBeta(lo, opt); err != nil {
+	below, above := d.split(bestAt)
+	if g.Below, err = AlphaBeta(below, opt); err != nil {
 		return Regimes{}, err
 	}
-	if g.Above, err = AlphaBeta(hi, opt); err != nil {
+	if g.Above, err = AlphaBeta(above, opt); err != nil {
 		return Regimes{}, err
 	}
 	// Warnings about dropped values belong to the input, not to a side;

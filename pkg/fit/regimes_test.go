@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"math"
 	"testing"
 )
 
@@ -71,4 +72,33 @@ func TestTwoRegimesErrors(t *testing.T) {
 	checkErr(t, err, ErrNoData)
 	_, err = TwoRegimes(line(8, 64, 512, 4096, 32768, 1<<20), Options{Level: 2})
 	checkErr(t, err, ErrInput)
+}
+
+// Past maxBreaks gaps the break is searched coarse, then fine: on a sweep
+// of 3,000 sizes it is the break the exhaustive search finds.
+func TestTwoRegimesCoarseToFine(t *testing.T) {
+	curve := func(n float64) float64 {
+		if n <= 1<<20 {
+			return 2e-6 + n/10e9
+		}
+		return 40e-6 + n/12e9
+	}
+	sizes := make([]float64, 3000)
+	for i := range sizes {
+		sizes[i] = math.Round(1024 * math.Pow(2, 12*float64(i)/float64(len(sizes))))
+	}
+	obs := synth(7, sizes, 3, 0.05, curve)
+	coarse, err := TwoRegimes(obs, Options{Resamples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(m int) { maxBreaks = m }(maxBreaks)
+	maxBreaks = len(sizes)
+	full, err := TwoRegimes(obs, Options{Resamples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if coarse.Break != full.Break || math.Abs(coarse.Break-(1<<20)) > 0.01*(1<<20) {
+		t.Errorf("coarse-to-fine break %v, exhaustive %v, true 1 MiB", coarse.Break, full.Break)
+	}
 }

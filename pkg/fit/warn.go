@@ -45,6 +45,11 @@ const (
 	// CodeNotConverged: the iteratively reweighted fit did not settle; the
 	// estimate is the last iterate.
 	CodeNotConverged Code = "not-converged"
+	// CodeThinned: the series held more than MaxTimes times in all; each
+	// size kept evenly spaced order statistics of its times (its median
+	// from all of them), so that a fit's work is bounded by its sizes, not
+	// by the records of the run.
+	CodeThinned Code = "thinned"
 )
 
 // Warning is attached to a result whose fit is usable but poorly determined

@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"unique"
 
 	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/pkg/units"
@@ -515,12 +517,18 @@ func readLine(br *bufio.Reader) (b []byte, complete, tooLong bool, err error) {
 // parseRecord decodes one record; a non-empty reason says why it is not one.
 func parseRecord(b []byte) (Result, string) {
 	var r Result
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
+		if se, ok := err.(*json.SyntaxError); ok && strings.Contains(se.Error(), "after top-level value") {
+			return r, "data after the JSON record"
+		}
 		return r, "not a JSON record: " + err.Error()
 	}
-	if dec.More() {
-		return r, "data after the JSON record"
+	// The names repeat on every record of a series: one copy of each, so
+	// that a million records do not hold a million copies of "cuda".
+	for _, p := range []*string{&r.Probe, &r.Variant, &r.Stage, &r.Path, &r.Target, &r.Timer, &r.CPUScope} {
+		if *p != "" {
+			*p = unique.Make(*p).Value()
+		}
 	}
 	switch {
 	case r.Probe == "":

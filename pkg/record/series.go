@@ -153,8 +153,10 @@ func keyOf(r Result, by Field) SeriesKey {
 
 // grouped are the records of one key.
 type grouped struct {
-	key     SeriesKey
-	results []Result
+	key SeriesKey
+	// results point into the records grouped: a run of a million records
+	// is not copied again to be grouped.
+	results []*Result
 }
 
 // group gathers records by key, in the order of each key's first record,
@@ -162,8 +164,9 @@ type grouped struct {
 func group(rs []Result, by Field) []grouped {
 	idx := map[SeriesKey]int{}
 	var out []grouped
-	for _, r := range rs {
-		k := keyOf(r, by)
+	for j := range rs {
+		r := &rs[j]
+		k := keyOf(*r, by)
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
@@ -173,7 +176,7 @@ func group(rs []Result, by Field) []grouped {
 		out[i].results = append(out[i].results, r)
 	}
 	for _, g := range out {
-		slices.SortStableFunc(g.results, func(a, b Result) int { return cmp.Compare(a.Bytes, b.Bytes) })
+		slices.SortStableFunc(g.results, func(a, b *Result) int { return cmp.Compare(a.Bytes, b.Bytes) })
 	}
 	return out
 }
@@ -182,7 +185,7 @@ func group(rs []Result, by Field) []grouped {
 // quantity of its first record; the label names a timer other than the
 // wall clock when ambiguous says the series shares its label with another.
 func seriesOf(g grouped, ambiguous bool) Series {
-	r := g.results[0]
+	r := *g.results[0]
 	return Series{SeriesKey: g.key, Label: label(r, ambiguous && r.Timer != "wall"), Quantity: QuantityOf(r.Probe, r.Variant)}
 }
 
@@ -222,7 +225,7 @@ func Group(rs []Result, by Field) []Series {
 		s := seriesOf(g, amb[i])
 		s.Points = make([]Point, len(g.results))
 		for i, r := range g.results {
-			s.Points[i] = PointOf(r)
+			s.Points[i] = PointOf(*r)
 		}
 		out = append(out, s)
 	}
@@ -250,7 +253,7 @@ func Curves(rs []Result) (curves []Series, unusable int) {
 				unusable++
 				continue
 			}
-			p := PointOf(r)
+			p := PointOf(*r)
 			if s.Quantity == Bandwidth && p.Rate <= 0 || s.Quantity != Bandwidth && p.Median <= 0 {
 				unusable++ // nothing to draw
 				continue
