@@ -12,11 +12,14 @@ import (
 	"github.com/gpupath/gpupath/pkg/importers/nccltests"
 	"github.com/gpupath/gpupath/pkg/importers/netperf"
 	"github.com/gpupath/gpupath/pkg/importers/nvbandwidth"
+	"github.com/gpupath/gpupath/pkg/importers/nvlink"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 	"github.com/gpupath/gpupath/pkg/importers/osu"
+	"github.com/gpupath/gpupath/pkg/importers/p2plat"
 	"github.com/gpupath/gpupath/pkg/importers/perftest"
 	"github.com/gpupath/gpupath/pkg/importers/qperf"
 	"github.com/gpupath/gpupath/pkg/importers/sockperf"
+	"github.com/gpupath/gpupath/pkg/importers/ucxperf"
 )
 
 // Format is one tool's output format: its name (what --tool takes), what
@@ -60,9 +63,12 @@ var formats = []Format{
 	{qperf.Tool, "qperf: tcp_bw, tcp_lat, rc_bw, rc_lat ...", qperf.Detect, named(qperf.Parse), streams(qperf.ParseStream)},
 	{netperf.Tool, "netperf: TCP_STREAM, TCP_RR, UDP_RR ...", netperf.Detect, named(netperf.Parse), nil},
 	{bandwidthtest.Tool, "CUDA samples bandwidthTest (tables or --csv)", bandwidthtest.Detect, named(bandwidthtest.Parse), streams(bandwidthtest.ParseStream)},
+	{p2plat.Tool, "CUDA samples p2pBandwidthLatencyTest: GPU-to-GPU bandwidth (P2P on and off, one and both ways) and latency matrices", p2plat.Detect, named(p2plat.Parse), nil},
+	{ucxperf.Tool, "ucx_perftest: UCP/UCT latency, bandwidth and message rate, host or CUDA memory", ucxperf.Detect, named(ucxperf.Parse), nil},
 	{inventory.IBStat, "ibstat (hardware: ports, rates, link layers)", inventory.DetectIBStat, named(inventory.ParseIBStat), nil},
 	{inventory.IBVDevinfo, "ibv_devinfo (hardware)", inventory.DetectIBVDevinfo, named(inventory.ParseIBVDevinfo), nil},
 	{inventory.SMITopo, "nvidia-smi topo -m (hardware: the GPU–NIC distance)", inventory.DetectSMITopo, named(inventory.ParseSMITopo), nil},
+	{nvlink.Tool, "nvidia-smi nvlink --status, -gt d, -c (hardware: NVLink line rates, traffic counters, capabilities)", nvlink.Detect, named(nvlink.Parse), nil},
 	{nccllog.Tool, "NCCL_DEBUG=INFO log lines: the path NCCL took", nccllog.Detect, named(nccllog.Parse), nil},
 }
 

@@ -57,6 +57,53 @@ func fixtureFiles(t testing.TB) []string {
 	return out
 }
 
+// publishedFiles are the real outputs that are not in the shared
+// collection, each kept by the one package that reads them
+// (<package>/testdata/published, with a README.md saying where each comes
+// from).
+func publishedFiles(t testing.TB) []string {
+	ps, err := filepath.Glob("*/testdata/published/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range ps {
+		if filepath.Base(p) != "README.md" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Each published output is imported as its package's format, found from
+// its content, with records or hardware and no error.
+func TestPublishedOutputs(t *testing.T) {
+	tools := map[string]string{"p2plat": "p2pBandwidthLatencyTest", "nvlink": "nvidia-smi-nvlink", "ucxperf": "ucx_perftest"}
+	files := publishedFiles(t)
+	seen := map[string]int{}
+	for _, p := range files {
+		pkg := strings.Split(filepath.ToSlash(p), "/")[0]
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ParseFile(p, b, "")
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if got := f.Outputs[0].Tool; got != tools[pkg] {
+			t.Errorf("%s: read as %s, want %s", p, got, tools[pkg])
+		}
+		seen[pkg]++
+	}
+	for pkg := range tools {
+		if seen[pkg] < 2 {
+			t.Errorf("%s: %d published outputs, want at least 2", pkg, seen[pkg])
+		}
+	}
+}
+
 // TestFixtures imports every fixture, detecting its tool from the content:
 // the ones not damaged without any error, the damaged ones with an error
 // per line they cannot read and the records of the others.

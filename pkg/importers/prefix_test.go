@@ -44,7 +44,7 @@ func comparable(f *File) []obs.Output {
 // lines and fields too), hardware, channels, failures and problems; and
 // the import says which prefixes it removed.
 func TestPrefixStacks(t *testing.T) {
-	for _, p := range fixtureFiles(t) {
+	for _, p := range append(fixtureFiles(t), publishedFiles(t)...) {
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
