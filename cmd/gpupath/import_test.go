@@ -138,6 +138,17 @@ func TestImportEveryKindReportData(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(fixtures, e.Name(), "*"))
 		kinds[e.Name()] = files
 	}
+	// The real outputs a format keeps in its own package.
+	published, _ := filepath.Glob(filepath.Join("..", "..", "pkg", "importers", "*", "testdata", "published", "*"))
+	for _, p := range published {
+		if filepath.Base(p) != "README.md" {
+			k := "published " + strings.Split(filepath.ToSlash(p), "/")[4]
+			kinds[k] = append(kinds[k], p)
+		}
+	}
+	if len(published) < 6 {
+		t.Errorf("%d published outputs", len(published))
+	}
 	for kind, files := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
