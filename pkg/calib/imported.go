@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/importers/nvlink"
+	"github.com/gpupath/gpupath/pkg/importers/p2plat"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/units"
@@ -223,11 +225,24 @@ func usablePoints(ps []record.Point) []record.Point {
 }
 
 // judge compares a series with the model of its path.
+// unmodeled are the paths an imported output names that the model does not
+// price, each with why: shown beside the series instead of a comparison
+// with a path it did not take.
+var unmodeled = map[string]string{
+	p2plat.PathLocal:    "a copy inside one GPU's memory (the matrix's diagonal, its bytes counted twice): no path between GPUs to model",
+	p2plat.PathStaged:   "a copy between GPUs without P2P (staged through host memory by the driver): the model has no such path; the P2P-enabled cells are compared with gpu-peer",
+	p2plat.PathBoth:     "both directions at once, their sum: the model's gpu-peer path is one direction; the unidirectional cells are compared with it",
+	p2plat.PathAsyncLat: "back-to-back asynchronous copies on one stream (the sample's latency): the model's gpu-peer latency is one synchronous copy (gpu.peer_copy_latency)",
+	nvlink.PathLink:     "a link's line rate as nvidia-smi reports it: a fact of the hardware, not a transfer (the scenario's gpu.nvlink_rate is the sum over a GPU's active links)",
+}
+
 func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool) ImportedVerdict {
 	j := ImportedVerdict{Series: se, Factor: 1}
 	switch {
 	case se.Stage != "":
 		j.Path, j.PathWhy = "copy "+se.Stage, "a copy between host and GPU memory: the model's copy stage"
+	case unmodeled[se.Path] != "":
+		j.None = unmodeled[se.Path]
 	case se.Path != "":
 		j.Path, j.PathWhy = se.Path, "as the output says"
 		if se.Path == "gdr" {

@@ -89,3 +89,23 @@ func TestLinesAreTheVerdictsCeilings(t *testing.T) {
 		t.Errorf("32 flows' ceiling %v is not above one flow's %v", p.Ceiling, one)
 	}
 }
+
+// A series on a path the model does not price (a p2pBandwidthLatencyTest
+// diagonal, a staged or two-way cell, its latency matrix, an NVLink line
+// rate) is not compared with another path: the verdict says why.
+func TestUnmodeledPathsSayWhy(t *testing.T) {
+	s := model.Default()
+	for path, why := range unmodeled {
+		se := ImportedSeries{Test: "t", Series: record.Series{SeriesKey: record.SeriesKey{Path: path}, Quantity: record.Bandwidth,
+			Points: []record.Point{{Bytes: 1 << 20, Rate: 1e9, Line: 3}}}}
+		v := judge(s, se, nil, true)
+		if v.None != why || len(v.Points) != 0 {
+			t.Errorf("%s: %q, %d points", path, v.None, len(v.Points))
+		}
+	}
+	peer := ImportedSeries{Test: "t", Series: record.Series{SeriesKey: record.SeriesKey{Path: "gpu-peer"}, Quantity: record.Bandwidth,
+		Points: []record.Point{{Bytes: 1 << 20, Rate: 1e9, Line: 3}}}}
+	if v := judge(s, peer, nil, true); v.Path != "gpu-peer" || v.None != "" {
+		t.Errorf("gpu-peer: %q %q", v.Path, v.None)
+	}
+}

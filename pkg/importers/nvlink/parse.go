@@ -67,6 +67,10 @@ var (
 	cmdRe     = regexp.MustCompile(`nvidia-smi\s+nvlink\b.*$`)
 )
 
+// PathLink is the path of a link's line rate: a fact of the hardware, not
+// a transfer the model prices (pkg/calib says so beside it).
+const PathLink = "nvlink-line-rate"
+
 // Detect tells whether b is `nvidia-smi nvlink` output: one of the first
 // 4 KiB's lines is a link line of --status, -gt or -c.
 func Detect(b []byte) bool {
@@ -228,7 +232,7 @@ func link(out *obs.Output, n int, t string, cur *gpu, get func(int, int) *gpu, p
 		if g.idx >= 0 {
 			extra["gpu"] = float64(g.idx)
 		}
-		out.Add(obs.Record{Line: n, Test: "nvlink-status", Op: "nvlink", Variant: "line rate", Metric: obs.Bandwidth,
+		out.Add(obs.Record{Line: n, Test: "nvlink-status", Op: "nvlink", Variant: "line rate", Metric: obs.Bandwidth, Path: PathLink,
 			BytesNote: "a link's line rate: no message size", Rate: v * GB, Target: target, Extra: extra, Fields: []string{t}})
 	case counterRe.MatchString(t):
 		m := counterRe.FindStringSubmatch(t)

@@ -325,6 +325,10 @@ func (p *parser) add(n, from, to int, v float64, fields []string) {
 			}
 		}
 	}
+	r.Path = pathOf(m.kind == "bw", m.bidi, from == to, strings.HasPrefix(m.variant, "p2p enabled"))
+	if pa, known := extra["peer_access"]; known && pa == 0 && r.Path == PathPeer {
+		r.Path = PathStaged // without peer access the sample falls back to a staged copy
+	}
 	if len(extra) > 0 {
 		r.Extra = extra
 	}
@@ -357,4 +361,29 @@ func (p *parser) end() {
 		p.problem(m.head, "", "latency matrix without its CPU sub-matrix (cut short?)")
 	}
 	p.m = nil
+}
+
+// The model paths the cells measure. Only a one-way P2P copy between two
+// GPUs is the model's gpu-peer path; the others name what they are, and
+// the comparison with the model says why it has none (pkg/calib).
+const (
+	PathPeer     = "gpu-peer"               // a P2P copy one way between two GPUs
+	PathStaged   = "gpu-peer-staged"        // P2P disabled: the copy goes through host memory
+	PathBoth     = "gpu-peer-bidirectional" // both directions at once, their sum
+	PathLocal    = "gpu-local"              // the diagonal: a copy inside one GPU's memory
+	PathAsyncLat = "gpu-peer-async"         // the latency matrices: back-to-back copies on a stream
+)
+
+func pathOf(bw, bidi, local, p2p bool) string {
+	switch {
+	case local:
+		return PathLocal
+	case !bw:
+		return PathAsyncLat
+	case bidi:
+		return PathBoth
+	case !p2p:
+		return PathStaged
+	}
+	return PathPeer
 }
