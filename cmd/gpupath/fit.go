@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gpupath/gpupath/internal/cli"
-	"github.com/gpupath/gpupath/internal/termtext"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/gpupath/gpupath/internal/cli"
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/report"
 )
 
 func init() {
@@ -81,23 +82,45 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	c, err := calib.Calibrate(runs, base, fit.Options{Seed: *seed, Stop: ctx.Err}) // interrupted: ctx's error, exit 1
+	opt := fit.Options{Seed: *seed, Stop: ctx.Err} // interrupted: ctx's error, exit 1
+	imported, dirs, err := report.CalibrateImported(runs, base, opt)
+	switch {
+	case err != nil:
+		return badInput(err)
+	case imported != nil && len(dirs) < len(runs):
+		return usagef("--data: %d run(s) of gpupath import and %d measured: fit them apart (the imported runs calibrate from other tools' outputs)", len(dirs), len(runs)-len(dirs))
+	case imported != nil:
+		y, err := imported.YAML(base, dirs, now())
+		return writeFit(imported, y, err, *out, *force, *format, stdout)
+	}
+	c, err := calib.Calibrate(runs, base, opt)
 	if err != nil {
 		return badInput(err)
 	}
-	if *out != "" {
-		if err := safeio.WriteFile(*out, c.YAML(now()), *force); err != nil {
+	return writeFit(c, c.YAML(now()), nil, *out, *force, *format, stdout)
+}
+
+// writeFit writes a calibration: its scenario to out, itself to stdout.
+func writeFit(c interface {
+	WriteText(io.Writer) error
+	WriteJSON(io.Writer) error
+}, yaml []byte, yerr error, out string, force bool, format string, stdout io.Writer) error {
+	if out != "" {
+		if yerr != nil {
+			return badInput(fmt.Errorf("calibrated scenario: %w", yerr))
+		}
+		if err := safeio.WriteFile(out, yaml, force); err != nil {
 			return outFileError("--out", err)
 		}
 	}
-	if *format == cli.JSON {
+	if format == cli.JSON {
 		return c.WriteJSON(stdout)
 	}
 	if err := c.WriteText(stdout); err != nil {
 		return err
 	}
-	if *out != "" {
-		fmt.Fprintf(stdout, "\nwrote %s (gpupath model --scenario %s)\n", termtext.Name(*out), termtext.Name(termtext.ShellWord(*out)))
+	if out != "" {
+		fmt.Fprintf(stdout, "\nwrote %s (gpupath model --scenario %s)\n", termtext.Name(out), termtext.Name(termtext.ShellWord(out)))
 	}
 	return nil
 }

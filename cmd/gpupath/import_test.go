@@ -253,3 +253,38 @@ func TestImportJSONPerFile(t *testing.T) {
 		t.Errorf("iperf3: %+v (results %d)", ip, got.Results)
 	}
 }
+
+// fit --data on an imported run calibrates from the outputs: the keys with
+// their sources, the check on the sizes left out, a scenario that model
+// takes; an imported run with a measured one is bad input.
+func TestFitImportedRun(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := filepath.Glob(fixtures + "*/moc-*")
+	run := filepath.Join(dir, "run")
+	if _, errOut, code := invoke(t, append(append([]string{"import"}, files...), "--out", run)...); code != 0 {
+		t.Fatalf("import: %d %s", code, errOut)
+	}
+	scen := filepath.Join(dir, "cal.yaml")
+	out, errOut, code := invoke(t, "fit", "--data", run, "--out", scen)
+	if code != 0 || !strings.Contains(out, "Fitted from imported outputs") || !strings.Contains(out, "nccl.net_efficiency") || !strings.Contains(out, "perftest") {
+		t.Fatalf("fit: exit %d, %s %s", code, out, errOut)
+	}
+	if out, errOut, code := invoke(t, "model", "--scenario", scen, "--paths", "gdr", "--sizes", "1MiB"); code != 0 {
+		t.Errorf("model --scenario of the calibrated file: %d %s %s", code, out, errOut)
+	}
+	jsonOut, _, code := invoke(t, "fit", "--data", run, "--format", "json")
+	var j struct {
+		Fits   []struct{ Key string } `json:"fits"`
+		Checks []struct {
+			Tool       string
+			Calibrated float64 `json:"calibrated_median_error"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(jsonOut), &j); code != 0 || err != nil || len(j.Fits) < 3 || len(j.Checks) < 2 {
+		t.Errorf("fit --format json: %d %v %s", code, err, jsonOut)
+	}
+	measured := filepath.Join("..", "..", "reports", "examples", "h200-1gpu", "run")
+	if _, errOut, code := invoke(t, "fit", "--data", run, "--data", measured); code != 2 || !strings.Contains(errOut, "fit them apart") {
+		t.Errorf("imported with measured: exit %d, %s", code, errOut)
+	}
+}

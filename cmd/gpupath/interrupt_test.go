@@ -10,15 +10,16 @@ import (
 	"github.com/gpupath/gpupath/pkg/validate"
 	"io"
 	"math"
-	"runtime/debug"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gpupath/gpupath/internal/cli"
 	"github.com/gpupath/gpupath/pkg/record"
 )
 
@@ -229,7 +230,7 @@ func TestReadersRunUnderSoftMemory(t *testing.T) {
 		}
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
-	if _, _, code := invoke(t, "model", "--sizes", "8"); code != 0 || debug.SetMemoryLimit(-1) != softMemory {
+	if _, _, code := invoke(t, "model", "--sizes", "8"); code != 0 || debug.SetMemoryLimit(-1) != cli.SoftMemory {
 		t.Errorf("model: exit %d, memory limit %d", code, debug.SetMemoryLimit(-1))
 	}
 }

@@ -32,12 +32,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/gpupath/gpupath/internal/cli"
 
@@ -52,17 +49,9 @@ type command struct {
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// reads marks a command whose memory grows with what it is given (runs,
-	// outputs, sweeps up to their limits): it runs under the soft memory
-	// limit softMemory.
+	// outputs, sweeps up to their limits): cli.LimitMemory.
 	reads bool
 }
-
-// softMemory is the soft memory limit of the commands that read (unless
-// GOMEMLIMIT sets one): the collector runs before the heap doubles past
-// what the command holds, so a run of a million records is reported in
-// about 1.3 GB of RSS instead of 2 GB, at no cost in time. It is no cap:
-// a command that holds more still runs.
-const softMemory = 1 << 30
 
 // commands is filled by each subcommand's file in an init function, so that
 // a new subcommand is one new file.
@@ -114,8 +103,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // under it cli.StopWriter, so that a signal ends a command whose output
 // blocks on a pipe nobody reads.
 func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer) error {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); c.reads && !set {
-		debug.SetMemoryLimit(softMemory)
+	if c.reads {
+		cli.LimitMemory()
 	}
 	out, flushOut := cleanTerm(cli.NewStopWriter(ctx, stdout))
 	errw, flushErr := cleanTerm(cli.NewStopWriter(ctx, stderr))
@@ -146,16 +135,5 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "gpupath help <command> (or gpupath <command> --help) prints the flags of one command.")
 }
 
-// now is the time a command writes into what it makes (a report's render
-// time, an import's time, the comment of a calibrated scenario): the clock,
-// or SOURCE_DATE_EPOCH (seconds since 1970, the reproducible-builds
-// convention) when it is set, so that the same input renders the same
-// bytes. A value that is not a whole number of seconds is ignored.
-func now() time.Time {
-	if v, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok {
-		if sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && sec >= 0 {
-			return time.Unix(sec, 0).UTC()
-		}
-	}
-	return time.Now()
-}
+// now is cli.Now: the clock, or SOURCE_DATE_EPOCH.
+var now = cli.Now

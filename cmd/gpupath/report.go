@@ -112,7 +112,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			runs = append(runs, rd)
 		}
 	}
-	cal, calNote, err := report.CalibrateContext(ctx, runs, s)
+	cal, ical, calNote, err := report.CalibrateRuns(ctx, runs, s)
 	if err != nil {
 		return err
 	}
@@ -128,8 +128,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		Measured:  measured,
 		ProbeNote: probeNote,
 
-		Calibration:     cal,
-		CalibrationNote: calNote,
+		Calibration:         cal,
+		CalibrationNote:     calNote,
+		ImportedCalibration: ical,
 
 		Imported: fromRuns.Imported,
 		Compare:  fromRuns.Compare,

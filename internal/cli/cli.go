@@ -14,8 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/gpupath/gpupath/internal/termtext"
@@ -249,4 +252,18 @@ func WriteJSON(w io.Writer, v any) error {
 	enc := termtext.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// Now is the time a command writes into what it makes (a report's render
+// time, an import's time, the comment of a calibrated scenario): the clock,
+// or SOURCE_DATE_EPOCH (seconds since 1970, the reproducible-builds
+// convention) when it is set, so that the same input renders the same
+// bytes. A value that is not a whole number of seconds is ignored.
+func Now() time.Time {
+	if v, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok {
+		if sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && sec >= 0 {
+			return time.Unix(sec, 0).UTC()
+		}
+	}
+	return time.Now()
 }

@@ -38,6 +38,12 @@ type modeled struct {
 // evalPath evaluates a path of s at n bytes.
 func evalPath(s *model.Scenario, path string, n int64) modeled {
 	r, err := s.Route(path)
+	return evalRoute(r, err, path, n)
+}
+
+// evalRoute is evalPath on a route already made (s.Route(path)): the one
+// route of a series evaluated at each of its sizes.
+func evalRoute(r *model.Route, err error, path string, n int64) modeled {
 	if err != nil {
 		return modeled{Path: path, Reason: err.Error()}
 	}

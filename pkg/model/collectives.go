@@ -439,6 +439,10 @@ func (cs *Collectives) links(c CollectiveSpec, path string) (collLinks, error) {
 	if capGPU := s.gpuLinkRate() * units.Rate(s.PCIe.BidirFactor*float64(g)); capGPU < l.net {
 		l.net, l.netWhat = capGPU, "the GPUs' PCIe links (more NICs than the GPUs feed)"
 	}
+	if e := s.NCCL.NetEfficiency; e > 0 && e < 1 {
+		l.net = units.Rate(float64(l.net) * e)
+		l.netWhat += fmt.Sprintf(", × nccl.net_efficiency %.3g (the share NCCL's traffic reaches)", e)
+	}
 	return l, nil
 }
 

@@ -273,6 +273,11 @@ type Scenario struct {
 		// GDRLevel is NCCL_NET_GDR_LEVEL: the farthest GPU↔NIC class at
 		// which NCCL uses GPUDirect RDMA.
 		GDRLevel Class
+		// NetEfficiency is the fraction of the network's rate (the NICs, or
+		// what caps them on the path) that NCCL's traffic between nodes
+		// reaches in the collective model; 0 is NCCL's model as it is (1).
+		// gpupath fit sets it from nccl-tests outputs.
+		NetEfficiency float64
 	}
 	// Loopback holds a measured one-way TCP transfer over the loopback
 	// device (α and β of a fit), used in place of the modeled TCP stages
@@ -481,6 +486,22 @@ func intKey(name, doc string, f func(*Scenario) *int, lo, hi int) Key {
 	}, func(n int) any { return n }, strconv.Itoa)
 }
 
+// zeroOrFraction is a fraction in [0, 1], where 0 means "not set".
+func zeroOrFraction(name, doc string, f func(*Scenario) *float64) Key {
+	return typedKey(name, doc, "fraction", f, func(v string) (float64, error) {
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(x) {
+			return 0, fmt.Errorf("%q is not a number", v)
+		}
+		return x, nil
+	}, func(x float64, _ string) error {
+		if !(x >= 0 && x <= 1) {
+			return fmt.Errorf("%v is out of range [0, 1] (0: not set)", x)
+		}
+		return nil
+	}, func(x float64) any { return x }, func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) })
+}
+
 func floatKey(name, doc string, f func(*Scenario) *float64, lo, hi float64) Key {
 	return typedKey(name, doc, "fraction", f, func(v string) (float64, error) {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
@@ -673,6 +694,7 @@ var keys = []Key{
 	durationKey("ucx.gdr_copy_latency", "UCX_GDR_COPY_LAT put: UCX's latency of a gdr_copy put into GPU memory (the eager protocol's unpack)", func(s *Scenario) *units.Seconds { return &s.UCX.GDRCopyLatency }, 0, 1e-4),
 	rateKey("ucx.gdr_copy_rate", "UCX_GDR_COPY_BW put_shared: UCX's bandwidth of a gdr_copy put into GPU memory", func(s *Scenario) *units.Rate { return &s.UCX.GDRCopyRate }, false, false),
 	durationKey("nccl.net_overhead", "NCCL's getNetOverhead: the proxy thread's cost per network step and side (stack nccl and collectives)", func(s *Scenario) *units.Seconds { return &s.NCCL.NetOverhead }, 0, 1e-4),
+	optional(zeroOrFraction("nccl.net_efficiency", "fraction of the network's rate NCCL's traffic between nodes reaches in the collective model (0: NCCL's model as it is); gpupath fit sets it from nccl-tests", func(s *Scenario) *float64 { return &s.NCCL.NetEfficiency })),
 	classKey("nccl.gdr_level", "NCCL_NET_GDR_LEVEL: the farthest GPU↔NIC class at which NCCL uses GPUDirect RDMA (PXB unless set)", func(s *Scenario) *Class { return &s.NCCL.GDRLevel }),
 
 	optional(durationKey("loopback.latency", "measured one-way TCP transfer over loopback: fixed cost α (used when nic.kind is loopback and loopback.rate > 0)", func(s *Scenario) *units.Seconds { return &s.Loopback.Latency }, 0, 1e-2)),

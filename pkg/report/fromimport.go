@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/calib"
+	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/importers"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 	"github.com/gpupath/gpupath/pkg/model"
@@ -300,4 +301,40 @@ func importedCompareSeries(run *importers.Run) []record.Series {
 		slices.SortStableFunc(out[i].Points, func(a, b record.Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
 	}
 	return out
+}
+
+// FitInput is an imported run's files as calib.FitImported takes them:
+// each with the scenario its verdicts were judged on (FromImported).
+func FitInput(im Imported) []calib.ImportedFile {
+	var out []calib.ImportedFile
+	for _, f := range im.Files {
+		if f.Model == nil || len(f.Series) == 0 {
+			continue
+		}
+		out = append(out, calib.ImportedFile{File: f.File, Tool: f.Tool, Scenario: f.Model.Scenario, Series: f.Series,
+			NCCL: f.NCCL, MemoryGPU: f.Model.Hardware.MemoryGPU})
+	}
+	return out
+}
+
+// CalibrateImported fits the model on base to the imported runs among runs
+// (calib.FitImported over every file of each, on the scenario its verdicts
+// are judged on); nil without an imported run. It also returns their
+// directories.
+func CalibrateImported(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*calib.ImportedCalibration, []string, error) {
+	var files []calib.ImportedFile
+	var dirs []string
+	for _, rd := range runs {
+		run, err := importers.FromRunData(rd)
+		if err != nil {
+			continue // a run gpupath measured
+		}
+		dirs = append(dirs, rd.Dir)
+		files = append(files, FitInput(FromImported(run, base))...)
+	}
+	if len(dirs) == 0 {
+		return nil, nil, nil
+	}
+	c, err := calib.FitImported(files, opt)
+	return c, dirs, err
 }

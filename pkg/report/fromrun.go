@@ -206,6 +206,27 @@ func Calibrate(runs []*record.RunData, base *model.Scenario) (*calib.Calibration
 	return c, note
 }
 
+// CalibrateRuns is the report's calibration of its runs: the measured
+// ones (CalibrateContext) and the imported ones (CalibrateImported, seed
+// 1), with the note that says why there is none of the first kind. The
+// error is ctx's, when it is done.
+func CalibrateRuns(ctx context.Context, runs []*record.RunData, base *model.Scenario) (*calib.Calibration, *calib.ImportedCalibration, string, error) {
+	cal, note, err := CalibrateContext(ctx, runs, base)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ical, _, err := CalibrateImported(runs, base, fit.Options{Seed: 1, Stop: ctx.Err})
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, "", ctx.Err()
+	case err != nil:
+		ical, note = nil, note+"; the calibration from imported outputs failed: "+err.Error()
+	case ical != nil && cal == nil:
+		note = "the runs of gpupath import are calibrated at the end of section “Imported measurements”"
+	}
+	return cal, ical, note, nil
+}
+
 // CalibrateContext is Calibrate that stops when ctx is done (between fits
 // and between bootstrap resamples): the error is then ctx's, and the only
 // one it returns.

@@ -92,6 +92,46 @@ func (b *builder) imported(sec *section) {
 			b.importedFile(sec, run, f, n)
 		}
 	}
+	if ic := b.in.ImportedCalibration; ic != nil {
+		b.importedCalibration(sec, ic)
+	}
+}
+
+// importedCalibration shows the model calibrated from the imported
+// outputs beside the preset: the keys fitted with their intervals and
+// sources, then the median error on the sizes no key was fitted on, per
+// tool and per series, preset against calibrated.
+func (b *builder) importedCalibration(sec *section, ic *calib.ImportedCalibration) {
+	sec.h3("Calibrated from these outputs")
+	sec.text("Each key below is fitted on every other size of the series it decides (a NIC's latency on messages up to 4 KiB, its rate from 1 MiB, NCCL's share of the network from 16 MiB), on the scenario each file is judged on; the sizes left out check the fit. gpupath fit --data RUN --out FILE writes the calibrated scenario.")
+	if len(ic.Fits) == 0 {
+		sec.note("No key was fitted: no series is on a path and in a size range a key decides.")
+	} else {
+		t := &docTable{Head: []string{"key", "preset", "fitted", "interval", "points", "median error on them"}, Widths: []float64{2.4, 0.8, 0.8, 1.4, 0.5, 1}}
+		for _, f := range ic.Fits {
+			interval := f.Lo + " – " + f.Hi
+			if f.AtBound {
+				interval += " (at the end of the search)"
+			}
+			t.Rows = append(t.Rows, []cell{{Text: f.Key, Sub: strings.Join(f.Sources, "; ")}, c(f.Before), c(f.Value), {Text: interval, NoWrap: true},
+				c(fmt.Sprint(f.Points)), c(units.Percent(f.ErrorBefore) + " → " + units.Percent(f.ErrorAfter))})
+		}
+		sec.table(t)
+	}
+	if len(ic.Checks) > 0 {
+		t := &docTable{Caption: "The sizes left out: median |measured/modeled − 1|, preset against calibrated", Head: []string{"tool or series", "points", "preset", "calibrated"}, Widths: []float64{3, 0.5, 0.7, 0.7}}
+		for _, k := range ic.Checks {
+			t.Rows = append(t.Rows, []cell{c(k.Tool), c(fmt.Sprint(k.Points)), c(units.Percent(k.Preset)), c(units.Percent(k.Calibrated))})
+		}
+		for _, k := range ic.Series {
+			t.Rows = append(t.Rows, []cell{{Text: "", Sub: k.Tool}, c(fmt.Sprint(k.Points)), c(units.Percent(k.Preset)), c(units.Percent(k.Calibrated))})
+		}
+		sec.table(t)
+	}
+	if len(ic.Unused) > 0 {
+		sec.p("Not used for the calibration (%d):", len(ic.Unused))
+		sec.list(ic.Unused)
+	}
 }
 
 func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int) {

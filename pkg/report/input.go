@@ -53,6 +53,11 @@ type Input struct {
 	// why there is none ("no run holds what the calibration fits").
 	Calibration     *calib.Calibration
 	CalibrationNote string
+	// ImportedCalibration is the model fitted to the imported runs
+	// (CalibrateImported: each key on every other size of the series it
+	// decides, checked on the others), or nil: the end of the section
+	// "Imported measurements" shows it beside the preset.
+	ImportedCalibration *calib.ImportedCalibration
 
 	// Imported are runs of gpupath import, their series judged against the
 	// model (FromImported; section "Imported measurements", imported.go);
