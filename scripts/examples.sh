@@ -6,6 +6,11 @@
 #                       calibrated.yaml) and its report (report/)
 #   imported/           outputs of other tools imported and reported
 #                       (scripts/example-imported.sh)
+#   moc-calibrated/     one site's outputs (the MOC cluster: perftest,
+#                       nccl-tests with NCCL's log, iperf3; H100, RoCE)
+#                       imported (run/), calibrated on every other size
+#                       and checked on the others (fit.txt, calibrated.yaml),
+#                       and reported (report/)
 #   nccl-tests/         every nccl-tests output of the fixtures against
 #                       NCCL's cost model (scripts/example-nccl-tests.sh)
 #   two-hosts-veth/     the report of the committed two-host run
@@ -31,6 +36,12 @@ $g fit --data "$h/run" --out "$h/calibrated.yaml" >"$h/fit.txt"
 rm -rf "$h/report"
 $g report --model-only --data "$h/run" --out "$h/report" >/dev/null
 bash scripts/example-imported.sh "$ex/imported" >/dev/null
+m=$ex/moc-calibrated
+rm -rf "$m/run" "$m/report" "$m/calibrated.yaml"
+mkdir -p "$m"
+$g import pkg/importers/testdata/fixtures/*/moc-* --out "$m/run" >/dev/null
+$g fit --data "$m/run" --out "$m/calibrated.yaml" >"$m/fit.txt"
+$g report --model-only --data "$m/run" --out "$m/report" >/dev/null
 bash scripts/example-nccl-tests.sh "$ex/nccl-tests" >/dev/null
 # The two-host run was measured by bench/twohosts (root, network namespaces);
 # its report is rendered from the committed run.

@@ -15,6 +15,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/doctor"
 	"github.com/gpupath/gpupath/pkg/doctor/nvmlsrc"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 func init() {
@@ -142,6 +143,11 @@ func gpuSource(mode, sysRoot string) (doctor.GPUSource, error) {
 	fi, err := os.Stat(mode)
 	if err != nil || fi.IsDir() {
 		return nil, usagef("--nvml %q: use auto, on, off, or a JSON file of GPU facts", mode)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > doctor.MaxFileBytes {
+		// Up front: a FIFO, a device or a file over the limit is bad input
+		// (a damaged file is a finding: the facts could not be read).
+		return nil, usagef("--nvml %s: a regular file of at most %s is needed", mode, units.Bytes(doctor.MaxFileBytes).Human())
 	}
 	return doctor.FileGPUSource{FS: os.DirFS(filepath.Dir(mode)), Name: filepath.Base(mode)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gpupath/gpupath/internal/fstree"
@@ -55,6 +56,13 @@ func TestDoctorGolden(t *testing.T) {
 // Bad input: exit 2, one line on stderr, nothing on stdout.
 func TestDoctorBadInput(t *testing.T) {
 	dir := unpackDoctorTree(t, "empty")
+	fifo, huge := filepath.Join(t.TempDir(), "fifo"), filepath.Join(t.TempDir(), "nvml.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(huge, nil, 0o644); err != nil || os.Truncate(huge, 17<<20) != nil {
+		t.Fatal("cannot make the large file")
+	}
 	for _, args := range [][]string{
 		{"doctor", "--format", "yaml"},
 		{"doctor", "--sysfs", filepath.Join(dir, "nowhere")},
@@ -65,6 +73,11 @@ func TestDoctorBadInput(t *testing.T) {
 		{"doctor", "--set", "nic.rate"},
 		{"doctor", "--set", "nic.rate=fast"},
 		{"doctor", "--nvml", filepath.Join(dir, "missing.json")},
+		// A file of GPU facts that cannot be a file of facts (a device, a
+		// FIFO, one over the limit) is bad input, before anything is read.
+		{"doctor", "--nvml", "/dev/zero"},
+		{"doctor", "--nvml", fifo},
+		{"doctor", "--nvml", huge},
 		{"doctor", "extra-argument"},
 		{"doctor", "--no-such-flag"},
 	} {

@@ -26,6 +26,9 @@ func init() {
 // records of all counted first (record.CheckTotal); a missing or damaged
 // one, or too many records in all, is bad input.
 func readRuns(ctx context.Context, dirs []string, read func(context.Context, string) (*record.RunData, error)) ([]*record.RunData, error) {
+	if err := record.CheckDirs(dirs); err != nil {
+		return nil, usagef("--data %v", err)
+	}
 	if err := record.CheckTotal(ctx, dirs); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -34,13 +37,6 @@ func readRuns(ctx context.Context, dirs []string, read func(context.Context, str
 	}
 	var runs []*record.RunData
 	for _, d := range dirs {
-		st, err := os.Stat(d)
-		if err != nil {
-			return nil, usagef("--data %s: %v", d, errors.Unwrap(err))
-		}
-		if !st.IsDir() {
-			return nil, usagef("--data %s: not a directory", d)
-		}
 		rd, err := read(ctx, d)
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // interrupted while reading: write nothing

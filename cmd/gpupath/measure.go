@@ -185,6 +185,9 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 	if f.set["budget"] && (f.budget <= 0 || f.budget > measure.MaxBudget) {
 		return measure.RunConfig{}, usagef("--budget must be positive and at most %v, got %v", measure.MaxBudget, f.budget)
 	}
+	if fi, err := os.Stat(f.sysfs); f.sysfs != "" && (err != nil || !fi.IsDir()) {
+		return measure.RunConfig{}, usagef("--sysfs %s: not a directory", f.sysfs)
+	}
 	cfg := measure.RunConfig{Budget: f.budget, Version: Version, Env: measure.Env{SysRoot: f.sysfs},
 		Plan: measure.Plan{Target: f.target, Quick: f.quick}}
 	switch {
@@ -252,8 +255,8 @@ func (f *measureFlags) probeNames() ([]string, error) {
 // the probes run declare, and the tcp probe's own flags (--timeout, --port,
 // --rate, --variants), which need the tcp probe.
 func (f *measureFlags) options() (map[string]string, error) {
-	if f.timeout <= 0 {
-		return nil, usagef("--timeout must be positive, got %v", f.timeout)
+	if err := measure.CheckTimeout(f.timeout); err != nil {
+		return nil, usagef("%v", err)
 	}
 	if f.port < 0 || f.port > 65535 {
 		return nil, usagef("--port %d out of range [0, 65535]", f.port)

@@ -122,6 +122,8 @@ func TestMeasureBadInput(t *testing.T) {
 		// (2,000,000 h overflowed the hard stop), NaN, each probe's sizes,
 		// ports.
 		{[]string{"measure", "--probes", "syscall", "--budget", "2000000h"}, "--budget must be positive and at most 168h0m0s"},
+		{[]string{"measure", "--probes", "tcp", "--timeout", "2000000h"}, "--timeout must be positive and at most 24h0m0s"},
+		{[]string{"serve", "--timeout", "25h"}, "--timeout must be positive and at most 24h0m0s"},
 		{[]string{"measure", "--probes", "syscall", "--tolerance", "NaN"}, "--tolerance must be in [0, 1), got NaN"},
 		{[]string{"measure", "--probes", "syscall", "--tolerance", "Inf"}, "--tolerance must be in [0, 1)"},
 		{[]string{"measure", "--probes", "memcpy", "--sizes", "1B:1TiB:x1024"}, "--sizes: memcpy: size 1TiB out of range [1B, 1GiB]"},
@@ -135,6 +137,8 @@ func TestMeasureBadInput(t *testing.T) {
 		{[]string{"measure", "--probes", "syscall", "--rank", "-7"}, "--rank must be 0 or more, got -7"},
 		{[]string{"measure", "--probes", "syscall", "--local-rank", "-1"}, "--local-rank must be 0 or more, got -1"},
 		{[]string{"gpucheck", "--world-size", "-2"}, "--world-size must be 0 or more, got -2"},
+		{[]string{"gpucheck", "--sysfs", "/dev/zero"}, "--sysfs /dev/zero: not a directory"},
+		{[]string{"measure", "--probes", "topo", "--sysfs", "/nonexistent-tree"}, "--sysfs /nonexistent-tree: not a directory"},
 		{[]string{"serve", "--listen", "127.0.0.1:70000"}, `--listen "127.0.0.1:70000": port "70000" out of range [0, 65535]`},
 		{[]string{"serve", "--listen", busy.Addr().String()}, "port in use"},
 	} {

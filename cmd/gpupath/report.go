@@ -53,16 +53,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		return err
 	}
 	// Check every --data directory before anything is measured or written.
-	for _, d := range data {
-		fi, err := os.Stat(d)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return usagef("--data %s: no such directory", d)
-		case err != nil:
-			return usagef("--data %s: %v", d, unwrapPath(err))
-		case !fi.IsDir():
-			return usagef("--data %s: not a directory (give a run directory made by gpupath measure)", d)
-		}
+	if err := record.CheckDirs(data); err != nil {
+		return usagef("--data %v", err)
 	}
 	runs, err := readRuns(ctx, data, readRun)
 	if err != nil {

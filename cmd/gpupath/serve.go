@@ -32,8 +32,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	if *timeout <= 0 {
-		return usagef("--timeout must be positive, got %v", *timeout)
+	if err := measure.CheckTimeout(*timeout); err != nil {
+		return usagef("%v", err)
 	}
 	if *dur < 0 {
 		return usagef("--for must not be negative, got %v", *dur)

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpupath/gpupath/internal/termtext"
 )
@@ -38,12 +39,28 @@ func Exit(err error, stderr io.Writer) int {
 		return ExitFailed
 	}
 	msg := termtext.Clean(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
-	fmt.Fprintf(stderr, "gpupath: %s\n", msg)
+	fmt.Fprintf(stderr, "gpupath: %s\n", shorten(msg))
 	var u *UsageError
 	if errors.As(err, &u) {
 		return ExitUsage
 	}
 	return ExitFailed
+}
+
+// MaxMessageBytes bounds the one line an error prints: a message that
+// quotes what it was given (a 100 kB name to catalog show) quotes its start.
+const MaxMessageBytes = 1024
+
+// shorten cuts msg to MaxMessageBytes at a character, saying how long it was.
+func shorten(msg string) string {
+	if len(msg) <= MaxMessageBytes {
+		return msg
+	}
+	cut := MaxMessageBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", msg[:cut], len(msg))
 }
 
 // Build is what `gpupath version` says of the binary.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,5 +40,15 @@ func TestStopWriter(t *testing.T) {
 	cancel2()
 	if _, err := w2.Write([]byte("after")); err != nil || b.String() != "before after" {
 		t.Errorf("a reader that reads: %q, %v", b.String(), err)
+	}
+}
+
+// An error's line is at most MaxMessageBytes and a few more: a message
+// quoting a 100 kB argument prints its start and its length.
+func TestExitShortensLongMessages(t *testing.T) {
+	var b bytes.Buffer
+	code := Exit(&UsageError{Err: errors.New("unknown entry " + strings.Repeat("é", 50000))}, &b)
+	if code != ExitUsage || b.Len() > MaxMessageBytes+64 || !strings.HasSuffix(b.String(), "bytes in all)\n") || strings.ContainsRune(b.String(), '\uFFFD') {
+		t.Errorf("exit %d, %d bytes: %q", code, b.Len(), b.String()[max(0, b.Len()-60):])
 	}
 }

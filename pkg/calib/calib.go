@@ -392,7 +392,7 @@ func streamPoints(runs []*record.RunData, target string) ([]float64, []float64) 
 // probe, variant, timer and target), merged over the runs: at each size the
 // repetitions of every run are pooled for the fit, and the medians of the
 // runs' records give the curve.
-func collect(runs []*record.RunData) map[string]*curve {
+func collect(runs []*record.RunData, opt fit.Options) (map[string]*curve, error) {
 	out := map[string]*curve{}
 	type acc struct {
 		samples map[units.Bytes][]float64
@@ -401,7 +401,12 @@ func collect(runs []*record.RunData) map[string]*curve {
 	accs := map[string]*acc{}
 	for _, run := range runs {
 		var timing []record.Result
-		for _, r := range run.Results {
+		for i, r := range run.Results {
+			if i%stopEvery == 0 {
+				if err := opt.Stopped(); err != nil {
+					return nil, err
+				}
+			}
 			if r.Iterations <= 0 || r.MedianS <= 0 || r.Bytes <= 0 {
 				continue
 			}
@@ -429,6 +434,9 @@ func collect(runs []*record.RunData) map[string]*curve {
 				accs[k] = &acc{samples: map[units.Bytes][]float64{}, medians: map[units.Bytes][]float64{}}
 			}
 			a := accs[k]
+			if err := opt.Stopped(); err != nil {
+				return nil, err
+			}
 			for _, p := range g.Points {
 				if len(p.Samples) > 0 {
 					a.samples[p.Bytes] = append(a.samples[p.Bytes], p.Samples...)
@@ -449,9 +457,16 @@ func collect(runs []*record.RunData) map[string]*curve {
 		for _, n := range ns {
 			se.Points = append(se.Points, record.Point{Bytes: n, Median: units.Seconds(stats.Median(a.medians[n])), Samples: a.samples[n]})
 		}
+		if err := opt.Stopped(); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
+
+// stopEvery is how many records pass between two checks of a loop over a
+// run's records (collect): a million records are read in about a second.
+const stopEvery = 1 << 14
 
 func seriesKey(probe, variant, timer, target string) string {
 	return probe + "|" + variant + "|" + timer + "|" + target

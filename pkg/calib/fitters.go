@@ -46,7 +46,11 @@ func Calibrate(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*
 	if err := opt.Stopped(); err != nil {
 		return nil, err
 	}
-	f := &fitting{c: c, base: base, s: base.Clone(), runs: runs, series: collect(runs), opt: opt}
+	series, err := collect(runs, opt)
+	if err != nil {
+		return nil, err
+	}
+	f := &fitting{c: c, base: base, s: base.Clone(), runs: runs, series: series, opt: opt}
 	for _, ft := range fitters {
 		// opt.Stop (SIGINT or SIGTERM in a command) ends the calibration
 		// between fitters; a fit it cut short inside a fitter is only a

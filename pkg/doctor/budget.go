@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/internal/termtext"
 )
 
 // MaxTotalBytes bounds everything one doctor run reads from its trees, all
@@ -96,8 +97,12 @@ func (d budgetDir) ReadDir(n int) ([]fs.DirEntry, error) { return d.d.ReadDir(n)
 // a command line) must not carry the whole file into the output.
 const MaxTextBytes = 512
 
-// clip cuts s to MaxTextBytes at a character boundary, saying how long it was.
+// clip makes s one line without control characters (termtext.Name: a
+// kernel release, an OS name or a GPU name read from a file may hold a
+// line break) and cuts it to MaxTextBytes at a character boundary, saying
+// how long it was.
 func clip(s string) string {
+	s = termtext.Name(s)
 	if len(s) <= MaxTextBytes {
 		return s
 	}
@@ -106,6 +111,19 @@ func clip(s string) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+}
+
+// bound clips every text of the report (clip): where the facts came from,
+// the scenario, the host keys and every finding.
+func (r *Report) bound() {
+	r.GPUSource, r.Scenario = clip(r.GPUSource), clip(r.Scenario)
+	r.Roots.Sys, r.Roots.Proc, r.Roots.Boot = clip(r.Roots.Sys), clip(r.Roots.Proc), clip(r.Roots.Boot)
+	for i := range r.Host {
+		r.Host[i] = clip(r.Host[i])
+	}
+	for i := range r.Findings {
+		r.Findings[i].bound()
+	}
 }
 
 // bound clips every text of the finding (clip): the one place a finding's

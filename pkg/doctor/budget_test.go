@@ -2,13 +2,17 @@ package doctor
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
+
+	"github.com/gpupath/gpupath/internal/termtext"
 
 	"github.com/gpupath/gpupath/pkg/model"
 )
@@ -133,5 +137,44 @@ func TestClip(t *testing.T) {
 	}
 	if clip("short") != "short" {
 		t.Error("a short text changed")
+	}
+}
+
+// Every text of a report is one line without control characters, whatever
+// the trees hold: an OS release with a line break and an escape sequence
+// cannot forge a line of doctor's output or reach a terminal through its
+// JSON.
+func TestReportTextsOneLine(t *testing.T) {
+	evil := "6.18\n\x1b[31mforged line\x07"
+	proc := fstest.MapFS{"sys/kernel/osrelease": {Data: []byte(evil)}, "cmdline": {Data: []byte("BOOT_IMAGE=/vmlinuz\nforged")}}
+	r := Run(Options{Sys: fstest.MapFS{}, Proc: proc, Roots: Roots{Sys: "sys\x1b", Proc: "proc\n"}, Pricer: NewPricer(model.Default(), "preset default")})
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	n := 0
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			n++
+			if !termtext.Safe(x, false) {
+				t.Errorf("raw control character in %q", x)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	var v any
+	json.Unmarshal(b, &v)
+	walk(v)
+	if n < 10 {
+		t.Errorf("only %d texts in the report", n)
 	}
 }

@@ -30,9 +30,16 @@ func (nvlinkCheck) Run(e *Env) []Finding {
 		if s, serr := e.system(); serr == nil && len(s.GPUs()) == 0 {
 			sev = Info // no GPU here: nothing NVML could add
 		}
-		return []Finding{{ID: "nvlink.source", Severity: sev, Title: "no NVML: NVLink, and the GPUs' own view of their links, unknown",
+		f := Finding{ID: "nvlink.source", Severity: sev, Title: "no NVML: NVLink, and the GPUs' own view of their links, unknown",
 			Facts: []Fact{{Source: "NVML nvmlInit", Error: "could not read: " + err.Error()}},
-			Fix:   "Run on the GPU host with the NVIDIA driver loaded, with a gpupath built with cgo (go-nvml loads libnvidia-ml.so.1)."}}
+			Fix:   "Run on the GPU host with the NVIDIA driver loaded, with a gpupath built with cgo (go-nvml loads libnvidia-ml.so.1)."}
+		if fs, ok := e.opts.GPU.(FileGPUSource); ok {
+			// The facts were to come from a file, not from NVML: say which.
+			f.Title = "the file of GPU facts could not be read: NVLink, and the GPUs' own view of their links, unknown"
+			f.Facts[0].Source = "file " + fs.Name
+			f.Fix = "Give --nvml the nvml.json that gpupath doctor --save-tree writes on the GPU host (or run there with --nvml auto)."
+		}
+		return []Finding{f}
 	}
 	src := Finding{ID: "nvlink.source", Severity: OK, Title: fmt.Sprintf("%s sees %s (driver %s)", via(g), count(len(g.Devices), "GPU"), orDash(g.DriverVersion)),
 		Facts: []Fact{{Source: "NVML nvmlDeviceGetCount", Value: fmt.Sprint(len(g.Devices))}}}

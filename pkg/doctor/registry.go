@@ -60,13 +60,13 @@ func Run(o Options) *Report {
 			if f.Check == "" {
 				f.Check = c.Name()
 			}
-			f.bound()
 			if f.Cost != nil && o.Pricer != nil {
 				f.Price = o.Pricer.Price(*f.Cost, host)
 			}
 			r.Findings = append(r.Findings, f)
 		}
 	}
+	r.bound()
 	sortFindings(r.Findings)
 	for _, f := range r.Findings {
 		r.Summary.add(f.Severity)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -418,6 +419,21 @@ func ReadFilesStream(ctx context.Context, paths []string, tool string) ([]*File,
 func readFiles(ctx context.Context, paths []string, tool string, stream bool) ([]*File, error) {
 	var files []*File
 	total := 0
+	var seen []os.FileInfo
+	for _, p := range paths {
+		// The same file twice (under two names too) would import its
+		// records twice: refused before anything is read.
+		if fi, err := os.Stat(p); err == nil {
+			for j, s := range seen {
+				if s != nil && os.SameFile(s, fi) {
+					return nil, fmt.Errorf("%s: %w: the same file as %s", p, ErrGivenTwice, paths[j])
+				}
+			}
+			seen = append(seen, fi)
+		} else {
+			seen = append(seen, nil)
+		}
+	}
 	for _, p := range paths {
 		b, err := readText(ctx, p)
 		if err != nil {
@@ -437,6 +453,9 @@ func readFiles(ctx context.Context, paths []string, tool string, stream bool) ([
 	}
 	return files, nil
 }
+
+// ErrGivenTwice is returned for a file given twice to one import.
+var ErrGivenTwice = errors.New("given twice")
 
 // readText reads a file to import: a file over MaxFileBytes is refused
 // before it is read, binary content after its first 64 KiB.

@@ -396,3 +396,13 @@ func TestImportRefusesWhatCannotReadBack(t *testing.T) {
 		t.Errorf("a run directory was left: %v", err)
 	}
 }
+
+// One file given twice, under the same name or another, is refused before
+// anything is read: its records would count twice.
+func TestFileGivenTwice(t *testing.T) {
+	p := filepath.Join(fixtureDir, "perftest", "moc-ib_read_lat-a-client-roce-rdma_cm-tos41-raw.txt")
+	other := filepath.Join(fixtureDir, "perftest", "..", "perftest", "moc-ib_read_lat-a-client-roce-rdma_cm-tos41-raw.txt")
+	if _, err := ReadFiles([]string{p, other}, ""); !errors.Is(err, ErrGivenTwice) {
+		t.Errorf("%v", err)
+	}
+}

@@ -121,6 +121,21 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 // 10 s) stays far inside time.Duration's range.
 const MaxBudget = 7 * 24 * time.Hour
 
+// MaxTimeout bounds a network deadline (measure's and serve's --timeout):
+// a day. A connect, read or write that waits longer is no measurement, and
+// a deadline far in the future overflows the time arithmetic of the
+// sockets (2,000,000 h reset every connection).
+const MaxTimeout = 24 * time.Hour
+
+// CheckTimeout is the one check of a --timeout: positive, at most
+// MaxTimeout.
+func CheckTimeout(d time.Duration) error {
+	if d <= 0 || d > MaxTimeout {
+		return fmt.Errorf("--timeout must be positive and at most %v, got %v", MaxTimeout, d)
+	}
+	return nil
+}
+
 // runner is one Run: its probes, their weights, the manifest and where it
 // all goes.
 type runner struct {

@@ -211,3 +211,24 @@ func TestFinishedRunWithLostRecords(t *testing.T) {
 		t.Errorf("whole run: %v %s %q", err, rd.Manifest.Status, rd.Derived)
 	}
 }
+
+// Names from a run (its records' probe and variant, its manifest's host
+// and probes) are one line without control characters once read: a
+// variant with a line break cannot split a figure's legend, a hostname
+// with an escape cannot reach a terminal through report.json.
+func TestReaderCleansNames(t *testing.T) {
+	rs, skipped, err := ReadResults(strings.NewReader(`{"probe":"tcp\u001b[31m","variant":"a\nb","bytes":8,"iterations":1,"median_s":1e-6,"note":"x\u0007"}` + "\n"))
+	if err != nil || len(skipped) != 0 || len(rs) != 1 {
+		t.Fatalf("%v %v %d", err, skipped, len(rs))
+	}
+	if r := rs[0]; r.Probe != `tcp\x1b[31m` || r.Variant != `a\x0ab` || r.Note != `x\x07` {
+		t.Errorf("%q %q %q", r.Probe, r.Variant, r.Note)
+	}
+	m, err := ParseManifest([]byte(`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","host":{"hostname":"h\u001b]0;x\u0007","cpu_model":"c\u009b"},"probes":[{"name":"p\u001b","status":"ok","results":0,"reason":"r\u0007"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Host.Hostname != `h\x1b]0;x\x07` || m.Host.CPUModel != `c\u009b` || m.Probes[0].Name != `p\x1b` || m.Probes[0].Reason != `r\x07` {
+		t.Errorf("%q %q %q %q", m.Host.Hostname, m.Host.CPUModel, m.Probes[0].Name, m.Probes[0].Reason)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/units"
 	"io"
 	"maps"
@@ -151,6 +152,17 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("malformed manifest: %w", err)
 	}
+	// What a manifest names comes from outside: every text the report and
+	// fit show is one line without control characters (Host.Clean), as the
+	// writers make them.
+	m.Host.Clean()
+	if m.Peer != nil {
+		m.Peer.Clean()
+	}
+	for i := range m.Probes {
+		m.Probes[i].Name, m.Probes[i].Reason = termtext.Name(m.Probes[i].Name), termtext.Name(m.Probes[i].Reason)
+	}
+	m.Reason = termtext.Name(m.Reason)
 	return &m, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"unique"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/units"
 )
 
@@ -523,13 +524,18 @@ func parseRecord(b []byte) (Result, string) {
 		}
 		return r, "not a JSON record: " + err.Error()
 	}
-	// The names repeat on every record of a series: one copy of each, so
-	// that a million records do not hold a million copies of "cuda".
+	// The names come from outside (a run written by another program, or
+	// edited): one line with no control character, as everything that
+	// shows them (figures, their legends and data files, report.json)
+	// takes them; and they repeat on every record of a series: one copy of
+	// each, so that a million records do not hold a million copies of
+	// "cuda".
 	for _, p := range []*string{&r.Probe, &r.Variant, &r.Stage, &r.Path, &r.Target, &r.Timer, &r.CPUScope} {
 		if *p != "" {
-			*p = unique.Make(*p).Value()
+			*p = unique.Make(termtext.Name(*p)).Value()
 		}
 	}
+	r.Note = termtext.Name(r.Note)
 	switch {
 	case r.Probe == "":
 		return r, "record without a probe name"
@@ -552,4 +558,38 @@ func parseRecord(b []byte) (Result, string) {
 		}
 	}
 	return r, ""
+}
+
+// MaxRuns bounds the run directories one fit or report is given: a report
+// shows every run in its own section, and past a few dozen its PDF would
+// pass its page limit after minutes of work.
+const MaxRuns = 64
+
+// CheckDirs checks the run directories of one fit or report before any is
+// read: each exists and is a directory, none is given twice (the same
+// directory under two names too: its records would count twice), at most
+// MaxRuns. The error names the directory.
+func CheckDirs(dirs []string) error {
+	if len(dirs) > MaxRuns {
+		return fmt.Errorf("%d run directories: at most %d in one fit or report", len(dirs), MaxRuns)
+	}
+	var seen []os.FileInfo
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("%s: no such directory", d)
+		case err != nil:
+			return fmt.Errorf("%s: %w", d, errors.Unwrap(err))
+		case !fi.IsDir():
+			return fmt.Errorf("%s: not a directory (give a run directory made by gpupath measure or gpupath import)", d)
+		}
+		for j, s := range seen {
+			if os.SameFile(s, fi) {
+				return fmt.Errorf("%s: the same run as %s, given before: its records would count twice", d, dirs[j])
+			}
+		}
+		seen = append(seen, fi)
+	}
+	return nil
 }

@@ -207,3 +207,31 @@ func TestCheckTotal(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// The run directories of one fit or report: each exists and is one, none
+// twice (under another name neither), at most MaxRuns.
+func TestCheckDirs(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	file := filepath.Join(a, "f")
+	os.WriteFile(file, nil, 0o644)
+	if err := CheckDirs([]string{a, b}); err != nil {
+		t.Errorf("two runs: %v", err)
+	}
+	many := make([]string, MaxRuns+1)
+	for i := range many {
+		many[i] = a
+	}
+	for _, c := range []struct {
+		dirs []string
+		want string
+	}{
+		{[]string{a, filepath.Join(a, ".")}, "the same run as"},
+		{[]string{filepath.Join(a, "nope")}, "no such directory"},
+		{[]string{file}, "not a directory"},
+		{many, "at most 64"},
+	} {
+		if err := CheckDirs(c.dirs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.dirs[:min(2, len(c.dirs))], err, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,6 +54,7 @@ type exampleRun struct {
 var exampleRuns = []exampleRun{
 	{name: "h200-1gpu", dir: "h200-1gpu/run"},
 	{name: "imported", dir: "imported/run", sets: []string{"nic.rate=400Gbit/s"}},
+	{name: "moc-calibrated", dir: "moc-calibrated/run"},
 	{name: "nccl-tests", dir: "nccl-tests/run"},
 	{name: "two-hosts-veth", dir: "two-hosts-veth/run", sets: []string{"nic.rate=1Gbit/s", "nic.mtu=1500"}},
 }
@@ -93,7 +95,10 @@ func exampleInputs() (map[string]Input, error) {
 		in.Scenario, in.RunID, in.ProbeNote, in.Overrides = s, er.name, "", er.sets
 		in.Measured, in.Imported, in.Compare = d.Measured, d.Imported, d.Compare
 		// gpupath report --data calibrates the runs it is given.
-		in.Calibration, in.CalibrationNote = Calibrate(runs, s)
+		in.Calibration, in.ImportedCalibration, in.CalibrationNote, err = CalibrateRuns(context.Background(), runs, s)
+		if err != nil {
+			return nil, err
+		}
 		ins[er.name] = in
 	}
 	return ins, nil

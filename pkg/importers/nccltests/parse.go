@@ -177,7 +177,7 @@ func parseText(name string, lines []string, sink func(obs.Record)) (*obs.Output,
 			continue
 		}
 		f := strings.Fields(t)
-		if _, err := strconv.ParseInt(f[0], 10, 64); err != nil {
+		if !digits(f[0]) {
 			continue // other programs' output (launcher, MPI warnings)
 		}
 		if p.tab == nil {
@@ -319,6 +319,18 @@ func rateScale(unit string) (float64, error) {
 }
 
 // row reads one result row into a record per group.
+// digits tells whether s is a whole number as nccl-tests prints its first
+// column (the size), however large: a row, read or refused as one, never
+// taken for another program's line.
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func (p *parser) row(f []string, n int) error {
 	tab := p.tab
 	want := len(tab.cols)
@@ -420,7 +432,7 @@ func (p *parser) row(f []string, n int) error {
 		r := recs[i]
 		r.Bytes, r.Count, r.Type, r.Redop, r.Root = base.Bytes, base.Count, base.Type, base.Redop, base.Root
 		if r.Time <= 0 {
-			p.out.Notes = append(p.out.Notes, fmt.Sprintf("line %d: %s has no time: no record", n, r.Variant))
+			p.out.Problems = append(p.out.Problems, obs.Problem{Line: n, Text: strings.Join(f, " "), Reason: r.Variant + ": a time of 0: no record (nothing to judge without a time)"})
 			continue
 		}
 		r.Metric = obs.Bandwidth

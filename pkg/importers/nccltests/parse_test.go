@@ -153,6 +153,26 @@ func TestDamagedRow(t *testing.T) {
 	}
 }
 
+// Rows whose values cannot be used are problems with their line, as a
+// damaged row is: a time of 0 (no record to judge) and a size past int64
+// (read as a row and refused, never taken for another program's line).
+func TestUnusableRowsSaySo(t *testing.T) {
+	in := "# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n" +
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n" +
+		"           8             2     float     sum      -1     0.00    0.00    0.00      0    10.00    0.00    0.00      0\n" +
+		"99999999999999999999999     4     float     sum      -1    10.00    0.00    0.00      0    10.00    0.00    0.00      0\n" +
+		"          64            16     float     sum      -1    10.00    0.01    0.01      0    10.00    0.01    0.01      0\n"
+	o, err := Parse("x.txt", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Records) != 3 || len(o.Problems) != 2 || o.Problems[0].Line != 4 || !strings.Contains(o.Problems[0].Reason, "a time of 0") ||
+		o.Problems[1].Line != 5 || !strings.Contains(o.Problems[1].Reason, "column size") {
+		t.Errorf("%d records, problems %v", len(o.Records), o.Problems)
+	}
+}
+
 // FuzzParse checks that Parse never panics and that what it reads passes validation.
 func FuzzParse(f *testing.F) { fx.Fuzz(f) }
 
