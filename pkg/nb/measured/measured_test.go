@@ -483,3 +483,21 @@ func TestNCCLTestsAgainstModel(t *testing.T) {
 		t.Error("a run of gpupath measure gave an nccl-tests table")
 	}
 }
+
+// The committed MOC run calibrates as gpupath fit does: the keys and the
+// check on the sizes left out, per tool.
+func TestImportedCalibration(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	html, err := ImportedCalibration(root, MOCRun, model.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"nic.rate", "nccl.net_efficiency", "perftest", "nccl-tests", "The sizes left out"} {
+		if !strings.Contains(html, w) {
+			t.Errorf("lacks %q", w)
+		}
+	}
+	if _, err := ImportedCalibration(root, "reports/examples/h200-1gpu/run", model.Default()); err == nil {
+		t.Error("a measured run: no error")
+	}
+}
