@@ -2,13 +2,11 @@ package nvlink
 
 import (
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
@@ -17,35 +15,7 @@ import (
 // all its outputs are local, in testdata/published.
 var fx = importtest.Format{Tool: "nvidia-smi-nvlink", Only: []string{}, Local: "published", Detect: Detect, Parse: Parse}
 
-// published lists testdata/published. fx.Names cannot be used: it reads
-// ../testdata/fixtures/<Tool> before it looks at Only, and that directory
-// does not exist for this tool (it would t.Fatal).
-func published(t *testing.T) []string {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join("testdata", fx.Local))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() || e.Name() == "README.md" || e.Name() == "SOURCES.md" {
-			continue
-		}
-		out = append(out, path.Join(fx.Local, e.Name()))
-	}
-	if len(out) == 0 {
-		t.Fatal("no published outputs")
-	}
-	return out
-}
-
-func TestGolden(t *testing.T) {
-	for _, name := range published(t) {
-		t.Run(name, func(t *testing.T) {
-			golden.JSON(t, fx.GoldenPath(name), fx.Output(t, name))
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 func TestHandRead(t *testing.T) {
 	// H100 PCIe pair: 18 links each, 6 of them inactive, 26.562 GB/s = 26.562e9 B/s.

@@ -2,56 +2,21 @@ package p2plat
 
 import (
 	"math"
-	"os"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
 
-// fx is the format's fixtures: the published outputs in testdata/published.
-// There is no shared directory ../testdata/fixtures/p2pBandwidthLatencyTest
-// (yet), and importtest.Format.Names lists it even when Only is set, so the
-// tests list the local outputs themselves (localNames) instead of calling
-// fx.Names or fx.CheckGolden.
+// fx is the format's fixtures: the published outputs in testdata/published
+// (none is in the shared collection: an empty Only).
 var fx = importtest.Format{Tool: "p2pBandwidthLatencyTest", Only: []string{}, Local: "published", Detect: Detect, Parse: Parse}
-
-// localNames lists the outputs under testdata/<fx.Local> as Names would:
-// Local/<file>, sorted, README.md left out.
-func localNames(t *testing.T) []string {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join("testdata", fx.Local))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() || e.Name() == "README.md" || e.Name() == "SOURCES.md" {
-			continue
-		}
-		out = append(out, path.Join(fx.Local, e.Name()))
-	}
-	slices.Sort(out)
-	if len(out) == 0 {
-		t.Fatal("no outputs")
-	}
-	return out
-}
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
-func TestGolden(t *testing.T) {
-	for _, name := range localNames(t) {
-		t.Run(name, func(t *testing.T) {
-			golden.JSON(t, fx.GoldenPath(name), fx.Output(t, name))
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 // find returns the record of that op, variant and target.
 func find(t *testing.T, o *obs.Output, op, variant, target string) obs.Record {

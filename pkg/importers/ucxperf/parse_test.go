@@ -5,12 +5,9 @@ import (
 	"errors"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
 	"testing"
 
-	"github.com/gpupath/gpupath/internal/golden"
 	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
@@ -22,36 +19,7 @@ var fx = importtest.Format{Tool: "ucx_perftest", Only: []string{}, Local: "publi
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
-// names lists the local outputs. fx.Names cannot be used: it reads the
-// shared directory of the tool even when Only is empty, and that directory
-// does not exist for ucx_perftest.
-func names(t *testing.T) []string {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join("testdata", fx.Local))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() || e.Name() == "README.md" || e.Name() == "SOURCES.md" {
-			continue
-		}
-		out = append(out, path.Join(fx.Local, e.Name()))
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		t.Fatal("no outputs")
-	}
-	return out
-}
-
-func TestGolden(t *testing.T) {
-	for _, name := range names(t) {
-		t.Run(name, func(t *testing.T) {
-			golden.JSON(t, fx.GoldenPath(name), fx.Output(t, name))
-		})
-	}
-}
+func TestGolden(t *testing.T) { fx.CheckGolden(t) }
 
 // Expected values are read off the files by hand; MB/s is 2^20 B/s, usec 1e-6 s.
 func TestHandRead(t *testing.T) {
