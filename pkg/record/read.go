@@ -264,10 +264,7 @@ func (rd *RunData) deriveByCount() {
 	if m.Status != StatusRunning && m.Status != StatusPending {
 		return
 	}
-	counted := 0
-	for _, p := range m.Probes {
-		counted += p.Results
-	}
+	counted := m.Counted()
 	if n := len(rd.Results); n > counted {
 		rd.Derived = fmt.Sprintf("found %s with %d record(s) (the manifest counts %d); the writer died", m.Status, n, counted)
 		m.Status = StatusInterrupted
@@ -283,10 +280,7 @@ func (rd *RunData) derive(held, noResults bool) {
 	if m.Status != StatusRunning && m.Status != StatusPending {
 		return
 	}
-	counted := 0
-	for _, p := range m.Probes {
-		counted += p.Results
-	}
+	counted := m.Counted()
 	n := len(rd.Results)
 	if held || noResults {
 		return
@@ -310,6 +304,15 @@ func (rd *RunData) Corrupt() error {
 	return fmt.Errorf("%s is corrupt: no line is a record (line %d: %s)", name, rd.Skipped[0].Line, rd.Skipped[0].Reason)
 }
 
+// Counted is the number of records the manifest's probes say they wrote.
+func (m *Manifest) Counted() int {
+	n := 0
+	for _, p := range m.Probes {
+		n += p.Results
+	}
+	return n
+}
+
 // checkLost reads a finished run (complete or partial) whose results.jsonl
 // holds fewer records than its manifest counts — the file truncated, emptied,
 // removed or replaced after the run — as interrupted, and Derived says what
@@ -319,10 +322,7 @@ func (rd *RunData) checkLost() {
 	if m.Status != StatusComplete && m.Status != StatusPartial {
 		return
 	}
-	counted := 0
-	for _, p := range m.Probes {
-		counted += p.Results
-	}
+	counted := m.Counted()
 	if n := len(rd.Results); n < counted {
 		rd.Derived = fmt.Sprintf("found %s, but %s holds %d record(s) of the %d its manifest counts (the others are missing or damaged)", m.Status, ResultsFile, n, counted)
 		m.Status = StatusInterrupted
