@@ -388,7 +388,6 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 	if err != nil {
 		return KeyFit{}, model.Override{}, false
 	}
-	beforeText, _ := s0.Get(r.key)
 	cur, ok := numeric(s0, r.key)
 	if !ok {
 		return KeyFit{}, model.Override{}, false
@@ -591,7 +590,7 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 		}
 		return strconv.FormatFloat(x, 'g', 3, 64)
 	}
-	beforeText = text(cur)
+	beforeText := text(cur)
 	if r.key == "nccl.net_efficiency" && s0.NCCL.NetEfficiency == 0 {
 		beforeText = "1 (not set)"
 	}
