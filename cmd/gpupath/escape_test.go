@@ -283,6 +283,30 @@ func TestImportHostileNames(t *testing.T) {
 	if !bytes.Contains(m, []byte(`u202e`)) {
 		t.Fatalf("the hostname did not reach the manifest:\n%s", m)
 	}
+	// Not even JSON-escaped: every string of the manifest, the files'
+	// inventories included, decodes to text without a control character.
+	var doc any
+	if err := json.Unmarshal(m, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if !termtext.Safe(x, false) {
+				t.Errorf("manifest string with a control character: %q", x)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
 	out := filepath.Join(dir, "out")
 	so, eo, code := invoke(t, "report", "--model-only", "--data", run, "--out", out)
 	if code != 0 {

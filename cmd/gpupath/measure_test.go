@@ -124,6 +124,7 @@ func TestMeasureBadInput(t *testing.T) {
 		{[]string{"measure", "--probes", "syscall", "--budget", "2000000h"}, "--budget must be positive and at most 168h0m0s"},
 		{[]string{"measure", "--probes", "tcp", "--timeout", "2000000h"}, "--timeout must be positive and at most 24h0m0s"},
 		{[]string{"serve", "--timeout", "25h"}, "--timeout must be positive and at most 24h0m0s"},
+		{[]string{"measure", "--world-size", "2", "--rank", "1", "--peer", "127.0.0.1:7470", "--peer-wait", "2000000h"}, "--peer-wait must be positive and at most 168h0m0s"},
 		{[]string{"measure", "--probes", "syscall", "--tolerance", "NaN"}, "--tolerance must be in [0, 1), got NaN"},
 		{[]string{"measure", "--probes", "syscall", "--tolerance", "Inf"}, "--tolerance must be in [0, 1)"},
 		{[]string{"measure", "--probes", "memcpy", "--sizes", "1B:1TiB:x1024"}, "--sizes: memcpy: size 1TiB out of range [1B, 1GiB]"},

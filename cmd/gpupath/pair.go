@@ -71,8 +71,8 @@ func (p *pairFlags) resolve(getenv cluster.Getenv) (*pairing, error) {
 			return nil, usagef("--%s must be 0 or more, got %d", f.name, f.v)
 		}
 	}
-	if p.peerWait <= 0 {
-		return nil, usagef("--peer-wait must be positive, got %v", p.peerWait)
+	if p.peerWait <= 0 || p.peerWait > measure.MaxBudget {
+		return nil, usagef("--peer-wait must be positive and at most %v, got %v", measure.MaxBudget, p.peerWait)
 	}
 	if err := checkAddr("--peer", p.peer, false); err != nil {
 		return nil, err

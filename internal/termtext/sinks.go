@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"fmt"
+	"reflect"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -77,4 +78,40 @@ func JSON(b []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// NameAll passes every string reachable from v (a pointer to a struct,
+// through its exported fields, slices, arrays, pointers and maps' string
+// values) through Name: a whole document from outside — what an imported
+// file said of its hardware — made one line per text before it goes into a
+// file gpupath reads back. Unexported fields are left as they are.
+func NameAll(v any) { nameAll(reflect.ValueOf(v)) }
+
+func nameAll(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			nameAll(v.Elem())
+		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(Name(v.String()))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				nameAll(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			nameAll(v.Index(i))
+		}
+	case reflect.Map:
+		if v.Type().Elem().Kind() == reflect.String && v.Type().Key().Kind() == reflect.String {
+			for _, k := range v.MapKeys() {
+				v.SetMapIndex(k, reflect.ValueOf(Name(v.MapIndex(k).String())).Convert(v.Type().Elem()))
+			}
+		}
+	}
 }

@@ -139,3 +139,19 @@ func FuzzTerminalWriterKeepsJSON(f *testing.F) {
 		}
 	})
 }
+
+// NameAll reaches every exported string: fields, slices, pointers, maps.
+func TestNameAll(t *testing.T) {
+	type inner struct{ S string }
+	v := struct {
+		A      string
+		L      []string
+		P      *inner
+		M      map[string]string
+		hidden string
+	}{A: "a\x1b", L: []string{"b\n"}, P: &inner{S: "c\x07"}, M: map[string]string{"k": "d\u2028"}, hidden: "e\x1b"}
+	NameAll(&v)
+	if v.A != `a\x1b` || v.L[0] != `b\x0a` || v.P.S != `c\x07` || v.M["k"] != `d\u2028` || v.hidden != "e\x1b" {
+		t.Errorf("%+v %+v", v, *v.P)
+	}
+}

@@ -419,6 +419,9 @@ func ReadFilesStream(ctx context.Context, paths []string, tool string) ([]*File,
 func readFiles(ctx context.Context, paths []string, tool string, stream bool) ([]*File, error) {
 	var files []*File
 	total := 0
+	if len(paths) > MaxFiles {
+		return nil, fmt.Errorf("%d files: one import takes at most %d (import a cluster's outputs in several runs)", len(paths), MaxFiles)
+	}
 	var seen []os.FileInfo
 	for _, p := range paths {
 		// The same file twice (under two names too) would import its

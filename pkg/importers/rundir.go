@@ -198,6 +198,10 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 			return nil, err
 		}
 		info.Records = st.Results
+		// What the file said of itself and its hardware is from outside:
+		// every text one line without control characters, as the manifest's
+		// host (the records' names are cleaned by their reader).
+		termtext.NameAll(&info)
 		inv, err := termtext.MarshalJSON(info)
 		if err != nil {
 			return nil, err
@@ -406,6 +410,12 @@ type Run struct {
 // IsImported tells whether a manifest was written by WriteRun.
 func IsImported(m *record.Manifest) bool { return m.Tool == ToolName }
 
+// MaxFiles bounds the files of one import (and the files a run of gpupath
+// import describes): a folder of one cluster's outputs holds tens or
+// hundreds; each is judged against the model on its own scenario, so a
+// manifest listing thousands would take minutes and gigabytes to report.
+const MaxFiles = 512
+
 // ErrNotImported is returned by ReadRun for a run that gpupath measured.
 var ErrNotImported = errors.New("not a run directory of gpupath import")
 
@@ -426,6 +436,9 @@ func FromRunData(rd *record.RunData) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", rd.Dir, ErrNotImported)
 	}
 	run := &Run{Dir: rd.Dir, Data: rd}
+	if n := len(rd.Manifest.Probes); n > MaxFiles {
+		return nil, fmt.Errorf("%s: %s describes %d files: an import holds at most %d", rd.Dir, record.ManifestFile, n, MaxFiles)
+	}
 	for _, p := range rd.Manifest.Probes {
 		if len(p.Inventory) == 0 {
 			continue

@@ -52,7 +52,7 @@
 // records carry Extra peer_access = 1 or 0 when the "Device=i CAN/CANNOT
 // Access Peer Device=j" lines say it: without peer access the P2P=Enabled
 // matrices fall back to a staged copy. Central is "mean" (the sample
-// averages over its repeats); Fields are the values of the row.
+// averages over its repeats); Fields are the row's device and the cell's value.
 //
 // Device lines fill Hardware.GPUs; peer-access lines, the connectivity
 // matrix, the sample's NOTE lines and "Test passed" become notes; "Cuda
@@ -64,11 +64,17 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
+
+// MaxDevices bounds the devices of one matrix: the sample runs on one node
+// (cudaGetDeviceCount), which has 8 GPUs and at most a few dozen; a matrix
+// of more is not this sample's, and would make N² records.
+const MaxDevices = 128
 
 // Tool is the name of the format.
 const Tool = "p2pBandwidthLatencyTest"
@@ -95,8 +101,9 @@ type matrix struct {
 	op      string
 	variant string
 	bidi    bool
-	head    int   // line of the heading
-	cols    []int // device numbers of the columns; nil before the header row
+	head    int          // line of the heading
+	cols    []int        // device numbers of the columns; nil before the header row
+	seen    map[int]bool // the rows read under the present header
 	sub     string
 	rows    int // rows read under the current header
 	colLine int
@@ -230,17 +237,22 @@ func (p *parser) header(n int, l string) {
 	m := p.m
 	p.check()
 	f := strings.Fields(l)
+	if len(f)-1 > MaxDevices {
+		p.problem(n, "", fmt.Sprintf("a matrix of %d devices: at most %d (the sample's largest node has far fewer); its rows are not read", len(f)-1, MaxDevices))
+		m.cols = nil
+		return
+	}
 	cols := make([]int, 0, len(f)-1)
 	for _, s := range f[1:] {
 		c, err := strconv.Atoi(s)
-		if err != nil {
-			p.problem(n, l, "a matrix header with a column that cannot be read")
+		if err != nil || c < 0 || c >= MaxDevices || slices.Contains(cols, c) {
+			p.problem(n, l, "a matrix header with a column that cannot be read (a device number twice or past the limit)")
 			m.cols = nil
 			return
 		}
 		cols = append(cols, c)
 	}
-	m.cols, m.rows, m.colLine = cols, 0, n
+	m.cols, m.rows, m.colLine, m.seen = cols, 0, n, nil
 	m.sub = ""
 	if m.kind == "lat" && f[0] != `D\D` {
 		m.sub = strings.ToLower(f[0])
@@ -285,12 +297,20 @@ func (p *parser) row(n int, l string) {
 	if len(vals) < len(m.cols) {
 		p.problem(n, l, fmt.Sprintf("a matrix row cut short: %d values under %d columns (the values read are kept)", len(vals), len(m.cols)))
 	}
+	if m.seen == nil {
+		m.seen = map[int]bool{}
+	}
+	if m.seen[from] || from < 0 || from >= MaxDevices {
+		p.problem(n, l, fmt.Sprintf("a matrix row for device %d twice, or past the limit: not read", from))
+		return
+	}
+	m.seen[from] = true
 	for k, v := range vals {
-		p.add(n, from, m.cols[k], v, f)
+		p.add(n, from, m.cols[k], v, f[0], f[k+1])
 	}
 }
 
-func (p *parser) add(n, from, to int, v float64, fields []string) {
+func (p *parser) add(n, from, to int, v float64, row, cell string) {
 	m := p.m
 	variant := m.variant
 	if m.sub != "" {
@@ -300,7 +320,7 @@ func (p *parser) add(n, from, to int, v float64, fields []string) {
 		variant += " local"
 	}
 	if v <= 0 {
-		p.out.Notes = append(p.out.Notes, fmt.Sprintf("line %d: %s %s %d->%d is 0: no record", n, m.op, variant, from, to))
+		p.problem(n, "", fmt.Sprintf("%s %s %d->%d is 0: no record (a rate or a time of 0 is no measurement)", m.op, variant, from, to))
 		return
 	}
 	r := obs.Record{Line: n, Test: Tool, Op: m.op, Variant: variant, Target: fmt.Sprintf("%d->%d", from, to),
@@ -332,7 +352,7 @@ func (p *parser) add(n, from, to int, v float64, fields []string) {
 	if len(extra) > 0 {
 		r.Extra = extra
 	}
-	r.Fields = append([]string(nil), fields...)
+	r.Fields = []string{row, cell} // the row's device and the cell: a row of a large matrix is not copied into each
 	p.out.Add(r)
 }
 

@@ -1,6 +1,7 @@
 package p2plat
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -46,7 +47,7 @@ func TestHandRead(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 	r = find(t, o, "unidirectional", "p2p disabled", "0->3")
-	if r.Line != 30 || !near(r.Rate, 22.21e9) || r.Extra["peer_access"] != 1 || len(r.Fields) != 5 || r.Fields[4] != "22.21" {
+	if r.Line != 30 || !near(r.Rate, 22.21e9) || r.Extra["peer_access"] != 1 || len(r.Fields) != 2 || r.Fields[0] != "0" || r.Fields[1] != "22.21" {
 		t.Errorf("%+v", r)
 	}
 	// Line 38: "     2  26.32  26.32 830.69  26.32" (P2P Writes).
@@ -172,7 +173,7 @@ func TestGarbage(t *testing.T) {
 		"Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)\r\n" +
 		"     0 700.00  12.00\r\n" + // line 13: no header
 		"   D\\D     0      1\r\n" +
-		"     0 700.00  0.00\r\n" + // line 15: a zero: no record
+		"     0 700.00  0.00\r\n" + // line 15: a zero: no record, a problem
 		"     1  12.00 690.00\r\n" +
 		"P2P=Enabled Latency (P2P Reads) Matrix (us)\r\n" +
 		"   GPU     0      1\r\n" +
@@ -187,7 +188,7 @@ func TestGarbage(t *testing.T) {
 		t.Fatal("not detected")
 	}
 	o := parse(t, s)
-	want := []int{10, 11, 13}
+	want := []int{10, 11, 13, 15}
 	if len(o.Problems) != len(want) {
 		t.Fatalf("%v", o.Problems)
 	}
@@ -221,3 +222,23 @@ func TestGarbage(t *testing.T) {
 
 // FuzzParse checks that Parse never panics and that what it reads passes validation.
 func FuzzParse(f *testing.F) { fx.Fuzz(f) }
+
+// A matrix of more devices than a node has is refused with its line, not
+// read into N² records; a row given twice is a problem, not data.
+func TestMatrixBounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nUnidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D")
+	for i := range MaxDevices + 1 {
+		fmt.Fprintf(&b, " %d", i)
+	}
+	b.WriteString("\n     0 1.0\n")
+	o, err := Parse([]byte(b.String()))
+	if err != nil || len(o.Records) != 0 || len(o.Problems) == 0 || !strings.Contains(o.Problems[0].Reason, "at most 128") {
+		t.Errorf("%v %d records %v", err, len(o.Records), o.Problems)
+	}
+	dup := "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nUnidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D     0      1\n     0 700.00  12.00\n     0 700.00  12.00\n"
+	o, err = Parse([]byte(dup))
+	if err != nil || len(o.Records) != 2 || len(o.Problems) != 1 || o.Problems[0].Line != 5 {
+		t.Errorf("%v %d records %v", err, len(o.Records), o.Problems)
+	}
+}

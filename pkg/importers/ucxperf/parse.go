@@ -27,7 +27,8 @@
 // Extra (interval_time_s, interval_rate_Bps, interval_msg_rate). Progress
 // rows ("[thread N]" in OpenMP builds, bare rows in the others) are kept as
 // the Samples of the Final record that follows (their since-last-report
-// time); progress rows that no Final row follows are dropped with a note.
+// time); progress rows that no Final row follows are a problem (the run
+// was cut short): no record is made of them.
 // The oldest releases print no "Final:" label and no Stage column: there the
 // last row of a table is the result (print_progress prints it last) and the
 // earlier ones are samples. With -f (a "Test" column) every row is a result.
@@ -92,8 +93,13 @@ type header struct {
 	line                                            int
 }
 
+// maxSize is the largest message size a record takes (obs's bound, 1 EiB).
+const maxSize = 1 << 60
+
 // command is what a command line says.
 type command struct {
+	// badSize is an -s value that cannot be read (a problem of its line).
+	badSize   string
 	test, mem string
 	size      int64
 	sizeSet   bool
@@ -165,9 +171,9 @@ func Parse(b []byte) (*obs.Output, error) {
 		case p.kind != "" && p.rowLike(l):
 			p.row(n, l)
 		case debugCmd.MatchString(l):
-			p.command(strings.TrimSpace(debugCmd.FindStringSubmatch(l)[1]), false)
+			p.command(n, strings.TrimSpace(debugCmd.FindStringSubmatch(l)[1]), false)
 		case !strings.HasPrefix(l, "[") && !strings.Contains(l, "(+0x") && cmdRe.MatchString(l):
-			p.command(l, true)
+			p.command(n, l, true)
 		}
 	}
 	if !found {
@@ -208,7 +214,7 @@ func (p *parser) field(n int, m []string) {
 		p.hdr.recvDev = v
 	case "Message size":
 		s, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || s < 0 {
+		if err != nil || s < 0 || s > maxSize {
 			p.out.Problems = append(p.out.Problems, obs.Problem{Line: n, Text: m[0], Reason: "a message size that cannot be read"})
 			return
 		}
@@ -326,13 +332,13 @@ func (p *parser) flushOld() {
 func (p *parser) endTable() {
 	p.flushOld()
 	if len(p.samples) > 0 {
-		p.out.Notes = append(p.out.Notes, fmt.Sprintf("line %d: %d progress rows without a Final: row after them: no record", p.sampleL, len(p.samples)))
+		p.out.Problems = append(p.out.Problems, obs.Problem{Line: p.sampleL, Reason: fmt.Sprintf("%d progress rows without a Final: row after them (the run was cut short): no record", len(p.samples))})
 		p.samples = nil
 	}
 	p.kind = ""
 }
 
-func (p *parser) command(l string, top bool) {
+func (p *parser) command(n int, l string, top bool) {
 	l = strings.TrimSpace(strings.TrimSuffix(l, "\\"))
 	if i := strings.Index(l, "# "); i > 0 && strings.Contains(l[:i], "@") { // root@host:dir# cmd
 		l = strings.TrimSpace(l[i+2:])
@@ -358,16 +364,22 @@ func (p *parser) command(l string, top bool) {
 			ok := true
 			for _, s := range strings.Split(f[i+1], ",") {
 				v, err := strconv.ParseInt(s, 10, 64)
-				if err != nil || v < 0 || sum+v < sum {
+				if err != nil || v < 0 || sum+v < sum || sum+v > maxSize {
 					ok = false
 					break
 				}
 				sum += v
 			}
 			c.size, c.sizeSet = sum, ok
+			if !ok {
+				c.badSize = f[i+1]
+			}
 		}
 	}
 	p.cmd = c
+	if c.badSize != "" {
+		p.out.Problems = append(p.out.Problems, obs.Problem{Line: n, Text: l, Reason: fmt.Sprintf("-s %s: a message size that cannot be read (negative, past 1 EiB, or not a number)", obs.Quote(c.badSize, 40))})
+	}
 }
 
 func (p *parser) testName() string {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpupath/gpupath/pkg/importers/internal/importtest"
@@ -79,15 +80,17 @@ func TestTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Records) != 0 || len(o.Problems) != 1 || o.Problems[0].Line != 11 {
+	// The row cut in two, and the progress rows before it with no Final row.
+	if len(o.Records) != 0 || len(o.Problems) != 2 || o.Problems[0].Line != 11 || o.Problems[1].Line != 8 {
 		t.Errorf("records %v, problems %v, notes %v", o.Records, o.Problems, o.Notes)
 	}
 	if err := o.Validate(); err != nil {
 		t.Error(err)
 	}
-	// cut before any Final row: the progress rows are dropped with a note
+	// cut before any Final row: the progress rows are a problem (the run
+	// was cut short), no record
 	o, err = Parse(b[:i])
-	if err != nil || len(o.Records) != 0 || len(o.Notes) == 0 {
+	if err != nil || len(o.Records) != 0 || len(o.Problems) != 1 || !strings.Contains(o.Problems[0].Reason, "without a Final") {
 		t.Errorf("%v %+v", err, o)
 	}
 }
@@ -122,3 +125,22 @@ func TestDetectNegative(t *testing.T) {
 
 // FuzzParse checks that Parse never panics and that what it reads passes validation.
 func FuzzParse(f *testing.F) { fx.Fuzz(f) }
+
+// An -s the record cannot take (past 1 EiB, negative, not a number) is a
+// problem of the command line, not a size left unsaid.
+func TestBadSizeOnTheCommandLine(t *testing.T) {
+	for _, s := range []string{"2000000000000000000", "-5", "99999999999999999999999", "1,2,,x"} {
+		b := fx.Read(t, "published/issue9908-tag_lat-host-tag_bw-cuda-50ile-client.txt")
+		o, err := Parse(bytes.Replace(b, []byte("-t tag_lat"), []byte("-t tag_lat -s "+s), 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range o.Problems {
+			found = found || strings.Contains(p.Reason, "a message size that cannot be read")
+		}
+		if !found {
+			t.Errorf("-s %s: problems %v", s, o.Problems)
+		}
+	}
+}
