@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gpupath/gpupath/internal/termtext"
 )
@@ -51,17 +50,8 @@ func Exit(err error, stderr io.Writer) int {
 // quotes what it was given (a 100 kB name to catalog show) quotes its start.
 const MaxMessageBytes = 1024
 
-// shorten cuts msg to MaxMessageBytes at a character, saying how long it was.
-func shorten(msg string) string {
-	if len(msg) <= MaxMessageBytes {
-		return msg
-	}
-	cut := MaxMessageBytes
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes in all)", msg[:cut], len(msg))
-}
+// shorten cuts msg to MaxMessageBytes (termtext.Cut).
+func shorten(msg string) string { return termtext.Cut(msg, MaxMessageBytes) }
 
 // Build is what `gpupath version` says of the binary.
 type Build struct {

@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"unicode/utf16"
@@ -114,4 +115,51 @@ func nameAll(v reflect.Value) {
 			}
 		}
 	}
+}
+
+// Cut shortens s to its first max bytes, at a character boundary, and
+// says how long it was ("… (130000 bytes in all)"); s itself when it fits.
+// It is the one cut of a long text a person reads (an error line, a
+// doctor finding).
+func Cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+}
+
+// ControlStrings returns the strings of a JSON document that hold a
+// control character once decoded (a JSON escape such as \u001b decodes to
+// one): the check of every JSON file gpupath writes from outside text. An
+// error is a document that is not JSON.
+func ControlStrings(doc []byte) ([]string, error) {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, err
+	}
+	var bad []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if !Safe(x, false) {
+				bad = append(bad, x)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return bad, nil
 }

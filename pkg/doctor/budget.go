@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/internal/termtext"
@@ -101,17 +100,7 @@ const MaxTextBytes = 512
 // kernel release, an OS name or a GPU name read from a file may hold a
 // line break) and cuts it to MaxTextBytes at a character boundary, saying
 // how long it was.
-func clip(s string) string {
-	s = termtext.Name(s)
-	if len(s) <= MaxTextBytes {
-		return s
-	}
-	cut := MaxTextBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
-}
+func clip(s string) string { return termtext.Cut(termtext.Name(s), MaxTextBytes) }
 
 // bound clips every text of the report (clip): where the facts came from,
 // the scenario, the host keys and every finding.

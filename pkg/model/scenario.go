@@ -486,15 +486,18 @@ func intKey(name, doc string, f func(*Scenario) *int, lo, hi int) Key {
 	}, func(n int) any { return n }, strconv.Itoa)
 }
 
+// parseNumber reads a number; NaN is none.
+func parseNumber(v string) (float64, error) {
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(x) {
+		return 0, fmt.Errorf("%q is not a number", v)
+	}
+	return x, nil
+}
+
 // zeroOrFraction is a fraction in [0, 1], where 0 means "not set".
 func zeroOrFraction(name, doc string, f func(*Scenario) *float64) Key {
-	return typedKey(name, doc, "fraction", f, func(v string) (float64, error) {
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(x) {
-			return 0, fmt.Errorf("%q is not a number", v)
-		}
-		return x, nil
-	}, func(x float64, _ string) error {
+	return typedKey(name, doc, "fraction", f, parseNumber, func(x float64, _ string) error {
 		if !(x >= 0 && x <= 1) {
 			return fmt.Errorf("%v is out of range [0, 1] (0: not set)", x)
 		}
@@ -503,13 +506,7 @@ func zeroOrFraction(name, doc string, f func(*Scenario) *float64) Key {
 }
 
 func floatKey(name, doc string, f func(*Scenario) *float64, lo, hi float64) Key {
-	return typedKey(name, doc, "fraction", f, func(v string) (float64, error) {
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(x) {
-			return 0, fmt.Errorf("%q is not a number", v)
-		}
-		return x, nil
-	}, func(x float64, _ string) error {
+	return typedKey(name, doc, "fraction", f, parseNumber, func(x float64, _ string) error {
 		if !(x > lo && x <= hi) {
 			return fmt.Errorf("%v is out of range (%v, %v]", x, lo, hi)
 		}
