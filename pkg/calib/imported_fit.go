@@ -93,7 +93,6 @@ type ImportedCalibration struct {
 type regime struct {
 	key        string
 	lo, hi     units.Bytes // sizes in [lo, hi]
-	additive   bool        // a latency or a cost: fitted on a linear scale around 0
 	kind       string      // "seconds", "rate", "fraction"
 	order      int         // rates first (a large message hardly depends on a latency), then latencies and costs, then NCCL's share of the network and its overhead
 	what       string      // in the source
@@ -112,7 +111,7 @@ func regimesOf(path string, se *ImportedSeries) []regime {
 	q := se.Quantity
 	if se.Collective != nil {
 		return []regime{
-			{key: "nccl.net_overhead", lo: 1, hi: collSmall, additive: true, kind: "seconds", order: 4, what: "NCCL's per-step network overhead"},
+			{key: "nccl.net_overhead", lo: 1, hi: collSmall, kind: "seconds", order: 4, what: "NCCL's per-step network overhead"},
 			{key: "nccl.net_efficiency", lo: LargeCollective, hi: math.MaxInt64, kind: "fraction", order: 3, what: "the share of the network's rate NCCL's traffic reaches"},
 		}
 	}
@@ -122,18 +121,18 @@ func regimesOf(path string, se *ImportedSeries) []regime {
 	case path == "copy A" && q == record.Bandwidth:
 		return []regime{{key: "gpu.d2h_efficiency", lo: largeMin, hi: math.MaxInt64, kind: "fraction", order: 0, what: "device-to-host copy rate"}}
 	case strings.HasPrefix(path, "copy ") && q == record.Latency:
-		return []regime{{key: "gpu.copy_latency", lo: 1, hi: smallMax, additive: true, kind: "seconds", order: 2, what: "copy latency"}}
+		return []regime{{key: "gpu.copy_latency", lo: 1, hi: smallMax, kind: "seconds", order: 2, what: "copy latency"}}
 	case path == "gpu-peer" && q == record.Bandwidth:
 		return []regime{{key: "gpu.nvlink_efficiency", lo: largeMin, hi: math.MaxInt64, kind: "fraction", order: 0, what: "peer copy rate", onlyWithNV: true}}
 	case (path == "host-rdma" || path == "gdr" || path == "rdma") && q == record.Latency:
-		return []regime{{key: "nic.latency", lo: 1, hi: smallMax, additive: true, kind: "seconds", order: 2, what: "one-way latency of small messages"}}
+		return []regime{{key: "nic.latency", lo: 1, hi: smallMax, kind: "seconds", order: 2, what: "one-way latency of small messages"}}
 	case (path == "host-rdma" || path == "gdr" || path == "rdma") && q == record.Bandwidth:
 		return []regime{
-			{key: "nic.post_cost", lo: 1, hi: smallMax, additive: true, kind: "seconds", order: 1, what: "small-message rate (one core posting)"},
+			{key: "nic.post_cost", lo: 1, hi: smallMax, kind: "seconds", order: 1, what: "small-message rate (one core posting)"},
 			{key: "nic.rate", lo: largeMin, hi: math.MaxInt64, kind: "rate", order: 0, what: "large-message rate"},
 		}
 	case (path == "host-tcp" || path == "tcp") && q == record.Bandwidth:
-		return []regime{{key: "stack.rx_per_aggregate", lo: 1, hi: math.MaxInt64, additive: true, kind: "seconds", order: 0, what: "TCP stream rate (the receiving core's cost per aggregate)"}}
+		return []regime{{key: "stack.rx_per_aggregate", lo: 1, hi: math.MaxInt64, kind: "seconds", order: 0, what: "TCP stream rate (the receiving core's cost per aggregate)"}}
 	}
 	return nil
 }
@@ -206,11 +205,7 @@ func (t *target) ratiosWith(s *model.Scenario, cc map[collKey]map[units.Bytes]fl
 	for i, p := range t.se.Points {
 		jp := judgePoint(s, &t.se, t.path, t.factor, p, memo)
 		if jp.Ceiling > 0 && jp.Measured > 0 {
-			if t.se.Quantity == record.Bandwidth {
-				out[i] = jp.Measured / jp.Ceiling
-			} else {
-				out[i] = jp.Measured / jp.Ceiling
-			}
+			out[i] = jp.Measured / jp.Ceiling // a latency's ceiling is its floor: the same ratio
 		}
 	}
 	return out
