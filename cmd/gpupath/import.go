@@ -92,7 +92,10 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if lineErr != nil {
 		printLines(stderr, lineErr.Lines, "lines that could not be read")
-		return fmt.Errorf("%d line(s) could not be read (listed above); %s keeps the %d records of the others", len(lineErr.Lines), *out, records(m))
+		if n := m.Counted(); n > 0 {
+			return fmt.Errorf("%d line(s) could not be read (listed above); %s keeps the %d records of the others", len(lineErr.Lines), *out, n)
+		}
+		return fmt.Errorf("%d line(s) could not be read (listed above); no other line held a record: %s holds none", len(lineErr.Lines), *out)
 	}
 	return nil
 }
@@ -106,13 +109,4 @@ func printLines(w io.Writer, lines []importers.LineError, more string) {
 		}
 		fmt.Fprintf(w, "gpupath: import: %s\n", termtext.Name(l.Error()))
 	}
-}
-
-// records counts the records a run holds.
-func records(m *record.Manifest) int {
-	n := 0
-	for _, p := range m.Probes {
-		n += p.Results
-	}
-	return n
 }

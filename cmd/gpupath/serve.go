@@ -69,10 +69,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*quiet {
 		fmt.Fprintf(stderr, "gpupath serve: listening on %s (stop with Ctrl-C)\n", s.Addr())
 	}
-	start := time.Now()
+	start, stop := time.Now(), "--for"
 	err = s.Serve(ctx)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		stop = "a signal" // stopping a server is how it ends: exit 0
+	}
 	if *format == cli.JSON {
-		return errors.Join(err, cli.WriteJSON(stdout, map[string]any{"listen": s.Addr(), "seconds": time.Since(start).Round(time.Millisecond).Seconds()}))
+		return errors.Join(err, cli.WriteJSON(stdout, map[string]any{"listen": s.Addr(), "seconds": time.Since(start).Round(time.Millisecond).Seconds(), "stopped_by": stop}))
+	} else if !*quiet && err == nil {
+		fmt.Fprintf(stderr, "gpupath serve: stopped by %s after %s (any live session was ended)\n", stop, time.Since(start).Round(time.Second))
 	}
 	return err
 }

@@ -187,16 +187,20 @@ func CheckOutDir(path string) error {
 	case fi.Mode()&os.ModeSymlink != 0:
 		return errors.New("it is a symbolic link, not a directory (give a new or empty directory)")
 	case !fi.IsDir():
-		return errors.New("it exists and is not an empty directory (give a new or empty directory)")
+		return errors.New("it is a file, not a directory (give a new or empty directory)")
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return errors.Unwrap(err)
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(1)
+	names, err := f.Readdirnames(2)
 	if len(names) > 0 {
-		return fmt.Errorf("it exists and is not an empty directory: it holds %s (give a new or empty directory)", names[0])
+		more := ""
+		if len(names) > 1 {
+			more = " and more"
+		}
+		return fmt.Errorf("it is a directory that is not empty: it holds %q%s (give a new or empty directory)", names[0], more)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err

@@ -100,8 +100,33 @@ func invisible(r rune) bool {
 
 // ShellWord quotes a value for a shell command line printed to the user
 // when it holds spaces or shell characters (a GPU's name, a path): single
-// quotes, an inner one written '\”.
+// quotes, an inner one written '\''. A value with a character a terminal
+// would not show as itself (a control, a byte not UTF-8, an invisible
+// format character) is written as bash's $'…' with each such byte \xHH:
+// the word pasted back is the value, byte for byte, and the line printed
+// holds no control character.
 func ShellWord(v string) string {
+	if Clean(v) != v {
+		var b strings.Builder
+		b.WriteString("$'")
+		for i := 0; i < len(v); {
+			r, n := utf8.DecodeRuneInString(v[i:])
+			switch {
+			case r == '\\' || r == '\'':
+				b.WriteByte('\\')
+				b.WriteRune(r)
+			case r == utf8.RuneError && n == 1, !unicode.IsPrint(r) && r != ' ', invisible(r):
+				for _, c := range []byte(v[i : i+n]) {
+					fmt.Fprintf(&b, `\x%02x`, c)
+				}
+			default:
+				b.WriteString(v[i : i+n])
+			}
+			i += n
+		}
+		b.WriteByte('\'')
+		return b.String()
+	}
 	if v != "" && !strings.ContainsAny(v, " \t'\"$`\\|&;<>()*?[]#~!{}") {
 		return v
 	}

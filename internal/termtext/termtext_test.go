@@ -88,6 +88,13 @@ func TestShellWord(t *testing.T) {
 			t.Errorf("ShellWord(%q) = %s, want %s", in, got, want)
 		}
 	}
+	// A name a terminal would not show as itself: bash's $'…', byte for
+	// byte, with no control character on the line.
+	for in, want := range map[string]string{"a\nb.yaml": `$'a\x0ab.yaml'`, "it's\x1b[31m": `$'it\'s\x1b[31m'`, "\xff\\": `$'\xff\\'`, "é\u200b": `$'é\xe2\x80\x8b'`} {
+		if got := ShellWord(in); got != want || Clean(got) != got {
+			t.Errorf("ShellWord(%q) = %s, want %s", in, got, want)
+		}
+	}
 }
 
 // The one JSON writer leaves nothing raw that Safe refuses, keeps the

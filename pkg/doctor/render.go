@@ -34,9 +34,17 @@ func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	s := r.Summary
 	fmt.Fprintf(&b, "gpupath doctor: %d error, %d warn, %d unknown, %d info, %d ok\n", s.Error, s.Warn, s.Unknown, s.Info, s.OK)
-	roots := "sysfs " + orDash(r.Roots.Sys) + ", procfs " + orDash(r.Roots.Proc)
+	// A fact names its file where it sits on a live system (/proc/cmdline);
+	// a root given elsewhere says where that was read from.
+	as := func(root, live string) string {
+		if root == "" || root == live {
+			return orDash(root)
+		}
+		return root + " (read as " + live + ")"
+	}
+	roots := "sysfs " + as(r.Roots.Sys, "/sys") + ", procfs " + as(r.Roots.Proc, "/proc")
 	if r.Roots.Boot != "" {
-		roots += ", boot " + r.Roots.Boot
+		roots += ", boot " + as(r.Roots.Boot, "/boot")
 	}
 	// Every line below passes flat or wrapTo, which fold a line break from
 	// outside (an NVML version string, a path) into a space: no input

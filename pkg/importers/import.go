@@ -12,7 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/gpupath/gpupath/internal/safeio"
+	"github.com/gpupath/gpupath/pkg/importers/inventory"
 	"github.com/gpupath/gpupath/pkg/importers/nccllog"
+	"github.com/gpupath/gpupath/pkg/importers/nvlink"
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 	"github.com/gpupath/gpupath/pkg/record"
 )
@@ -256,6 +258,7 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	if err := CheckText(b); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	b, ends := carriageReturns(b)
 	b, long, err := cutLongLines(ctx, b)
 	if err != nil {
 		return nil, err
@@ -279,9 +282,18 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	if res.err != nil {
 		return nil, res.err
 	}
+	if o := res.f.Outputs[0]; res.f.Records() == 0 && measures(o.Tool) && len(o.Failures)+len(o.Problems)+len(o.Notes) == 0 {
+		// The format was recognized (its header is there) but no result
+		// row followed and the parser said nothing of why: never "ok".
+		o.Problems = append(o.Problems, obs.Problem{Line: bytes.Count(b, []byte("\n")) + 1, Reason: fmt.Sprintf("no result in the file: %s's header is there, but no row of results was found after it", o.Tool)})
+	}
 	if len(removed) > 0 {
 		o := res.f.Outputs[0]
 		o.Notes = append([]string{prefixNote(removed)}, o.Notes...)
+	}
+	if ends != "" {
+		o := res.f.Outputs[0]
+		o.Notes = append([]string{ends}, o.Notes...)
 	}
 	if len(long) > 0 {
 		o := res.f.Outputs[0]
@@ -289,6 +301,16 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 		sort.SliceStable(o.Problems, func(i, j int) bool { return o.Problems[i].Line < o.Problems[j].Line })
 	}
 	return res.f, nil
+}
+
+// measures tells whether a tool's outputs carry results (records), as
+// opposed to the hardware listings and NCCL's logs, which carry none.
+func measures(tool string) bool {
+	switch tool {
+	case inventory.IBStat, inventory.IBVDevinfo, inventory.SMITopo, nvlink.Tool, nccllog.Tool:
+		return false
+	}
+	return true
 }
 
 func parse(ctx context.Context, name string, b []byte, tool string, stream bool) (f *File, err error) {

@@ -162,3 +162,63 @@ func carried(p linePrefix, lines [][]byte) bool {
 func prefixNote(removed []string) string {
 	return fmt.Sprintf("removed from the lines before reading them: %s", strings.Join(removed, ", then "))
 }
+
+// carriageReturns makes b's line ends line feeds, in place, as a terminal
+// shows them: a file with carriage returns and no line feed (a classic Mac
+// file, a capture of a tool that ends its lines with CR) has its CRs made
+// line feeds; in a file with line feeds, the carriage returns at a line's
+// end are its line end (CRLF, and the CRCRLF of a file converted twice
+// is made CRLF),
+// and a line that a carriage return inside it rewrote (a progress line)
+// keeps the text after its last one, which is what the terminal showed.
+// Lines keep their numbers. It returns what it did, for the output's notes
+// ("" when nothing).
+func carriageReturns(b []byte) ([]byte, string) {
+	if bytes.IndexByte(b, '\r') < 0 {
+		return b, ""
+	}
+	if bytes.IndexByte(b, '\n') < 0 {
+		n := 0
+		for i, c := range b {
+			if c == '\r' {
+				b[i] = '\n'
+				n++
+			}
+		}
+		return b, fmt.Sprintf("its %d lines end in carriage returns without line feeds: read as line ends", n)
+	}
+	w, rewritten := 0, 0
+	for r := 0; r < len(b); {
+		end := bytes.IndexByte(b[r:], '\n')
+		next := len(b)
+		if end >= 0 {
+			end += r
+			next = end + 1
+		} else {
+			end = len(b)
+		}
+		body := end
+		for body > r && b[body-1] == '\r' {
+			body--
+		}
+		start := r
+		if i := bytes.LastIndexByte(b[r:body], '\r'); i >= 0 {
+			start = r + i + 1
+			rewritten++
+		}
+		w += copy(b[w:], b[start:body])
+		if body < end && next > end { // CRLF (a CRCRLF made one); a last line's CRs go
+			b[w] = '\r'
+			w++
+		}
+		if next > end {
+			b[w] = '\n'
+			w++
+		}
+		r = next
+	}
+	if rewritten == 0 {
+		return b[:w], ""
+	}
+	return b[:w], fmt.Sprintf("%d lines were rewritten by carriage returns inside them (progress output): the text after the last one is read, as a terminal shows it", rewritten)
+}

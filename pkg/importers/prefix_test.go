@@ -135,3 +135,89 @@ func FuzzStripPrefixes(f *testing.F) {
 		}
 	})
 }
+
+// Every fixture with carriage returns for line ends (no line feed at all),
+// and with each line rewritten by a carriage return inside it (a progress
+// line the terminal overwrote), gives the same outputs as the fixture, and
+// the import notes what it read so.
+func TestCarriageReturns(t *testing.T) {
+	for _, p := range append(fixtureFiles(t), publishedFiles(t)...) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(fixtureDir, p)
+		want, err := ParseFile(p, bytes.Clone(raw), "")
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n")
+		for _, mode := range []string{"CR", "progress", "CRCRLF"} {
+			var b strings.Builder
+			for _, l := range lines {
+				switch mode {
+				case "CR":
+					b.WriteString(l + "\r")
+				case "progress": // an empty line would show the progress text
+					if strings.TrimSpace(l) != "" {
+						b.WriteString("  42% [=====>      ] 1.2 GB/s\r")
+					}
+					b.WriteString(l + "\n")
+				case "CRCRLF":
+					b.WriteString(l + "\r\r\n")
+				}
+			}
+			got, err := ParseFile(p, []byte(b.String()), "")
+			if err != nil {
+				t.Errorf("%s with %s line ends: %v", rel, mode, err)
+				continue
+			}
+			if !reflect.DeepEqual(comparable(got), comparable(want)) {
+				g, w := comparable(got), comparable(want)
+				t.Errorf("%s with %s line ends: outputs differ: %d vs %d records, %v vs %v problems", rel, mode, len(g[0].Records), len(w[0].Records), g[0].Problems, w[0].Problems)
+				continue
+			}
+			if n := strings.Join(got.Outputs[0].Notes, "\n"); mode != "CRCRLF" && !strings.Contains(n, "carriage returns") {
+				t.Errorf("%s with %s line ends: no note of it: %q", rel, mode, n)
+			}
+		}
+	}
+}
+
+// A recognized output with no result row and nothing said of why is a
+// problem, never an import that is "ok" with nothing in it.
+func TestNoResultIsAProblem(t *testing.T) {
+	head := "+--------------+--------------+------------------------------+---------------------+-----------------------+\n" +
+		"|              |              |        latency (usec)        |   bandwidth (MB/s)  |  message rate (msg/s) |\n" +
+		"+--------------+--------------+----------+---------+---------+----------+----------+-----------+-----------+\n" +
+		"|    Stage     | # iterations | 50.0%ile | average | overall |  average |  overall |  average  |  overall  |\n" +
+		"+--------------+--------------+----------+---------+---------+----------+----------+-----------+-----------+\n"
+	f, err := ParseFile("u.txt", []byte("$ ucx_perftest h -t tag_lat\n"+head), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr := f.Outputs[0].Problems; f.Records() != 0 || len(pr) != 1 || !strings.Contains(pr[0].Reason, "no result") || pr[0].Line != 7 {
+		t.Fatalf("records %d, problems %+v", f.Records(), pr)
+	}
+}
+
+// Line ends made line feeds never lengthen a file or change its number of
+// lines, and leave no carriage return but one before a line feed.
+func FuzzCarriageReturns(f *testing.F) {
+	for _, s := range []string{"", "a\rb\r", "a\r\nb\n", "x\r\r\n", "10%\r20%\rrow 1\n", "\r\n\r", "a\rb\nc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := carriageReturns([]byte(s))
+		lines := strings.Count(s, "\n")
+		if lines == 0 {
+			lines = strings.Count(s, "\r")
+		}
+		if len(out) > len(s) || bytes.Count(out, []byte("\n")) != lines {
+			t.Fatalf("%q → %q", s, out)
+		}
+		if bytes.Contains(out, []byte("\r\r")) || bytes.Count(out, []byte("\r")) != bytes.Count(out, []byte("\r\n")) {
+			t.Fatalf("a carriage return left inside a line: %q → %q", s, out)
+		}
+	})
+}

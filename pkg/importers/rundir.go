@@ -218,6 +218,16 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 				fails = append(fails, s)
 			}
 		}
+		if len(fails) == 0 && st.Results == 0 {
+			// No record and lines not read: the file gave nothing, and
+			// its unread lines are why (a listing carries no records and
+			// has no such lines).
+			for _, out := range f.Outputs {
+				for _, p := range out.Problems {
+					fails = append(fails, fmt.Sprintf("%s:%d: %s", f.Base, p.Line, p.Reason))
+				}
+			}
+		}
 		if len(fails) > 0 {
 			st.Status = record.StatusFailed
 			if n := len(fails); n > maxReasons {

@@ -34,22 +34,19 @@ const CollectiveSizes = "8B:16GiB:x4"
 // own path, then every CollectivePaths entry), or names from nccl and
 // CollectivePaths, each once.
 func ParseCollectivePaths(list string) ([]string, error) {
-	list = strings.TrimSpace(list)
-	if list == "" || strings.EqualFold(list, "all") {
+	names, err := splitNames(strings.ToLower(list))
+	if err != nil {
+		return nil, err
+	}
+	if names == nil {
 		return append([]string{PathNCCL}, CollectivePaths...), nil
 	}
-	var out []string
-	for _, p := range strings.Split(list, ",") {
-		p = strings.ToLower(strings.TrimSpace(p))
+	for _, p := range names {
 		if p != PathNCCL && !containsString(CollectivePaths, p) {
 			return nil, fmt.Errorf("path %q is not an inter-node path of a collective (all, %s, %s)", p, PathNCCL, strings.Join(CollectivePaths, ", "))
 		}
-		if containsString(out, p) {
-			return nil, fmt.Errorf("path %q is listed twice", p)
-		}
-		out = append(out, p)
 	}
-	return out, nil
+	return names, nil
 }
 
 // CollectivePathResults is one asked path of a collective sweep: the path

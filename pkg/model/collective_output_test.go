@@ -20,9 +20,28 @@ func TestParseCollectivePaths(t *testing.T) {
 	if got, err := ParseCollectivePaths(" GDR ,tcp"); err != nil || strings.Join(got, ",") != "gdr,tcp" {
 		t.Errorf("GDR,tcp: %v %v", got, err)
 	}
-	for _, bad := range []string{"gdr,gdr", "host-tcp", "gdr,", "nvlink"} {
+	for _, bad := range []string{"gdr,gdr", "host-tcp", "gdr,", "nvlink", "", " ", ",", "gdr,,tcp"} {
 		if _, err := ParseCollectivePaths(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// Point-to-point paths and collectives read --paths one way: "all", or
+// names each once; a list of none or with an empty name is an error.
+func TestParsePathsLikeCollectives(t *testing.T) {
+	if all, err := ParsePaths(" ALL "); err != nil || len(all) != len(Paths()) {
+		t.Fatalf("all: %d %v", len(all), err)
+	}
+	name := Paths()[0].Name
+	if got, err := ParsePaths(" " + name + " "); err != nil || len(got) != 1 {
+		t.Errorf("%s: %v %v", name, got, err)
+	}
+	for _, bad := range []string{"", " ", ",", name + "," + name, name + ",", name + ",,x", "nope"} {
+		_, perr := ParsePaths(bad)
+		_, cerr := ParseCollectivePaths(bad)
+		if perr == nil || cerr == nil {
+			t.Errorf("%q accepted: %v, %v", bad, perr, cerr)
 		}
 	}
 }

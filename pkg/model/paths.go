@@ -229,28 +229,49 @@ func (s *Scenario) Route(name string) (*Route, error) {
 	return p.Route(s), nil
 }
 
-// ParsePaths parses a comma-separated list of path names; "" or "all" means every path.
+// ParsePaths parses a comma-separated list of path names; "all" means
+// every path. A list that names none ("", ","), an empty name in it and a
+// name given twice are errors.
 func ParsePaths(list string) ([]Path, error) {
-	list = strings.TrimSpace(list)
-	if list == "" || list == "all" {
+	names, err := splitNames(list)
+	if err != nil {
+		return nil, &InputError{Key: "--paths", Err: err}
+	}
+	if names == nil {
 		return Paths(), nil
 	}
-	var out []Path
-	seen := map[string]bool{}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || seen[name] {
-			continue
-		}
+	out := make([]Path, 0, len(names))
+	for _, name := range names {
 		p, err := LookupPath(name)
 		if err != nil {
 			return nil, &InputError{Key: "--paths", Err: err}
 		}
-		seen[name] = true
 		out = append(out, p)
 	}
-	if len(out) == 0 {
-		return nil, &InputError{Key: "--paths", Err: fmt.Errorf("no path in %q", list)}
+	return out, nil
+}
+
+// splitNames splits a comma-separated list of names, the one reading of
+// --paths for point-to-point paths and collectives: nil for "all"; an
+// error for a list that names nothing, an empty name and a name twice.
+func splitNames(list string) ([]string, error) {
+	list = strings.TrimSpace(list)
+	if strings.EqualFold(list, "all") {
+		return nil, nil
+	}
+	if strings.Trim(list, ", ") == "" {
+		return nil, fmt.Errorf("no path in %q (all, or a list of paths)", list)
+	}
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			return nil, fmt.Errorf("an empty name in %q", list)
+		case slices.Contains(out, name):
+			return nil, fmt.Errorf("path %q is listed twice", name)
+		}
+		out = append(out, name)
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 	"unique"
 
 	"github.com/gpupath/gpupath/internal/safeio"
@@ -590,6 +591,29 @@ func CheckDirs(dirs []string) error {
 			}
 		}
 		seen = append(seen, fi)
+	}
+	// A copy of a run under another name is the same run: the same tool,
+	// host and start to the nanosecond (a manifest that cannot be read is
+	// left to the reader to name).
+	first := map[string]string{}
+	for _, d := range dirs {
+		b, err := safeio.ReadFile(context.Background(), filepath.Join(d, ManifestFile), MaxManifestBytes)
+		if err != nil {
+			continue
+		}
+		m, err := ParseManifest(b)
+		if err != nil {
+			continue
+		}
+		peer := ""
+		if m.Peer != nil {
+			peer = m.Peer.Hostname
+		}
+		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d", m.Tool, m.Host.Hostname, peer, m.Start.UnixNano())
+		if o, ok := first[k]; ok {
+			return fmt.Errorf("%s: a copy of the run in %s (the same tool, host and start, %s): its records would count twice", d, o, m.Start.UTC().Format(time.RFC3339Nano))
+		}
+		first[k] = d
 	}
 	return nil
 }

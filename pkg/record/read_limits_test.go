@@ -229,9 +229,30 @@ func TestCheckDirs(t *testing.T) {
 		{[]string{filepath.Join(a, "nope")}, "no such directory"},
 		{[]string{file}, "not a directory"},
 		{many, "at most 64"},
+		{[]string{"testdata/runs/killed", copyRun(t, "testdata/runs/killed")}, "a copy of the run in testdata/runs/killed"},
 	} {
 		if err := CheckDirs(c.dirs); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.dirs[:min(2, len(c.dirs))], err, c.want)
 		}
 	}
+}
+
+// copyRun copies the run directory src to a new directory.
+func copyRun(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	es, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }

@@ -108,6 +108,9 @@ type matrix struct {
 	rows    int // rows read under the current header
 	colLine int
 	subs    map[string]bool
+	// refused is set when a header could not be read: its problem says
+	// so, and the rows under it are not read (nor listed again).
+	refused bool
 }
 
 type parser struct {
@@ -117,6 +120,9 @@ type parser struct {
 	// peerLines are the first and last peer-access lines.
 	peerFirst, peerLast int
 	peerText            []string
+	// devices are the device numbers the Device lines list (nil when
+	// the output has none: an excerpt of its matrices).
+	devices map[int]bool
 }
 
 // Detect tells whether b is p2pBandwidthLatencyTest output: its banner or
@@ -148,6 +154,12 @@ func Parse(b []byte) (*obs.Output, error) {
 		case deviceRe.MatchString(l):
 			p.end()
 			m := deviceRe.FindStringSubmatch(l)
+			if d, err := strconv.Atoi(m[1]); err == nil {
+				if p.devices == nil {
+					p.devices = map[int]bool{}
+				}
+				p.devices[d] = true
+			}
 			p.out.Hardware.GPUs = append(p.out.Hardware.GPUs, m[2])
 			p.out.Hardware.MemoryGPU = true
 			p.out.Hardware.Mark("gpus", n)
@@ -239,7 +251,7 @@ func (p *parser) header(n int, l string) {
 	f := strings.Fields(l)
 	if len(f)-1 > MaxDevices {
 		p.problem(n, "", fmt.Sprintf("a matrix of %d devices: at most %d (the sample's largest node has far fewer); its rows are not read", len(f)-1, MaxDevices))
-		m.cols = nil
+		m.cols, m.refused = nil, true
 		return
 	}
 	cols := make([]int, 0, len(f)-1)
@@ -247,12 +259,17 @@ func (p *parser) header(n int, l string) {
 		c, err := strconv.Atoi(s)
 		if err != nil || c < 0 || c >= MaxDevices || slices.Contains(cols, c) {
 			p.problem(n, l, "a matrix header with a column that cannot be read (a device number twice or past the limit)")
-			m.cols = nil
+			m.cols, m.refused = nil, true
+			return
+		}
+		if p.devices != nil && !p.devices[c] {
+			p.problem(n, l, fmt.Sprintf("a matrix header naming device %d, which the output's Device lines do not list: the matrix is not read", c))
+			m.cols, m.refused = nil, true
 			return
 		}
 		cols = append(cols, c)
 	}
-	m.cols, m.rows, m.colLine, m.seen = cols, 0, n, nil
+	m.cols, m.rows, m.colLine, m.seen, m.refused = cols, 0, n, nil, false
 	m.sub = ""
 	if m.kind == "lat" && f[0] != `D\D` {
 		m.sub = strings.ToLower(f[0])
@@ -266,7 +283,7 @@ func (p *parser) header(n int, l string) {
 // row reads one row of the current matrix.
 func (p *parser) row(n int, l string) {
 	m := p.m
-	if m.kind == "conn" {
+	if m.kind == "conn" || m.refused {
 		return
 	}
 	if m.cols == nil {
@@ -302,6 +319,10 @@ func (p *parser) row(n int, l string) {
 	}
 	if m.seen[from] || from < 0 || from >= MaxDevices {
 		p.problem(n, l, fmt.Sprintf("a matrix row for device %d twice, or past the limit: not read", from))
+		return
+	}
+	if !slices.Contains(m.cols, from) {
+		p.problem(n, l, fmt.Sprintf("a matrix row for device %d, which the matrix's columns do not name: not read", from))
 		return
 	}
 	m.seen[from] = true
@@ -373,7 +394,7 @@ func (p *parser) end() {
 	if m == nil {
 		return
 	}
-	if m.kind != "conn" && m.cols == nil {
+	if m.kind != "conn" && m.cols == nil && !m.refused {
 		p.problem(m.head, "", "matrix heading without a matrix")
 	}
 	p.check()

@@ -242,3 +242,21 @@ func TestMatrixBounds(t *testing.T) {
 		t.Errorf("%v %d records %v", err, len(o.Records), o.Problems)
 	}
 }
+
+// A matrix must be of the devices the output lists: a header naming a
+// device no Device line lists is one problem (its rows are not read nor
+// listed again), and a row of a device the columns do not name is one.
+func TestMatrixDevices(t *testing.T) {
+	head := "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n" +
+		"Device: 0, NVIDIA H100 80GB HBM3, pciBusID: 18, pciDeviceID: 0, pciDomainID:0\n" +
+		"Device: 1, NVIDIA H100 80GB HBM3, pciBusID: 2a, pciDeviceID: 0, pciDomainID:0\n" +
+		"Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n"
+	o := parse(t, head+"   D\\D     0      1      2\n     0 700.00  12.00  12.00\n     1 12.00  700.00  12.00\n     2 12.00  12.00  700.00\n")
+	if len(o.Records) != 0 || len(o.Problems) != 1 || o.Problems[0].Line != 5 || !strings.Contains(o.Problems[0].Reason, "device 2") {
+		t.Errorf("%d records %v", len(o.Records), o.Problems)
+	}
+	o = parse(t, head+"   D\\D     0      1\n     0 700.00  12.00\n     5 12.00  700.00\n")
+	if len(o.Records) != 2 || len(o.Problems) != 1 || o.Problems[0].Line != 7 || !strings.Contains(o.Problems[0].Reason, "device 5") {
+		t.Errorf("%d records %v", len(o.Records), o.Problems)
+	}
+}
