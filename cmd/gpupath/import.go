@@ -24,6 +24,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlagSet("import", stdout)
 	out := fs.String("out", "", "run `DIR` to create (it must not hold a run); gpupath report --data DIR reads it")
 	format := fs.Format(cli.Table, cli.JSON)
+	hostDir := fs.Bool("host-dir", false, "name the host of each file that names none by its directory (node17/ib_write_bw.txt: node17)")
 	tool := fs.String("tool", "", "the `tool` that wrote the files, instead of detecting it from their content ("+strings.Join(importers.Names(), ", ")+")")
 	// Files and flags may come in any order: gpupath import a.txt b.json --out run.
 	files, err := parseInterspersed(fs, args)
@@ -57,7 +58,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m, werr := importers.WriteRunContext(ctx, *out, parsed, importers.Meta{Version: Version, Time: now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
+	m, werr := importers.WriteRunContext(ctx, *out, parsed, importers.Meta{Version: Version, Time: now().UTC(), Command: "gpupath import " + strings.Join(os.Args[min(2, len(os.Args)):], " "), HostDir: *hostDir})
 	if werr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -100,7 +100,7 @@ func invisible(r rune) bool {
 
 // ShellWord quotes a value for a shell command line printed to the user
 // when it holds spaces or shell characters (a GPU's name, a path): single
-// quotes, an inner one written '\''. A value with a character a terminal
+// quotes, an inner one written '\”. A value with a character a terminal
 // would not show as itself (a control, a byte not UTF-8, an invisible
 // format character) is written as bash's $'…' with each such byte \xHH:
 // the word pasted back is the value, byte for byte, and the line printed

@@ -263,7 +263,7 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	if err != nil {
 		return nil, err
 	}
-	b, removed := stripPrefixes(b)
+	b, removed, prefixHosts := stripPrefixes(b)
 	type result struct {
 		f   *File
 		err error
@@ -290,6 +290,15 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	if len(removed) > 0 {
 		o := res.f.Outputs[0]
 		o.Notes = append([]string{prefixNote(removed)}, o.Notes...)
+	}
+	if o := res.f.Outputs[0]; len(prefixHosts) > 0 && len(o.Hardware.Hosts) == 0 {
+		// The output names no host; its lines' prefixes do (pdsh's
+		// host, kubectl's pod): that is the host the tool ran on.
+		for _, h := range prefixHosts {
+			o.Hardware.AddHost(h)
+		}
+		o.Hardware.Mark("hosts", 1)
+		o.Notes = append(o.Notes, "host named by the lines' prefixes: "+strings.Join(prefixHosts, ", "))
 	}
 	if ends != "" {
 		o := res.f.Outputs[0]

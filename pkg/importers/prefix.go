@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,9 @@ type linePrefix struct {
 	// pdsh's output.
 	share    float64
 	hostLike bool
+	// host is the submatch of re that names the host or pod a line
+	// came from (pdsh's host, kubectl's pod); 0 when the prefix names none.
+	host int
 }
 
 var linePrefixes = []linePrefix{
@@ -34,9 +38,9 @@ var linePrefixes = []linePrefix{
 	// an optional zone; optionally in brackets.
 	{name: "timestamps", re: regexp.MustCompile(`^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?(?: |$)`), share: 0.5},
 	// Dec  1 10:00:00 host (syslog), or without the host.
-	{name: "syslog timestamps", re: regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?: [\w.-]+)?(?: [\w./-]+(?:\[\d+\])?:)? `), share: 0.5},
+	{name: "syslog timestamps", re: regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?: ([\w.-]+))?(?: [\w./-]+(?:\[\d+\])?:)? `), share: 0.5, host: 1},
 	// [pod/nccl-test-0/worker] (kubectl logs --prefix).
-	{name: "kubectl pod prefixes", re: regexp.MustCompile(`^\[pod/[^\]\s]+\] ?`), share: 0.5},
+	{name: "kubectl pod prefixes", re: regexp.MustCompile(`^\[pod/([^\]\s/]+)(?:/[^\]\s]*)?\] ?`), share: 0.5, host: 1},
 	// [1,0]<stdout>: (Open MPI --tag-output), [1,0]<stderr>:.
 	{name: "Open MPI --tag-output tags", re: regexp.MustCompile(`^\[\d+,\d+\]<std(?:out|err)>: ?`), share: 0.3},
 	// [0] or [0,1] rank tags of MPICH/Hydra -prepend-rank, Intel MPI -l.
@@ -47,7 +51,7 @@ var linePrefixes = []linePrefix{
 	// node17: (pdsh, clush): a host name with a digit, a dot or a hyphen in
 	// it (gpu-a01, node17, n1.cluster), so that a tool's own "sockperf: "
 	// before its lines is not taken for one.
-	{name: "pdsh host prefixes", re: regexp.MustCompile(`^[A-Za-z][\w.-]*[\d.-][\w.-]*: `), share: 0.9, hostLike: true},
+	{name: "pdsh host prefixes", re: regexp.MustCompile(`^([A-Za-z][\w.-]*[\d.-][\w.-]*): `), share: 0.9, hostLike: true, host: 1},
 }
 
 // ansiRe is an ANSI escape sequence: CSI (colours, cursor moves) and OSC
@@ -57,19 +61,23 @@ var ansiRe = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\
 // prefixHead is how many lines the prefixes are looked for in.
 const prefixHead = 4000
 
+// maxPrefixHosts bounds the hosts the prefixes of one file name.
+const maxPrefixHosts = 64
+
 // stripPrefixes removes, in place, the stack of prefixes that most lines
-// of b carry and every ANSI escape; it returns b shortened and the names of
-// what it removed, outermost first ("" when nothing). CRLF line ends are
-// kept as they are.
-func stripPrefixes(b []byte) ([]byte, []string) {
-	var removed []string
+// of b carry and every ANSI escape; it returns b shortened, the names of
+// what it removed, outermost first ("" when nothing), and the hosts the
+// removed prefixes named (pdsh's host, kubectl's pod), in the order first
+// seen, at most maxPrefixHosts. CRLF line ends are kept as they are.
+func stripPrefixes(b []byte) ([]byte, []string, []string) {
+	var removed, hosts []string
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		b = ansiRe.ReplaceAll(b, nil)
 		removed = append(removed, "ANSI colour and cursor escapes")
 	}
 	stack := prefixStack(b)
 	if len(stack) == 0 {
-		return b, removed
+		return b, removed, nil
 	}
 	for _, p := range stack {
 		removed = append(removed, p.name)
@@ -86,14 +94,19 @@ func stripPrefixes(b []byte) ([]byte, []string) {
 		}
 		start := r
 		for _, p := range stack {
-			if loc := p.re.FindIndex(b[start:end]); loc != nil {
+			if loc := p.re.FindSubmatchIndex(b[start:end]); loc != nil {
+				if h := p.host; h > 0 && loc[2*h] >= 0 && len(hosts) < maxPrefixHosts {
+					if name := string(b[start+loc[2*h] : start+loc[2*h+1]]); !slices.Contains(hosts, name) {
+						hosts = append(hosts, name)
+					}
+				}
 				start += loc[1]
 			}
 		}
 		w += copy(b[w:], b[start:next])
 		r = next
 	}
-	return b[:w], removed
+	return b[:w], removed, hosts
 }
 
 // prefixStack finds the prefixes of b's first lines, outermost first: at

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ type Meta struct {
 	Version string
 	Time    time.Time
 	Command string
+	// HostDir names the host of each file that names none by the
+	// directory the file is in (node17/ib_write_bw.txt: node17), as a
+	// cluster's outputs are kept, one directory per node.
+	HostDir bool
 }
 
 // FileInfo is what the manifest keeps of one imported file, as the
@@ -140,10 +145,19 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 	if err := os.Chmod(stage, 0o755); err != nil {
 		return nil, err
 	}
+	if meta.HostDir {
+		for _, f := range files {
+			if d := filepath.Base(filepath.Dir(filepath.Clean(f.Name))); d != "." && d != string(filepath.Separator) {
+				f.NameHost(d, "the file's directory")
+			}
+		}
+	}
 	at := meta.Time.UTC()
 	m = &record.Manifest{Format: record.ManifestFormat, Tool: ToolName, Version: meta.Version, Status: record.StatusComplete,
 		Start: at, End: at, Results: record.ResultsFile, Host: hostOf(files),
 		Plan: record.Plan{Options: map[string]string{"import.command": meta.Command}}}
+	var fileHost []string
+	m.Sources, fileHost = sourcesOf(files)
 	rf, err := safeio.Create(filepath.Join(stage, record.ResultsFile), false)
 	if err != nil {
 		return nil, err
@@ -153,7 +167,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 	enc := termtext.NewJSONEncoder(bw)
 	fileIdx := 0
 	var points record.Points // the reader's limits, so that the run reads back
-	for _, f := range files {
+	for fi, f := range files {
 		if len(f.Outputs) == 0 {
 			continue
 		}
@@ -171,6 +185,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 				}
 			}
 			res := resultOf(out, f.Base, *r, at)
+			res.Host = fileHost[fi]
 			if err := points.Add(&res); err != nil {
 				return fmt.Errorf("%s:%d: %w; nothing imported", f.Name, r.Line, err)
 			}
@@ -347,6 +362,93 @@ func hostOf(files []*File) record.Host {
 	}
 	h.Clean()
 	return h
+}
+
+// NameHost gives a file whose output names no host the host name, and
+// notes where the name came from (by, "the file's directory"); a file
+// that names its host keeps it.
+func (f *File) NameHost(name, by string) {
+	if len(f.Outputs) == 0 || len(f.Outputs[0].Hardware.Hosts) > 0 || name == "" {
+		return
+	}
+	o := f.Outputs[0]
+	o.Hardware.AddHost(name)
+	o.Notes = append(o.Notes, fmt.Sprintf("host named by %s: %s", by, name))
+}
+
+// sourcesOf keeps the hosts the files name apart, where they name more
+// than one: each host with the hardware its own files name (a file that
+// names one host: its GPUs and NICs are that host's; a file of several,
+// a multi-node nccl-tests job, names them without saying whose is what),
+// in the order first named, at most record.MaxSources; and per file the
+// host its records are named by (the file's one host; "" for a file of
+// none or several, or a run of one host, whose records need no name).
+func sourcesOf(files []*File) ([]record.Host, []string) {
+	fileHost := make([]string, len(files))
+	var hosts []record.Host
+	at := map[string]int{}
+	nics := map[string]bool{}
+	for i, f := range files {
+		var named []string
+		for _, o := range f.Outputs {
+			for _, x := range o.Hardware.Hosts {
+				if x = record.CleanName(x); x != "" && !slices.Contains(named, x) {
+					named = append(named, x)
+				}
+			}
+		}
+		for _, x := range named {
+			if _, ok := at[x]; !ok && len(hosts) < record.MaxSources {
+				at[x] = len(hosts)
+				hosts = append(hosts, record.Host{Hostname: x})
+			}
+		}
+		if len(named) != 1 {
+			continue
+		}
+		j, ok := at[named[0]]
+		if !ok {
+			continue
+		}
+		fileHost[i] = named[0]
+		h := &hosts[j]
+		for _, o := range f.Outputs {
+			for _, g := range o.Hardware.GPUs {
+				if len(h.GPUs) < 64 {
+					h.GPUs = append(h.GPUs, record.GPU{Model: record.CleanName(g)})
+				}
+			}
+			for _, n := range o.Hardware.NICs {
+				k := fmt.Sprintf("%s\x00%s:%d", named[0], n.Name, n.Port)
+				if !nics[k] {
+					nics[k] = true
+					h.NICs = append(h.NICs, record.NIC{Name: record.CleanName(n.Name), State: record.CleanName(n.State), MTU: int(n.MTU), SpeedMbps: int(math.Round(n.RateBps / 1e6))})
+				}
+			}
+		}
+	}
+	if len(hosts) < 2 {
+		return nil, make([]string, len(files))
+	}
+	for i := range hosts {
+		hosts[i].Notes = []string{countFiles(fileHost, hosts[i].Hostname)}
+		hosts[i].Clean()
+	}
+	return hosts, fileHost
+}
+
+// countFiles says how many files are a host's alone.
+func countFiles(fileHost []string, host string) string {
+	n := 0
+	for _, h := range fileHost {
+		if h == host {
+			n++
+		}
+	}
+	if n == 0 {
+		return "named only by files of several hosts"
+	}
+	return fmt.Sprintf("%d imported file(s) of this host alone", n)
 }
 
 // StageOf names the model stage a copy between host and GPU memory

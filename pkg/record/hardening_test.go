@@ -217,18 +217,31 @@ func TestFinishedRunWithLostRecords(t *testing.T) {
 // variant with a line break cannot split a figure's legend, a hostname
 // with an escape cannot reach a terminal through report.json.
 func TestReaderCleansNames(t *testing.T) {
-	rs, skipped, err := ReadResults(strings.NewReader(`{"probe":"tcp\u001b[31m","variant":"a\nb","bytes":8,"iterations":1,"median_s":1e-6,"note":"x\u0007"}` + "\n"))
+	rs, skipped, err := ReadResults(strings.NewReader(`{"probe":"tcp\u001b[31m","variant":"a\nb","bytes":8,"iterations":1,"median_s":1e-6,"note":"x\u0007","host":"n\u001b1"}` + "\n"))
 	if err != nil || len(skipped) != 0 || len(rs) != 1 {
 		t.Fatalf("%v %v %d", err, skipped, len(rs))
 	}
-	if r := rs[0]; r.Probe != `tcp\x1b[31m` || r.Variant != `a\x0ab` || r.Note != `x\x07` {
-		t.Errorf("%q %q %q", r.Probe, r.Variant, r.Note)
+	if r := rs[0]; r.Probe != `tcp\x1b[31m` || r.Variant != `a\x0ab` || r.Note != `x\x07` || r.Host != `n\x1b1` {
+		t.Errorf("%q %q %q %q", r.Probe, r.Variant, r.Note, r.Host)
 	}
-	m, err := ParseManifest([]byte(`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","host":{"hostname":"h\u001b]0;x\u0007","cpu_model":"c\u009b"},"probes":[{"name":"p\u001b","status":"ok","results":0,"reason":"r\u0007"}]}`))
+	m, err := ParseManifest([]byte(`{"format":1,"tool":"gpupath","status":"complete","start":"2026-11-29T12:00:00Z","host":{"hostname":"h\u001b]0;x\u0007","cpu_model":"c\u009b"},"sources":[{"hostname":"s\u001b"}],"probes":[{"name":"p\u001b","status":"ok","results":0,"reason":"r\u0007"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Host.Hostname != `h\x1b]0;x\x07` || m.Host.CPUModel != `c\u009b` || m.Probes[0].Name != `p\x1b` || m.Probes[0].Reason != `r\x07` {
+	if m.Host.Hostname != `h\x1b]0;x\x07` || m.Host.CPUModel != `c\u009b` || m.Probes[0].Name != `p\x1b` || m.Probes[0].Reason != `r\x07` || m.Sources[0].Hostname != `s\x1b` {
 		t.Errorf("%q %q %q %q", m.Host.Hostname, m.Host.CPUModel, m.Probes[0].Name, m.Probes[0].Reason)
+	}
+}
+
+// A manifest's sources are hosts like its own: each name one line and
+// bounded, and at most MaxSources of them.
+func TestManifestSources(t *testing.T) {
+	head := `{"format":1,"tool":"gpupath import","status":"complete","start":"2026-11-29T12:00:00Z","host":{"hostname":"h"},"probes":[],"sources":[`
+	if _, err := ParseManifest([]byte(head + `{"hostname":"a\nb"}]}`)); err == nil || !strings.Contains(err.Error(), "sources[0].hostname") {
+		t.Errorf("a line break in a source's name: %v", err)
+	}
+	many := strings.Repeat(`{"hostname":"x"},`, MaxSources) + `{"hostname":"y"}]}`
+	if _, err := ParseManifest([]byte(head + many)); err == nil || !strings.Contains(err.Error(), "at most 1024") {
+		t.Errorf("%d sources: %v", MaxSources+1, err)
 	}
 }

@@ -85,7 +85,16 @@ type Manifest struct {
 	Peer *Host `json:"peer,omitempty"`
 	// Pairing says how the two hosts found each other; nil for one host.
 	Pairing *Pairing `json:"pairing,omitempty"`
+	// Sources are the hosts a run gathers from outside, each with the
+	// hardware its own files name, where there are more than one (an
+	// imported run of files from several hosts; at most MaxSources): the
+	// records name theirs (Result.Host). Host then sums them up.
+	Sources []Host `json:"sources,omitempty"`
 }
+
+// MaxSources bounds Manifest.Sources: an import takes at most 512 files,
+// each naming its hosts (an nccl-tests output of a 64-node job names 64).
+const MaxSources = 1024
 
 // Pairing is how the two ranks of a two-host run were paired.
 type Pairing struct {
@@ -159,6 +168,9 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	if m.Peer != nil {
 		m.Peer.Clean()
 	}
+	for i := range m.Sources {
+		m.Sources[i].Clean()
+	}
 	for i := range m.Probes {
 		m.Probes[i].Name, m.Probes[i].Reason = termtext.Name(m.Probes[i].Name), termtext.Name(m.Probes[i].Reason)
 	}
@@ -190,6 +202,15 @@ func (m *Manifest) validate() error {
 		field string
 		h     *Host
 	}{{"host", &m.Host}, {"peer", m.Peer}}
+	if len(m.Sources) > MaxSources {
+		return fmt.Errorf("field sources: %d hosts, at most %d", len(m.Sources), MaxSources)
+	}
+	for i := range m.Sources {
+		hosts = append(hosts, struct {
+			field string
+			h     *Host
+		}{fmt.Sprintf("sources[%d]", i), &m.Sources[i]})
+	}
 	for _, h := range hosts {
 		if h.h == nil {
 			continue
@@ -230,6 +251,11 @@ func (m *Manifest) validate() error {
 	}
 	if m.Peer != nil {
 		if err := m.Peer.validate("peer"); err != nil {
+			return err
+		}
+	}
+	for i := range m.Sources {
+		if err := m.Sources[i].validate(fmt.Sprintf("sources[%d]", i)); err != nil {
 			return err
 		}
 	}

@@ -537,6 +537,9 @@ func parseRecord(b []byte) (Result, string) {
 		}
 	}
 	r.Note = termtext.Name(r.Note)
+	if r.Host != "" {
+		r.Host = unique.Make(CleanName(r.Host)).Value()
+	}
 	switch {
 	case r.Probe == "":
 		return r, "record without a probe name"

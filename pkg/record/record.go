@@ -35,8 +35,12 @@ type Result struct {
 	Stage  string `json:"stage,omitempty"`
 	Path   string `json:"path,omitempty"`
 	Target string `json:"target,omitempty"` // "loopback", "veth 1Gbit/s", "gpu0", "gpu0->gpu1"
-	Timer  string `json:"timer,omitempty"`  // "wall" or "cuda-event"
-	Bytes  int64  `json:"bytes"`
+	// Host names the host that measured the record where a run holds
+	// several (an imported run of files from several hosts: each file's
+	// host); empty: the run's host (Manifest.Host).
+	Host  string `json:"host,omitempty"`
+	Timer string `json:"timer,omitempty"` // "wall" or "cuda-event"
+	Bytes int64  `json:"bytes"`
 
 	Iterations int `json:"iterations"`
 	// MinS and P99S are 0 where not known (an imported output that prints

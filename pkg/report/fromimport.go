@@ -29,7 +29,13 @@ import (
 func FromImported(run *importers.Run, s *model.Scenario) Imported {
 	im := importedOf(run)
 	for i := range im.Files {
-		im.Files[i].Model = judgeFile(s, im.Files[i], im.Hardware)
+		inv := im.Hardware
+		if hs := im.Files[i].Hardware.Hosts; len(hs) == 1 {
+			if h, ok := im.ByHost[hs[0]]; ok {
+				inv = mergeHardware(h, im.Hardware) // the host's own listings first
+			}
+		}
+		im.Files[i].Model = judgeFile(s, im.Files[i], inv)
 	}
 	return im
 }
@@ -165,17 +171,66 @@ func importedOf(run *importers.Run) Imported {
 			f.Notes = append(f.Notes, out.Notes...)
 		}
 		f.Series = importedSeries(o)
-		if len(o.Records) == 0 {
+		if len(o.Records) == 0 && fi.Records == 0 {
 			// Hardware listings (ibstat, ibv_devinfo, nvidia-smi topo -m)
-			// describe the run's machines: every file is modeled on them.
-			im.Hardware.NICs = append(im.Hardware.NICs, f.Hardware.NICs...)
-			if f.Hardware.GPUNIC != "" && im.Hardware.GPUNIC == "" {
-				im.Hardware.GPUNIC, im.Hardware.GPUNICSource = f.Hardware.GPUNIC, f.Hardware.GPUNICSource
+			// describe the machines: a listing of one host its files, one
+			// that names none (or several) every file.
+			if hs := f.Hardware.Hosts; len(hs) == 1 {
+				if im.ByHost == nil {
+					im.ByHost = map[string]Hardware{}
+				}
+				im.ByHost[hs[0]] = addListing(im.ByHost[hs[0]], f.Hardware)
+			} else {
+				im.Hardware = addListing(im.Hardware, f.Hardware)
 			}
 		}
 		im.Files = append(im.Files, f)
 	}
+	im.Hosts = importedHostsOf(run, im.Files)
 	return im
+}
+
+// addListing adds what a hardware listing says to inv: its NICs, and its
+// GPU–NIC class where inv has none.
+func addListing(inv, l Hardware) Hardware {
+	inv.NICs = append(inv.NICs, l.NICs...)
+	if l.GPUNIC != "" && inv.GPUNIC == "" {
+		inv.GPUNIC, inv.GPUNICSource = l.GPUNIC, l.GPUNICSource
+	}
+	return inv
+}
+
+// importedHostsOf groups a run's files by the host they name, in the order
+// first named, where they name more than one host.
+func importedHostsOf(run *importers.Run, files []ImportedFile) []ImportedHost {
+	var hosts []ImportedHost
+	at := map[string]int{}
+	for i, f := range files {
+		for _, name := range f.Hardware.Hosts {
+			j, ok := at[name]
+			if !ok {
+				j = len(hosts)
+				at[name] = j
+				hosts = append(hosts, ImportedHost{Name: name})
+			}
+			h := &hosts[j]
+			if len(f.Hardware.Hosts) > 1 {
+				h.Shared++
+				continue
+			}
+			h.Files = append(h.Files, f.File)
+			if !slices.Contains(h.Tools, f.Tool) {
+				h.Tools = append(h.Tools, f.Tool)
+			}
+			h.Records += run.Files[i].Records
+			h.Hardware = mergeHardware(h.Hardware, f.Hardware)
+			h.Hardware.NICs = slices.CompactFunc(h.Hardware.NICs, func(a, b NIC) bool { return a.Name == b.Name })
+		}
+	}
+	if len(hosts) < 2 {
+		return nil
+	}
+	return hosts
 }
 
 func hardwareOf(file string, h obs.Hardware) Hardware {

@@ -25,8 +25,24 @@ type Imported struct {
 	Source string
 	Files  []ImportedFile
 	// Hardware is what the inventory files of the run (ibstat,
-	// ibv_devinfo, nvidia-smi topo -m) say; it applies to every file.
+	// ibv_devinfo, nvidia-smi topo -m) that name no host, or several, say;
+	// it applies to every file. ByHost is what those of one host say: it
+	// applies to that host's files first.
 	Hardware Hardware
+	ByHost   map[string]Hardware
+	// Hosts are the hosts the run's files name, each with its files, where
+	// there are more than one (the run's manifest keeps them apart).
+	Hosts []ImportedHost
+}
+
+// ImportedHost is one host of an imported run: its files (those of it
+// alone), their tools and records, and the hardware its files name.
+type ImportedHost struct {
+	Name         string
+	Files, Tools []string
+	Records      int
+	Shared       int // files of several hosts that name it
+	Hardware     Hardware
 }
 
 // ImportedFile is one imported file.
@@ -87,6 +103,7 @@ func (b *builder) imported(sec *section) {
 	n := 0
 	for ri, run := range b.in.Imported {
 		sec.h3(fmt.Sprintf("Imported run %d: %s", ri+1, run.Source))
+		importedHosts(sec, run)
 		for _, f := range run.Files {
 			n++
 			b.importedFile(sec, run, f, n)
@@ -95,6 +112,34 @@ func (b *builder) imported(sec *section) {
 	if ic := b.in.ImportedCalibration; ic != nil {
 		b.importedCalibration(sec, ic)
 	}
+}
+
+// importedHosts lists the hosts of a run of several: each with its own
+// files, their tools and records, and its hardware, so that a report of a
+// cluster's outputs shows which host measured what.
+func importedHosts(sec *section, run Imported) {
+	if len(run.Hosts) < 2 {
+		return
+	}
+	t := &docTable{Caption: fmt.Sprintf("The %d hosts the files name (each file below names its host)", len(run.Hosts)),
+		Head: []string{"host", "files", "records", "tools", "hardware its files name"}, Widths: []float64{1.4, 0.5, 0.6, 1.4, 2.4}}
+	for _, h := range run.Hosts {
+		files := fmt.Sprint(len(h.Files))
+		if h.Shared > 0 {
+			files += fmt.Sprintf(" (+%d of several hosts)", h.Shared)
+		}
+		hw := h.Hardware
+		hw.Hosts = nil
+		t.Rows = append(t.Rows, []cell{c(h.Name), c(files), c(fmt.Sprint(h.Records)), c(strings.Join(h.Tools, ", ")), c(or(hardwareLine(hw), "—"))})
+	}
+	sec.table(t)
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
 }
 
 // importedCalibration shows the model calibrated from the imported
@@ -135,7 +180,11 @@ func (b *builder) importedCalibration(sec *section, ic *calib.ImportedCalibratio
 }
 
 func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int) {
-	title := f.File + " — " + f.Tool
+	title := f.File
+	if len(run.Hosts) > 1 && len(f.Hardware.Hosts) == 1 {
+		title += " (" + f.Hardware.Hosts[0] + ")" // files of several hosts may share a name
+	}
+	title += " — " + f.Tool
 	if f.Version != "" {
 		title += " " + f.Version
 	}

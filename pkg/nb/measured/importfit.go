@@ -2,11 +2,15 @@ package measured
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpupath/gpupath/pkg/calib"
 	"github.com/gpupath/gpupath/pkg/fit"
+	"github.com/gpupath/gpupath/pkg/importers"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -53,4 +57,57 @@ func ImportedCalibration(root, dir string, base *model.Scenario) (string, error)
 		return "", fmt.Errorf("%s: no key fitted (%s)", dir, strings.Join(c.Unused, "; "))
 	}
 	return keys.HTML() + check.HTML(), nil
+}
+
+// ImportCluster imports the outputs of a cluster kept one directory per
+// node, as gpupath import --host-dir does: files maps each host to its
+// files (relative to root), and each file whose output names no host is
+// that host's. The run is written into a new directory under tmp, which
+// it returns.
+func ImportCluster(root, tmp string, files map[string][]string) (string, error) {
+	var all []*importers.File
+	for _, host := range slices.Sorted(maps.Keys(files)) {
+		for _, f := range files[host] {
+			read, err := importers.ReadFiles([]string{filepath.Join(root, filepath.FromSlash(f))}, "")
+			if err != nil {
+				return "", err
+			}
+			for _, r := range read {
+				r.NameHost(host, "the directory it was kept in")
+			}
+			all = append(all, read...)
+		}
+	}
+	dir := filepath.Join(tmp, "run")
+	_, err := importers.WriteRun(dir, all, importers.Meta{Version: "notebook", Time: time.Now().UTC(), Command: "gpupath import --host-dir"})
+	return dir, err
+}
+
+// ImportedHosts is the table of an imported run's hosts the report shows:
+// each host with its own files, their tools and records, and the hardware
+// its files name (a host's own ibstat models its files alone).
+func ImportedHosts(dir string, base *model.Scenario) (string, error) {
+	run, err := importers.ReadRun(dir)
+	if err != nil {
+		return "", err
+	}
+	im := report.FromImported(run, base)
+	if len(im.Hosts) < 2 {
+		return "", fmt.Errorf("%s: the files name %d host(s): no table of hosts", dir, len(im.Hosts))
+	}
+	t := &nb.Table{Caption: fmt.Sprintf("The %d hosts of %s", len(im.Hosts), filepath.Base(dir)), Head: []string{"host", "files", "records", "tools", "NIC rate its files model"}, Right: []bool{false, true, true, false, false}}
+	for _, h := range im.Hosts {
+		rate := "the scenario's (no listing of this host)"
+		for _, f := range im.Files {
+			if len(f.Hardware.Hosts) == 1 && f.Hardware.Hosts[0] == h.Name && f.Model != nil {
+				for _, s := range f.Model.Sets {
+					if strings.HasPrefix(s, "nic.rate=") {
+						rate = s
+					}
+				}
+			}
+		}
+		t.Add(h.Name, fmt.Sprint(len(h.Files)), fmt.Sprint(h.Records), strings.Join(h.Tools, ", "), rate)
+	}
+	return t.HTML(), nil
 }

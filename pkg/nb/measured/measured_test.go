@@ -501,3 +501,27 @@ func TestImportedCalibration(t *testing.T) {
 		t.Error("a measured run: no error")
 	}
 }
+
+// A cluster's outputs, one directory per node, keep their hosts apart: the
+// table names each with its files, and node01's own ibstat sets node01's
+// NIC rate alone.
+func TestImportCluster(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	fx := "pkg/importers/testdata/fixtures/"
+	dir, err := ImportCluster(root, t.TempDir(), map[string][]string{
+		"node01": {fx + "perftest/moc-ib_write_bw-a-gbits-client-roce-raw.txt", fx + "ibstat/nersc-8hca-mlx5-mixed-ib-eth.txt"},
+		"node02": {fx + "perftest/moc-ib_write_bw-a-gbits-client-roce-raw.txt"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := ImportedHosts(dir, model.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"node01", "node02", "perftest, ibstat", "nic.rate=100Gbit/s", "the scenario&#39;s (no listing of this host)"} {
+		if !strings.Contains(html, w) {
+			t.Errorf("lacks %q:\n%s", w, html)
+		}
+	}
+}
