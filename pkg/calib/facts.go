@@ -101,6 +101,10 @@ type Facts struct {
 	// MTU is the link MTU as the model counts it: the IP MTU on Ethernet
 	// and RoCE, the InfiniBand MTU on InfiniBand.
 	MTU Fact[units.Bytes]
+	// Inline is the largest send whose payload the test wrote into the
+	// work request, as the test's own banner says (perftest's "Max inline
+	// data"): a setting of that run, not of the NIC.
+	Inline Fact[units.Bytes]
 
 	// MPS is the PCIe Max_Payload_Size on the way between GPU, NIC and
 	// the root complex.
@@ -295,6 +299,9 @@ func Overrides(f Facts) []model.Override {
 	}
 	if f.RDMA.Known() {
 		add("nic.rdma", f.RDMA.Value, f.RDMA.Source)
+	}
+	if f.Inline.Known() {
+		add("nic.inline_size", f.Inline.Value, f.Inline.Source)
 	}
 	if f.MPS.Known() {
 		add("pcie.mps", f.MPS.Value, f.MPS.Source)

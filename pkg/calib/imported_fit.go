@@ -337,6 +337,10 @@ func FitImported(files []ImportedFile, opt fit.Options) (*ImportedCalibration, e
 		c.Fits = append(c.Fits, kf)
 		c.Overrides = append(c.Overrides, ov)
 	}
+	if keys["nic.latency"] != nil || keys["nic.post_cost"] != nil {
+		// Said, not fitted: the outputs cannot tell the poll cost apart.
+		c.Unused = append(c.Unused, "nic.poll_cost: not fitted: in a latency test it adds to nic.latency, and in a bandwidth test the larger of it and nic.post_cost bounds the small-message rate, so latency and bandwidth outputs cannot tell it apart from those keys (the CPU time per completion reaped does); it keeps the scenario's value")
+	}
 	// The sizes left out, per tool: the preset (the file's scenario) and
 	// the calibrated one.
 	byTool := map[string]*[2][]float64{}

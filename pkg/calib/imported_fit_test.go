@@ -79,6 +79,10 @@ func TestFitImportedRecovers(t *testing.T) {
 			t.Errorf("%s: error %v → %v on %d points", f.Key, f.ErrorBefore, f.ErrorAfter, f.Points)
 		}
 	}
+	// The poll cost is said, not fitted: these outputs cannot tell it apart.
+	if u := strings.Join(c.Unused, "\n"); !strings.Contains(u, "nic.poll_cost: not fitted") {
+		t.Errorf("no word of nic.poll_cost:\n%s", u)
+	}
 	// The same seed, the same intervals.
 	again, _ := FitImported(files, fit.Options{Seed: 1})
 	for i := range c.Fits {

@@ -63,6 +63,9 @@ func hardwareFacts(hw Hardware) calib.Facts {
 		f.Ports = append(f.Ports, calib.Port{Name: n.Name, Kind: kinds[n.LinkLayer], Rate: units.Rate(n.RateBps / 8),
 			Down: n.State != "" && !strings.Contains(strings.ToLower(n.State), "active"), Source: n.Source})
 	}
+	if hw.Inline != nil {
+		f.Inline = calib.Found(units.Bytes(*hw.Inline), hw.InlineSource)
+	}
 	if c, err := model.ParseClass(hw.GPUNIC); err == nil {
 		f.GPUNIC = calib.Found(c, "nearest GPU–NIC class"+lineOf(hw.GPUNICSource))
 	}
@@ -244,6 +247,9 @@ func hardwareOf(file string, h obs.Hardware) Hardware {
 		GPUsPerNode: h.GPUsPerNode, MemoryGPU: h.MemoryGPU}
 	if h.GPUNIC != "" {
 		out.GPUNICSource = file
+	}
+	if h.Inline != nil {
+		out.Inline, out.InlineSource = h.Inline, file+", the test's Max inline data"
 	}
 	for _, n := range h.NICs {
 		src := file

@@ -89,6 +89,10 @@ type Hardware struct {
 	GPUNIC, GPUNICSource      string
 	Ranks, Nodes, GPUsPerNode int
 	MemoryGPU                 bool
+	// Inline is the test's inline size where the output says it; nil
+	// when it does not.
+	Inline       *int64
+	InlineSource string
 }
 
 // NIC is a network adapter an output names.

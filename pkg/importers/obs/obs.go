@@ -124,8 +124,12 @@ type Hardware struct {
 	// `nvidia-smi topo -m` names it (PIX, PXB, PHB, NODE, SYS).
 	GPUNIC string `json:"gpu_nic,omitempty"`
 	// MemoryGPU is true when the measured buffers were in GPU memory.
-	MemoryGPU bool           `json:"memory_gpu,omitempty"`
-	Lines     map[string]int `json:"lines,omitempty"`
+	MemoryGPU bool `json:"memory_gpu,omitempty"`
+	// Inline is the largest message the test sent inline (its payload
+	// in the work request), where the output says it (perftest's "Max
+	// inline data"); nil when it does not.
+	Inline *int64         `json:"inline_bytes,omitempty"`
+	Lines  map[string]int `json:"lines,omitempty"`
 }
 
 // NIC is one network adapter (an RDMA device port or a network interface).

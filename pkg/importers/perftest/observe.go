@@ -67,6 +67,7 @@ func (r *Report) Observations() *obs.Output {
 		}
 		hw.NICs = []obs.NIC{{Name: r.Device, LinkLayer: ll, MTU: r.MTU}}
 	}
+	hw.Inline = r.Inline
 	variant := ""
 	if r.Bidirectional {
 		variant = "bidirectional"

@@ -39,6 +39,8 @@ type Report struct {
 	Connection string `json:"connection,omitempty"`
 	QPs        int    `json:"qps,omitempty"`
 	MTU        int64  `json:"mtu,omitempty"`
+	// Inline is the banner's "Max inline data" in bytes; nil when absent.
+	Inline *int64 `json:"inline,omitempty"`
 	// GPU is set when the run used GPU memory (--use_cuda, --use_rocm).
 	GPU *GPU `json:"gpu,omitempty"`
 	// Unit is the bandwidth or time unit of the table as printed ("Gb/sec",
@@ -461,6 +463,11 @@ func (rep *Report) fromSettings() {
 	}
 	if m, err := strconv.ParseInt(strings.TrimSuffix(s["Mtu"], "[B]"), 10, 64); err == nil && m > 0 {
 		rep.MTU = m
+	}
+	if v, ok := s["Max inline data"]; ok {
+		if n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), "[B]"), 10, 64); err == nil && n >= 0 && n <= 1<<20 {
+			rep.Inline = &n
+		}
 	}
 	if strings.EqualFold(s["Use ROCm memory"], "ON") {
 		rep.gpu("rocm")

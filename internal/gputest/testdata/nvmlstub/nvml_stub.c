@@ -3,13 +3,16 @@
  * cgo path (nvml_stub_test.go): the NVML functions the probe uses, with the
  * real names (versioned where go-nvml picks a version) and struct layouts.
  * Two H200 at 0000:18:00.0 and 0000:19:00.0 joined by 18 NVLinks, PCIe
- * gen5 x16 (gen1 when idle), BAR1 256 GiB, common ancestor HOSTBRIDGE.
+ * gen5 x16 (gen1 when idle: no PCIe throughput sampled in the last second, so
+ * that a reader starved of CPU still reads the link under load), BAR1 256 GiB,
+ * common ancestor HOSTBRIDGE.
  * nvmlDeviceGetPcieThroughput sleeps 20 ms, like the real counter window,
  * and reports NVMLSTUB_KBPS (default 1000) KB/s.
  *
  * Build: gcc -shared -fPIC -o libnvidia-ml.so.1 nvml_stub.c
  */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -83,7 +86,11 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int n) {
 	DEV(d); snprintf(s, n, "GPU-%08d-aaaa-bbbb-cccc-dddddddddddd", IDX(d)); return OK;
 }
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p) { DEV(d); fill_pci(p, IDX(d)); return OK; }
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *g) { DEV(d); *g = active > 0 ? 5 : 1; return OK; }
+static double lastSample; /* CLOCK_MONOTONIC seconds of the last throughput call; 0: none */
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *g) {
+	DEV(d); *g = active > 0 || (lastSample > 0 && now() - lastSample < 1.0) ? 5 : 1; return OK;
+}
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *w) { DEV(d); *w = 16; return OK; }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *g) { DEV(d); *g = 5; return OK; }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *w) { DEV(d); *w = 16; return OK; }
@@ -113,6 +120,7 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned i
 	DEV(d);
 	if (counter < 0 || counter > 1) return INVALID_ARGUMENT;
 	__sync_fetch_and_add(&active, 1);
+	lastSample = now();
 	usleep(20000);
 	__sync_fetch_and_sub(&active, 1);
 	const char *s = getenv("NVMLSTUB_KBPS");
