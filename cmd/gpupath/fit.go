@@ -85,6 +85,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return badInput(err)
 	case imported != nil && len(dirs) < len(runs):
 		return usagef("--data: %d run(s) of gpupath import and %d measured: fit them apart (the imported runs calibrate from other tools' outputs)", len(dirs), len(runs)-len(dirs))
+	case imported != nil && imported.Empty() != nil:
+		return badInput(imported.Empty())
 	case imported != nil:
 		y, err := imported.YAML(base, dirs, now())
 		return writeFit(imported, y, err, *out, *force, *format, stdout)

@@ -38,7 +38,7 @@ func TestGPUCheckWithoutHardware(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rd.Manifest.Status != record.StatusComplete || len(rd.Manifest.Probes) != 3 {
+	if rd.Manifest.Status != record.StatusFailed || !strings.Contains(rd.Manifest.Reason, "measured nothing") || len(rd.Manifest.Probes) != 3 {
 		t.Fatalf("manifest %+v", rd.Manifest)
 	}
 	for _, p := range rd.Manifest.Probes {

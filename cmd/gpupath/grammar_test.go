@@ -187,8 +187,14 @@ func TestFlagsAfterPositionalArguments(t *testing.T) {
 			t.Errorf("%q (exit %d, %q) and %q (exit %d, %q) differ", pair[0], ca, ea, pair[1], cb, eb)
 		}
 	}
-	if _, errOut, code := invoke(t, "model", "--fromat", "json"); code != 2 || !strings.Contains(errOut, "did you mean --format?") {
-		t.Errorf("model --fromat: exit %d, %q", code, errOut)
+	// A typo is one letter wrong, missing or two letters swapped.
+	for typo, want := range map[string]string{"--fromat": "--format", "--siezs": "--sizes", "--pahts": "--paths", "--sizs": "--sizes"} {
+		if _, errOut, code := invoke(t, "model", typo, "x"); code != 2 || !strings.Contains(errOut, "did you mean "+want+"?") {
+			t.Errorf("model %s: exit %d, %q", typo, code, errOut)
+		}
+	}
+	if _, errOut, code := invoke(t, "import", "a.txt", "--ot", "r"); code != 2 || !strings.Contains(errOut, "did you mean --out?") {
+		t.Errorf("import --ot: exit %d, %q", code, errOut)
 	}
 }
 

@@ -77,7 +77,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// What the tools themselves reported: the run keeps it as the file's
 	// status; it is not an error of the import.
 	for _, f := range parsed {
-		printLines(stderr, f.Failures(), "such lines (the run's manifest lists the first 1,000)")
+		importers.PrintLines(stderr, f.Failures(), "such lines (the run's manifest lists the first 1,000)")
 	}
 	if sum := record.Summarize("import", *out, m); *format == cli.JSON {
 		// The run's summary, and what was read from each file.
@@ -91,23 +91,15 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if lineErr == nil && m.Status == record.StatusFailed {
+		return errors.New(m.Reason) // nothing imported; the files say why above
+	}
 	if lineErr != nil {
-		printLines(stderr, lineErr.Lines, "lines that could not be read")
+		importers.PrintLines(stderr, lineErr.Lines, "lines that could not be read")
 		if n := m.Counted(); n > 0 {
 			return fmt.Errorf("%d line(s) could not be read (listed above); %s keeps the %d records of the others", len(lineErr.Lines), *out, n)
 		}
 		return fmt.Errorf("%d line(s) could not be read (listed above); no other line held a record: %s holds none", len(lineErr.Lines), *out)
 	}
 	return nil
-}
-
-// printLines prints the first 20 lines, then how many more.
-func printLines(w io.Writer, lines []importers.LineError, more string) {
-	for i, l := range lines {
-		if i == 20 {
-			fmt.Fprintf(w, "gpupath: import: and %d more %s\n", len(lines)-i, more)
-			return
-		}
-		fmt.Fprintf(w, "gpupath: import: %s\n", termtext.Name(l.Error()))
-	}
 }

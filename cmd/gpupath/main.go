@@ -28,6 +28,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,16 +73,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("no command given (gpupath help lists the commands; try: gpupath model)")
 	}
+	if err := cli.CheckEnv(); err != nil {
+		return usagef("%v", err)
+	}
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help":
-		printUsage(stdout)
-		return nil
+		return printUsage(stdout)
 	case "help":
 		// gpupath help CMD is gpupath CMD --help.
 		if len(args) == 1 {
-			printUsage(stdout)
-			return nil
+			return printUsage(stdout)
 		}
 		if _, ok := commands[args[1]]; !ok || len(args) > 2 {
 			return usagef("help: unknown command %q (commands: %s)", strings.Join(args[1:], " "), strings.Join(commandNames(), ", "))
@@ -109,8 +111,8 @@ func runCommand(ctx context.Context, c command, args []string, stdout, stderr io
 	out, flushOut := cleanTerm(cli.NewStopWriter(ctx, stdout))
 	errw, flushErr := cleanTerm(cli.NewStopWriter(ctx, stderr))
 	err := c.run(ctx, args, out, errw)
-	if e := flushOut(); err == nil {
-		err = e
+	if e := flushOut(); e != nil && (err == nil || errors.Is(err, cli.ErrHelp)) {
+		err = e // the help too: a write that failed is no success
 	}
 	flushErr()
 	return err
@@ -125,14 +127,15 @@ func commandNames() []string {
 	return names
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: gpupath <command> [flags]")
-	fmt.Fprintln(w)
+func printUsage(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("usage: gpupath <command> [flags]\n\n")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+		fmt.Fprintf(&b, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "gpupath help <command> (or gpupath <command> --help) prints the flags of one command.")
+	b.WriteString("\ngpupath help <command> (or gpupath <command> --help) prints the flags of one command.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // now is cli.Now: the clock, or SOURCE_DATE_EPOCH.

@@ -234,19 +234,17 @@ func (f *measureFlags) probeNames() ([]string, error) {
 		}
 		return nil, nil
 	}
-	var names []string
-	for _, p := range strings.Split(f.probes, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
+	names, all, err := units.SplitNames(f.probes, "probe")
+	if all {
+		err = errors.New("all is the default: leave --probes out")
+	}
+	if err != nil {
+		return nil, usagef("--probes: %v", err)
+	}
+	for _, p := range names {
 		if _, err := measure.New(p, measure.Env{}); err != nil {
 			return nil, usagef("unknown probe %q (probes: %s)", p, strings.Join(measure.Names(), ", "))
 		}
-		names = append(names, p)
-	}
-	if len(names) == 0 {
-		return nil, usagef("--probes names no probe")
 	}
 	return names, nil
 }

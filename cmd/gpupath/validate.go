@@ -47,11 +47,9 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	rep.Both = *partial
-	switch *format {
-	case "json":
-		return rep.WriteJSON(stdout)
-	case "csv":
-		return rep.WriteCSV(stdout)
+	write := map[string]func(io.Writer) error{"json": rep.WriteJSON, "csv": rep.WriteCSV}[*format]
+	if write == nil {
+		write = rep.WriteTable
 	}
-	return rep.WriteTable(stdout)
+	return errors.Join(write(stdout), rep.Empty()) // a table of which nothing was modeled is no pass
 }

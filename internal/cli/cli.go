@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/gpupath/gpupath/internal/termtext"
 
 	"github.com/spf13/pflag"
@@ -153,13 +152,41 @@ func (f *FlagSet) Name() string {
 // nearest is the flag whose name is closest to name, within a third of
 // its length in edits, or "".
 func (f *FlagSet) nearest(name string) string {
-	best, bestD := "", len(name)/3+1
+	best, bestD := "", max(1, len(name)/3)+1
 	f.VisitAll(func(fl *pflag.Flag) {
-		if d := levenshtein.ComputeDistance(name, fl.Name); d < bestD || (d == bestD && best == "" && strings.HasPrefix(fl.Name, name)) {
+		if d := typoDistance(name, fl.Name); d < bestD || (d == bestD && best == "" && strings.HasPrefix(fl.Name, name)) {
 			best, bestD = fl.Name, d
 		}
 	})
 	return best
+}
+
+// typoDistance is the edit distance with two neighbouring letters swapped
+// counted as one edit (--siezs is one typo from --sizes), the optimal
+// string alignment distance.
+func typoDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 // Help writes the command's help: usage, what it does, its flags (GNU
@@ -258,12 +285,33 @@ func WriteJSON(w io.Writer, v any) error {
 // time, an import's time, the comment of a calibrated scenario): the clock,
 // or SOURCE_DATE_EPOCH (seconds since 1970, the reproducible-builds
 // convention) when it is set, so that the same input renders the same
-// bytes. A value that is not a whole number of seconds is ignored.
+// bytes. CheckEnv refuses a value that is not a whole number of seconds
+// in years 1970–9999 before a command runs.
 func Now() time.Time {
-	if v, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok {
-		if sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && sec >= 0 {
-			return time.Unix(sec, 0).UTC()
-		}
+	if sec, ok, err := sourceDate(); ok && err == nil {
+		return time.Unix(sec, 0).UTC()
 	}
 	return time.Now()
+}
+
+// maxSourceDate is 9999-12-31T23:59:59Z: past it a time has no RFC 3339
+// form, which every manifest and report writes.
+const maxSourceDate = 253402300799
+
+func sourceDate() (int64, bool, error) {
+	v, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
+	if !ok {
+		return 0, false, nil
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || sec < 0 || sec > maxSourceDate {
+		return 0, true, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want the seconds since 1970 of a time in years 1970–9999 (unset it for the clock)", termtext.Cut(v, 40))
+	}
+	return sec, true, nil
+}
+
+// CheckEnv checks the environment the commands read: SOURCE_DATE_EPOCH.
+func CheckEnv() error {
+	_, _, err := sourceDate()
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -155,7 +156,40 @@ func CheckCreate(path string, force bool) error {
 	if !st.IsDir() {
 		return fmt.Errorf("%s: %s is not a directory", path, dir)
 	}
+	if err := CanWrite(dir); err != nil {
+		return fmt.Errorf("%s: its directory %s cannot be written (%v)", path, dir, unwrapPath(err))
+	}
 	return nil
+}
+
+// unwrapPath is the reason of a path error, without the path (a probe
+// file's name says nothing to the user).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// writableAncestor checks that the nearest directory above path that
+// exists can be written: where path is made.
+func writableAncestor(path string) error {
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		st, err := os.Stat(dir)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("cannot be made: %s is not a directory", dir)
+			}
+			if err := CanWrite(dir); err != nil {
+				return fmt.Errorf("cannot be made: %s cannot be written (%v)", dir, unwrapPath(err))
+			}
+			return nil
+		}
+		if next := filepath.Dir(dir); next == dir {
+			return nil
+		}
+	}
 }
 
 // CanWrite says whether files can be made in the directory dir, by making
@@ -179,7 +213,7 @@ func CheckOutDir(path string) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil
+		return writableAncestor(path)
 	case errors.Is(err, syscall.ENOTDIR):
 		return fmt.Errorf("cannot be made: a directory above it is a file")
 	case err != nil:
@@ -205,5 +239,5 @@ func CheckOutDir(path string) error {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
-	return nil
+	return writableAncestor(path) // an empty one is replaced
 }

@@ -89,6 +89,19 @@ type ImportedCalibration struct {
 	Unused    []string         `json:"unused,omitempty"`
 }
 
+// Empty is the error of a calibration that fitted no key (nil when it
+// fitted one): calibrating from nothing is no success.
+func (c *ImportedCalibration) Empty() error {
+	if len(c.Fits) > 0 {
+		return nil
+	}
+	why := "no series in them"
+	if len(c.Unused) > 0 {
+		why = strings.Join(c.Unused, "; ")
+	}
+	return fmt.Errorf("nothing to calibrate from: no key of the model could be fitted to these outputs (%s)", why)
+}
+
 // A regime is the sizes where a key decides a series' model value.
 type regime struct {
 	key        string

@@ -2,6 +2,7 @@ package importers
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/gpupath/gpupath/internal/termtext"
@@ -107,4 +108,16 @@ func (f *File) Summary() string {
 		fmt.Fprintf(&b, ": the %s path between nodes (line %d)", o.Path.Path, o.Path.Line)
 	}
 	return b.String()
+}
+
+// PrintLines prints lines as gpupath import does, one per line: the first
+// 20, then how many more (more names them).
+func PrintLines(w io.Writer, lines []LineError, more string) {
+	for i, l := range lines {
+		if i == 20 {
+			fmt.Fprintf(w, "gpupath: import: and %d more %s\n", len(lines)-i, more)
+			return
+		}
+		fmt.Fprintf(w, "gpupath: import: %s\n", termtext.Name(l.Error()))
+	}
 }

@@ -98,3 +98,19 @@ func TestImportKeepsHostsApart(t *testing.T) {
 		t.Errorf("%v %q", err, rd.Results[0].Host)
 	}
 }
+
+// An existing empty directory given as the run directory is written into
+// (it is replaced by the new run), as measure and report take one.
+func TestWriteRunIntoEmptyDir(t *testing.T) {
+	files, err := ReadFiles([]string{filepath.Join(fixtureDir, "perftest/moc-ib_write_bw-a-gbits-client-roce-raw.txt")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir() // exists, empty
+	if _, err := WriteRun(dir, files, Meta{Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(dir); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -255,6 +255,7 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	b, bom := byteOrder(b)
 	if err := CheckText(b); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -300,9 +301,11 @@ func parseFile(ctx context.Context, name string, b []byte, tool string, stream b
 		o.Hardware.Mark("hosts", 1)
 		o.Notes = append(o.Notes, "host named by the lines' prefixes: "+strings.Join(prefixHosts, ", "))
 	}
-	if ends != "" {
-		o := res.f.Outputs[0]
-		o.Notes = append([]string{ends}, o.Notes...)
+	for _, n := range []string{ends, bom} {
+		if n != "" {
+			o := res.f.Outputs[0]
+			o.Notes = append([]string{n}, o.Notes...)
+		}
 	}
 	if len(long) > 0 {
 		o := res.f.Outputs[0]
@@ -372,8 +375,8 @@ func parse(ctx context.Context, name string, b []byte, tool string, stream bool)
 			return nil, fmt.Errorf("%s: %s: %w", name, fm.Name, verr) // a parser bug
 		}
 		f.data, f.format = b, fm
-	} else {
-		o, err = fm.Parse(f.Base, b)
+	} else if o, err = fm.Parse(f.Base, b); err == nil {
+		o.DropUnphysical()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -494,5 +497,8 @@ var ErrGivenTwice = errors.New("given twice")
 // readText reads a file to import: a file over MaxFileBytes is refused
 // before it is read, binary content after its first 64 KiB.
 func readText(ctx context.Context, path string) ([]byte, error) {
-	return safeio.ReadFileHead(ctx, path, MaxFileBytes, binaryHead, CheckText)
+	return safeio.ReadFileHead(ctx, path, MaxFileBytes, binaryHead, func(head []byte) error {
+		head, _ = byteOrder(head) // UTF-16 is text
+		return CheckText(head)
+	})
 }

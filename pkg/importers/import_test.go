@@ -3,10 +3,14 @@ package importers
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"github.com/gpupath/gpupath/pkg/importers/obs"
+	"github.com/gpupath/gpupath/pkg/units"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -278,4 +282,43 @@ func FuzzParseFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// No import records a number no transfer takes: every fixture with each
+// decimal number made 9e99 (or 9e-99) gives records only of physical
+// times and rates, and each line it refused is a problem with its line.
+func TestUnphysicalNumbersAreProblems(t *testing.T) {
+	dec := regexp.MustCompile(`(?:^|[^\w.])(\d+\.\d+)(?:[^\w.]|$)`)
+	for _, p := range append(fixtureFiles(t), publishedFiles(t)...) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, huge := range []string{"9e99", "9e-99"} {
+			mut := dec.ReplaceAllStringFunc(string(raw), func(m string) string {
+				sub := dec.FindStringSubmatchIndex(m)
+				return m[:sub[2]] + huge + m[sub[3]:]
+			})
+			f, err := ParseFile(p, []byte(mut), "")
+			if err != nil {
+				continue
+			}
+			err = f.EachRecord(func(o *obs.Output, r *obs.Record) error {
+				for _, v := range []float64{r.Time, r.Min, r.Max, r.P50, r.P99} {
+					if v != 0 && !units.PhysicalTime(v) {
+						return fmt.Errorf("line %d: time %g recorded", r.Line, v)
+					}
+				}
+				for _, v := range []float64{r.Rate, r.BusRate} {
+					if v != 0 && !units.PhysicalRate(v) {
+						return fmt.Errorf("line %d: rate %g recorded", r.Line, v)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Errorf("%s with %s: %v", filepath.Base(p), huge, err)
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf16"
 )
 
 // Outputs as they come out of launchers, log collectors and terminals: each
@@ -234,4 +235,31 @@ func carriageReturns(b []byte) ([]byte, string) {
 		return b[:w], ""
 	}
 	return b[:w], fmt.Sprintf("%d lines were rewritten by carriage returns inside them (progress output): the text after the last one is read, as a terminal shows it", rewritten)
+}
+
+// byteOrder reads a byte-order mark at the start of b, as Windows tools
+// and PowerShell's Out-File write one: UTF-8's is removed; UTF-16's (LE or
+// BE) has the file decoded to UTF-8. It returns the text and what it did
+// ("" when b has no mark). Lines keep their numbers.
+func byteOrder(b []byte) ([]byte, string) {
+	switch {
+	case bytes.HasPrefix(b, []byte{0xef, 0xbb, 0xbf}):
+		return b[3:], "a UTF-8 byte-order mark at its start: removed"
+	case len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff):
+		le := b[0] == 0xff
+		u := make([]uint16, 0, len(b)/2)
+		for i := 2; i+1 < len(b); i += 2 {
+			if le {
+				u = append(u, uint16(b[i])|uint16(b[i+1])<<8)
+			} else {
+				u = append(u, uint16(b[i])<<8|uint16(b[i+1]))
+			}
+		}
+		order := "big"
+		if le {
+			order = "little"
+		}
+		return []byte(string(utf16.Decode(u))), fmt.Sprintf("UTF-16 (%s-endian, with its byte-order mark): read as UTF-8", order)
+	}
+	return b, ""
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/gpupath/gpupath/pkg/importers/obs"
 )
@@ -230,4 +231,40 @@ func FuzzCarriageReturns(f *testing.F) {
 			t.Fatalf("a carriage return left inside a line: %q → %q", s, out)
 		}
 	})
+}
+
+// Every fixture saved with a UTF-8 byte-order mark, or as UTF-16 with its
+// mark (PowerShell's Out-File), gives the same outputs, and the import
+// notes it.
+func TestByteOrderMarks(t *testing.T) {
+	for _, p := range append(fixtureFiles(t), publishedFiles(t)...) {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(fixtureDir, p)
+		want, err := ParseFile(p, bytes.Clone(raw), "")
+		if err != nil {
+			continue
+		}
+		u := utf16.Encode([]rune(string(raw)))
+		le, be := []byte{0xff, 0xfe}, []byte{0xfe, 0xff}
+		for _, c := range u {
+			le = append(le, byte(c), byte(c>>8))
+			be = append(be, byte(c>>8), byte(c))
+		}
+		for name, b := range map[string][]byte{"UTF-8 BOM": append([]byte{0xef, 0xbb, 0xbf}, raw...), "UTF-16LE": le, "UTF-16BE": be} {
+			got, err := ParseFile(p, b, "")
+			if err != nil {
+				t.Errorf("%s as %s: %v", rel, name, err)
+				continue
+			}
+			if !reflect.DeepEqual(comparable(got), comparable(want)) {
+				t.Errorf("%s as %s: outputs differ", rel, name)
+			}
+			if n := strings.Join(got.Outputs[0].Notes, "\n"); !strings.Contains(n, "byte-order mark") {
+				t.Errorf("%s as %s: no note of it", rel, name)
+			}
+		}
+	}
 }

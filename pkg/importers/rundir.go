@@ -118,7 +118,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("%s holds %s and more: %w", dir, ents[0].Name(), record.ErrNotRunDir)
 	} else if err == nil {
-		// An empty directory is replaced by the new one (rename(2) does).
+		// An empty directory is replaced by the new one (below).
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -255,6 +255,12 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 		}
 		m.Probes = append(m.Probes, st)
 	}
+	if m.Counted() == 0 && slices.ContainsFunc(files, func(f *File) bool { return len(f.Outputs) > 0 && measures(f.Outputs[0].Tool) }) {
+		// Outputs of measuring tools, and not one record: the run says
+		// so (each file's status says why), not "complete".
+		m.Status = record.StatusFailed
+		m.Reason = "no record in any file: each file's status says why"
+	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
@@ -273,6 +279,13 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	// An empty directory given as --out is replaced (os.Rename refuses a
+	// directory as its target; os.Remove removes only an empty one).
+	if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+		if err := os.Remove(dir); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.Rename(stage, dir); err != nil {
 		return nil, err

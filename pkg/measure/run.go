@@ -85,7 +85,8 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 	}
 	r.m.End = r.now().UTC()
 	// The run's status says whether the run finished, not whether every
-	// probe succeeded: "complete" with a failed probe is a finished run
+	// probe succeeded (but a run that measured nothing is "failed"):
+	// "complete" with a failed probe is a finished run
 	// whose manifest gives that probe "failed" and its reason; Run returns
 	// the probe's error too, so the command prints it and exits 1 (bad
 	// option values never get here: CheckOptions refuses them up front).
@@ -106,6 +107,11 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 		r.m.Reason = fmt.Sprintf("writing the run failed: %s (%d records kept)", oneLine(runErr.Error()), kept)
 	case ctx.Err() != nil:
 		r.m.Status = record.StatusInterrupted
+	case r.m.Counted() == 0:
+		// Finished with nothing: every probe unavailable or failed (each
+		// says why). A script reading the status sees it, not "complete".
+		r.m.Status = record.StatusFailed
+		r.m.Reason = "measured nothing: every probe was unavailable or failed (each says why)"
 	}
 	if err := r.w.WriteManifest(r.m); err != nil {
 		return r.m, err

@@ -251,29 +251,10 @@ func ParsePaths(list string) ([]Path, error) {
 	return out, nil
 }
 
-// splitNames splits a comma-separated list of names, the one reading of
-// --paths for point-to-point paths and collectives: nil for "all"; an
-// error for a list that names nothing, an empty name and a name twice.
+// splitNames is units.SplitNames of a --paths list: nil for "all".
 func splitNames(list string) ([]string, error) {
-	list = strings.TrimSpace(list)
-	if strings.EqualFold(list, "all") {
-		return nil, nil
-	}
-	if strings.Trim(list, ", ") == "" {
-		return nil, fmt.Errorf("no path in %q (all, or a list of paths)", list)
-	}
-	var out []string
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		switch {
-		case name == "":
-			return nil, fmt.Errorf("an empty name in %q", list)
-		case slices.Contains(out, name):
-			return nil, fmt.Errorf("path %q is listed twice", name)
-		}
-		out = append(out, name)
-	}
-	return out, nil
+	names, _, err := units.SplitNames(list, "path")
+	return names, err
 }
 
 // Route resolves the path for scenario s.

@@ -596,8 +596,10 @@ func CheckDirs(dirs []string) error {
 		seen = append(seen, fi)
 	}
 	// A copy of a run under another name is the same run: the same tool,
-	// host and start to the nanosecond (a manifest that cannot be read is
-	// left to the reader to name).
+	// host and start to the nanosecond, the same plan and records counted
+	// and a results file of the same size (two imports with one
+	// SOURCE_DATE_EPOCH share a start, not their files). A manifest that
+	// cannot be read is left to the reader to name.
 	first := map[string]string{}
 	for _, d := range dirs {
 		b, err := safeio.ReadFile(context.Background(), filepath.Join(d, ManifestFile), MaxManifestBytes)
@@ -612,7 +614,12 @@ func CheckDirs(dirs []string) error {
 		if m.Peer != nil {
 			peer = m.Peer.Hostname
 		}
-		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d", m.Tool, m.Host.Hostname, peer, m.Start.UnixNano())
+		size := int64(-1)
+		if fi, err := os.Stat(filepath.Join(d, ResultsFile)); err == nil {
+			size = fi.Size()
+		}
+		plan, _ := termtext.MarshalJSON(m.Plan)
+		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%s", m.Tool, m.Host.Hostname, peer, m.Start.UnixNano(), m.Counted(), size, plan)
 		if o, ok := first[k]; ok {
 			return fmt.Errorf("%s: a copy of the run in %s (the same tool, host and start, %s): its records would count twice", d, o, m.Start.UTC().Format(time.RFC3339Nano))
 		}

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -216,6 +217,20 @@ func TestCheckDirs(t *testing.T) {
 	os.WriteFile(file, nil, 0o644)
 	if err := CheckDirs([]string{a, b}); err != nil {
 		t.Errorf("two runs: %v", err)
+	}
+	// Another run that shares the tool, host and start (two imports under
+	// one SOURCE_DATE_EPOCH) is not a copy.
+	other := copyRun(t, "testdata/runs/killed")
+	mb, _ := os.ReadFile(filepath.Join(other, ManifestFile))
+	var mm map[string]any
+	if err := json.Unmarshal(mb, &mm); err != nil {
+		t.Fatal(err)
+	}
+	mm["plan"] = map[string]any{"options": map[string]string{"import.command": "gpupath import other.txt"}}
+	mb, _ = json.Marshal(mm)
+	os.WriteFile(filepath.Join(other, ManifestFile), mb, 0o644)
+	if err := CheckDirs([]string{"testdata/runs/killed", other}); err != nil {
+		t.Errorf("another run of the same start: %v", err)
 	}
 	many := make([]string, MaxRuns+1)
 	for i := range many {

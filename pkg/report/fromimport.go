@@ -390,6 +390,9 @@ func CalibrateImported(runs []*record.RunData, base *model.Scenario, opt fit.Opt
 		if err != nil {
 			continue // a run gpupath measured
 		}
+		if err := rd.Corrupt(); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", rd.Dir, err) // as the measured runs' fit and the report say
+		}
 		dirs = append(dirs, rd.Dir)
 		files = append(files, FitInput(FromImported(run, base))...)
 	}

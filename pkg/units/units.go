@@ -191,9 +191,12 @@ var durationUnits = []struct {
 	div  float64
 }{
 	{"ns", 1e9}, {"us", 1e6}, {"µs", 1e6}, {"μs", 1e6}, {"ms", 1e3}, {"s", 1},
+	// Minutes and hours, as Go's durations (--budget 5m) write them.
+	{"m", 1.0 / 60}, {"min", 1.0 / 60}, {"h", 1.0 / 3600},
 }
 
-// ParseDuration parses a time such as "1.1us", "300ns", "2.5 µs", "1ms" or "0".
+// ParseDuration parses a time such as "1.1us", "300ns", "2.5 µs", "1ms",
+// "1m" (a minute), "2h" or "0".
 func ParseDuration(s string) (Seconds, error) {
 	v, num, unit, err := splitNumberText(s)
 	if err != nil {
@@ -212,7 +215,7 @@ func ParseDuration(s string) (Seconds, error) {
 			return Seconds(v / u.div), nil
 		}
 	}
-	return 0, fmt.Errorf("%q: unknown time unit %q (use ns, us, ms, s)", s, unit)
+	return 0, fmt.Errorf("%q: unknown time unit %q (use ns, us, ms, s, m, h)", s, unit)
 }
 
 // String formats d so that ParseDuration gives back exactly d: "1.1us".

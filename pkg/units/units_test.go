@@ -34,7 +34,7 @@ func TestParseUnits(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want float64
-	}{{"1.1us", 1.1e-6}, {"300ns", 300e-9}, {"2.5 µs", 2.5e-6}, {"1ms", 1e-3}, {"0", 0}, {"2s", 2}} {
+	}{{"1.1us", 1.1e-6}, {"300ns", 300e-9}, {"2.5 µs", 2.5e-6}, {"1ms", 1e-3}, {"0", 0}, {"2s", 2}, {"1m", 60}, {"1.5min", 90}, {"2h", 7200}} {
 		if got, err := ParseDuration(tc.in); err != nil || math.Abs(float64(got)-tc.want) > 1e-18 {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tc.in, float64(got), err, tc.want)
 		}

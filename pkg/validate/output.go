@@ -57,6 +57,9 @@ func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
 
 // modeLine is one mode's figures in a sentence.
 func modeLine(m Mode, s Summary) string {
+	if s.All.Rows == 0 {
+		return fmt.Sprintf("%s: no row modeled; %d rows excluded (the notes say why)", m, s.All.Excluded)
+	}
 	return fmt.Sprintf("%s: %d rows, median error %s, worst %s (%s, ratio %.2f); %d rows excluded", m, s.All.Rows, pct(s.All.Median), pct(s.All.Worst), s.All.WorstID, s.All.WorstRatio, s.All.Excluded)
 }
 
@@ -219,12 +222,31 @@ func (r Result) json() JSONRow {
 
 // jsonFigures are one group's figures in JSON.
 type jsonFigures struct {
-	Rows       int     `json:"rows"`
-	Median     float64 `json:"median_error"`
-	Worst      float64 `json:"worst_error"`
-	WorstID    string  `json:"worst_id,omitempty"`
-	WorstRatio float64 `json:"worst_ratio,omitempty"`
-	Excluded   int     `json:"excluded"`
+	Rows int `json:"rows"`
+	// Median and Worst are null for a group of no row modeled: no error
+	// is not an error of 0.
+	Median     *float64 `json:"median_error"`
+	Worst      *float64 `json:"worst_error"`
+	WorstID    string   `json:"worst_id,omitempty"`
+	WorstRatio float64  `json:"worst_ratio,omitempty"`
+	Excluded   int      `json:"excluded"`
+}
+
+func figuresJSON(f Figures) jsonFigures {
+	j := jsonFigures{Rows: f.Rows, WorstID: f.WorstID, WorstRatio: f.WorstRatio, Excluded: f.Excluded}
+	if f.Rows > 0 {
+		j.Median, j.Worst = &f.Median, &f.Worst
+	}
+	return j
+}
+
+// Empty is the error of a report of which no row was modeled (nil when
+// one was).
+func (rep Report) Empty() error {
+	if rep.Summary.All.Rows > 0 {
+		return nil
+	}
+	return fmt.Errorf("no row of the table was modeled (%d excluded: the notes say why)", rep.Summary.All.Excluded)
 }
 
 // jsonSummary is one mode's figures in JSON.
@@ -235,12 +257,12 @@ type jsonSummary struct {
 }
 
 func summaryJSON(s Summary) jsonSummary {
-	out := jsonSummary{All: jsonFigures(s.All), BySource: map[string]jsonFigures{}, ByPath: map[string]jsonFigures{}}
+	out := jsonSummary{All: figuresJSON(s.All), BySource: map[string]jsonFigures{}, ByPath: map[string]jsonFigures{}}
 	for k, f := range s.BySource {
-		out.BySource[k] = jsonFigures(f)
+		out.BySource[k] = figuresJSON(f)
 	}
 	for k, f := range s.ByPath {
-		out.ByPath[k] = jsonFigures(f)
+		out.ByPath[k] = figuresJSON(f)
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package iperf3
 
 import (
+	"github.com/gpupath/gpupath/internal/termtext"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -134,10 +136,25 @@ func ParseJSON(b []byte) (*Summary, error) {
 // off in its intervals keeps the intervals before the cut (s.cut says
 // where it ends). An error is for input that holds no iperf3 document.
 func decode(b []byte) (*Summary, error) {
-	i := bytes.IndexByte(b, '{')
+	s, _, err := decodeAt(b, 0)
+	return s, err
+}
+
+// decodeAt is decode of the document that starts at or after from (lines
+// are still b's), and the offset past its end.
+func decodeAt(b []byte, from int) (s *Summary, end int, err error) {
+	i := bytes.IndexByte(b[from:], '{')
 	if i < 0 {
-		return nil, errors.New("iperf3: no JSON document")
+		return nil, 0, errors.New("iperf3: no JSON document")
 	}
+	i += from
+	dec := json.NewDecoder(bytes.NewReader(b[i:]))
+	defer func() { end = i + int(dec.InputOffset()) }()
+	s, err = decodeDoc(b, i, dec)
+	return s, end, err
+}
+
+func decodeDoc(b []byte, i int, dec *json.Decoder) (*Summary, error) {
 	// lineAt is the line of the first byte at or after off that is not
 	// white space or a comma: where the next value starts.
 	lineAt := func(off int64) int {
@@ -147,7 +164,6 @@ func decode(b []byte) (*Summary, error) {
 		}
 		return 1 + bytes.Count(b[:min(j, len(b))], []byte{'\n'})
 	}
-	dec := json.NewDecoder(bytes.NewReader(b[i:]))
 	s := &Summary{}
 	fail := func(off int64, err error) (*Summary, error) {
 		if errors.Is(err, errTrailing) {
@@ -244,7 +260,14 @@ func decode(b []byte) (*Summary, error) {
 	for _, v := range []float64{s.SentBytes, s.ReceivedBytes, s.SentSeconds, s.ReceivedSeconds, s.SentRate, s.ReceivedRate,
 		s.CPU.HostTotal, s.CPU.RemoteTotal, s.Duration, s.Omit} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, errors.New("iperf3: negative or non-finite figure in the document")
+			// A figure no run has: the end summary is not read (its line
+			// says why); the intervals before it are kept.
+			line := s.endLine
+			if line == 0 {
+				line = s.startLine
+			}
+			s.hasEnd, s.cut, s.cutLine = false, fmt.Errorf("a negative or non-finite figure (%v) in the part that starts here: not read", v), line
+			break
 		}
 	}
 	if s.BlockSize < 0 || s.Streams < 0 {
@@ -258,6 +281,12 @@ var errTrailing = errors.New("iperf3: data after the JSON document")
 func cutError(err error) error {
 	if errors.Is(err, errTrailing) {
 		return err
+	}
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		// A whole document with one value that is no number of its kind
+		// (1e400): not cut off.
+		return fmt.Errorf("a value that cannot be read in the part that starts here (%s, out of range or of the wrong kind): the document is read no further", termtext.Cut(ute.Value, 40))
 	}
 	return fmt.Errorf("the JSON document ends here, cut off or damaged (%v)", err)
 }

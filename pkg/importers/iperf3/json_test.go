@@ -3,6 +3,7 @@ package iperf3
 import (
 	"errors"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -163,4 +164,38 @@ func FuzzParse(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// Runs appended to one file (iperf3 -J >> runs.json) are each read, the
+// later ones named "(run N)"; text after the last document is a problem
+// with its line; a value that cannot be held is said to be one, not a
+// cut-off document; a negative figure is its part's problem, the file is
+// not refused.
+func TestJSONDocuments(t *testing.T) {
+	doc := string(fx.Read(t, "json-v3.0.11-tcp-1stream-13s.json"))
+	lines := strings.Count(doc, "\n")
+	two, err := Parse([]byte(doc + doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := Parse([]byte(doc))
+	if len(two.Records) != 2*len(one.Records) || !strings.HasSuffix(two.Records[len(two.Records)-1].Variant, "(run 2)") || len(two.Problems) != 0 {
+		t.Errorf("%d records (one document: %d), %v", len(two.Records), len(one.Records), two.Problems)
+	}
+	if r := two.Records[len(one.Records)]; r.Line <= lines {
+		t.Errorf("the second run's record names line %d, inside the first document (%d lines)", r.Line, lines)
+	}
+	trail, _ := Parse([]byte(doc + "garbage after\n"))
+	if len(trail.Records) != len(one.Records) || len(trail.Problems) != 1 || trail.Problems[0].Line != lines+1 {
+		t.Errorf("trailing text: %d records, %v", len(trail.Records), trail.Problems)
+	}
+	big, err := Parse([]byte(strings.Replace(doc, `"bits_per_second":	1.17e+08`, `"bits_per_second": 1e400`, 1)))
+	if err == nil && len(big.Problems) > 0 && strings.Contains(big.Problems[0].Reason, "cut off") {
+		t.Errorf("1e400: %v", big.Problems)
+	}
+	neg := regexp.MustCompile(`("bits_per_second":\s*)[0-9.e+]+`).ReplaceAllString(doc, "${1}-5")
+	o, err := Parse([]byte(neg))
+	if err != nil || len(o.Problems) == 0 || !strings.Contains(o.Problems[0].Reason, "negative") || o.Problems[0].Line == 0 {
+		t.Errorf("negative rates: %v, %+v", err, o)
+	}
 }

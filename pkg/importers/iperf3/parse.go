@@ -35,17 +35,62 @@ func Parse(b []byte) (*obs.Output, error) {
 	head := bytes.TrimSpace(b)
 	head = bytes.TrimSpace(bytes.TrimPrefix(head, []byte("^C")))
 	if len(head) > 0 && head[0] == '{' {
-		s, err := decode(b)
-		if err != nil {
-			return nil, err
-		}
-		return s.observations(), nil
+		return parseDocuments(b)
 	}
 	lines := obs.Lines(b)
 	if !looksText(lines) {
 		return nil, obs.NotRecognized(Tool, "neither an iperf3 JSON document nor its text table")
 	}
 	return ParseText(lines).observations(), nil
+}
+
+// parseDocuments reads every JSON document of b, one after another (a loop
+// of iperf3 -J >> runs.json appends one per run): the second and later
+// runs' records are named "(run N)"; text after the last document is a
+// problem with its line, never dropped without a word.
+func parseDocuments(b []byte) (*obs.Output, error) {
+	var out *obs.Output
+	for run, at := 1, 0; ; run++ {
+		s, end, err := decodeAt(b, at)
+		if err != nil {
+			if out == nil {
+				return nil, err
+			}
+			line := 1 + bytes.Count(b[:at], []byte{'\n'})
+			out.Problems = append(out.Problems, obs.Problem{Line: line, Reason: fmt.Sprintf("after the %d JSON document(s) read: %v", run-1, err)})
+			return out, nil
+		}
+		o := s.observations()
+		if out == nil {
+			out = o
+		} else {
+			for _, r := range o.Records {
+				r.Variant = strings.TrimSpace(r.Variant + fmt.Sprintf(" (run %d)", run))
+				out.Add(r)
+			}
+			out.Problems = append(out.Problems, o.Problems...)
+			out.Failures = append(out.Failures, o.Failures...)
+			for _, h := range o.Hardware.Hosts {
+				out.Hardware.AddHost(h)
+			}
+		}
+		if s.cut != nil {
+			return out, nil // the document was cut off: nothing after it is a document
+		}
+		rest := bytes.TrimLeft(b[end:], " \t\r\n")
+		if len(rest) == 0 {
+			if run > 1 {
+				out.Notes = append(out.Notes, fmt.Sprintf("%d iperf3 JSON documents (runs) in the file, read one after another; the second and later are named (run N)", run))
+			}
+			return out, nil
+		}
+		at = len(b) - len(rest)
+		if rest[0] != '{' {
+			line := 1 + bytes.Count(b[:at], []byte{'\n'})
+			out.Problems = append(out.Problems, obs.Problem{Line: line, Reason: "text after the JSON document that is no other document: not read", Text: string(rest[:min(len(rest), 60)])})
+			return out, nil
+		}
+	}
 }
 
 func pathOf(protocol string) string {
@@ -111,8 +156,10 @@ func (s *Summary) observations() *obs.Output {
 			add("receiver", s.receivedLine, s.ReceivedBytes, s.ReceivedSeconds, s.ReceivedRate)
 		}
 	} else {
+		kept, dropped := 0, 0
 		for _, iv := range s.Intervals {
 			if iv.Rate <= 0 {
+				dropped++
 				continue
 			}
 			r := obs.Record{Line: iv.Line, Test: out.Test, Variant: "interval", Metric: obs.Bandwidth, Bytes: bs, Rate: iv.Rate, Path: path,
@@ -123,10 +170,18 @@ func (s *Summary) observations() *obs.Output {
 			if bs > 0 {
 				r.Time, r.Central = float64(bs)/iv.Rate, "mean"
 			}
-			out.Add(r)
+			if out.Add(r) {
+				kept++
+			} else {
+				dropped++
+			}
 		}
 		if s.cut != nil {
-			out.Problems = append(out.Problems, obs.Problem{Line: s.cutLine, Reason: s.cut.Error() + fmt.Sprintf("; the %d intervals before it are kept, one record each", len(s.Intervals))})
+			why := fmt.Sprintf("; the %d intervals before it are kept, one record each", kept)
+			if dropped > 0 {
+				why += fmt.Sprintf(" (%d more without a rate that can be read are not)", dropped)
+			}
+			out.Problems = append(out.Problems, obs.Problem{Line: s.cutLine, Reason: s.cut.Error() + why})
 		} else {
 			out.Notes = append(out.Notes, "no end summary: the intervals are kept, one record each")
 		}

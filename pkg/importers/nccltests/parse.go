@@ -102,14 +102,17 @@ func ParseStream(name string, b []byte, sink func(obs.Record)) (*obs.Output, fun
 }
 
 type parser struct {
-	out     *obs.Output
-	tab     *table
-	test    string // the program of the current table
-	testSrc string
-	iters   int64
-	hosts   map[int]string // rank -> host
-	gpus    map[int]string // rank -> GPU model
-	pending []string       // the "out-of-place ... in-place" line seen before a header
+	out *obs.Output
+	tab *table
+	// headerLine is the line of the last table header seen (tab is
+	// cleared when its table ends).
+	headerLine int
+	test       string // the program of the current table
+	testSrc    string
+	iters      int64
+	hosts      map[int]string // rank -> host
+	gpus       map[int]string // rank -> GPU model
+	pending    []string       // the "out-of-place ... in-place" line seen before a header
 	// tables counts the headers read; rows the rows read.
 	tables, rows int
 	// What finish needs of the records: the range of busbw/algbw all
@@ -275,6 +278,7 @@ func (p *parser) header(fields []string, n int) {
 	p.pending = nil
 	p.tab = tab
 	p.tables++
+	p.headerLine = tab.line
 }
 
 // units reads the units line under the header, column by column.
@@ -545,5 +549,5 @@ func (p *parser) lastHeader() int {
 	if p.tab != nil {
 		return p.tab.line
 	}
-	return 0
+	return max(p.headerLine, 1)
 }

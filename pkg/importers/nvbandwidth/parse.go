@@ -278,8 +278,9 @@ func (m *matrix) row(out *obs.Output, l string, n int) ([]int, error) {
 			rec.Metric, rec.Time, rec.Central = obs.Latency, x*scale, "median"
 			rec.Bytes, rec.BytesNote = 8, "a pointer-chase of 8-byte loads"
 		}
-		out.Add(rec)
-		ks = append(ks, len(out.Records)-1)
+		if out.Add(rec) {
+			ks = append(ks, len(out.Records)-1)
+		}
 	}
 	return ks, nil
 }

@@ -11,6 +11,8 @@
 package obs
 
 import (
+	"github.com/gpupath/gpupath/pkg/units"
+
 	"errors"
 	"fmt"
 	"math"
@@ -75,18 +77,76 @@ const MaxRecords = 1_000_000
 // refuses the file; Line is the record's line.
 type TooManyRecords struct{ Line int }
 
-// Add appends r to the records (or hands it to Sink). At the record past
-// MaxRecords it panics with TooManyRecords.
-func (o *Output) Add(r Record) {
+// Add appends r to the records (or hands it to Sink) and tells whether it
+// did: a record with a time or rate outside the physical range is its
+// line's problem instead. At the record past MaxRecords it panics with
+// TooManyRecords.
+func (o *Output) Add(r Record) bool {
+	if why := r.unphysical(); why != "" {
+		// A number no transfer takes (a unit error, a mangled row): its
+		// line is a problem, and nothing is recorded of it.
+		o.Problems = append(o.Problems, Problem{Line: r.Line, Reason: why + ": not a measurement; no record"})
+		return false
+	}
 	if o.Full() {
 		panic(TooManyRecords{Line: r.Line})
 	}
 	if o.Sink != nil {
 		o.Streamed++
 		o.Sink(r)
-		return
+		return true
 	}
 	o.Records = append(o.Records, r)
+	return true
+}
+
+// unphysical names the first time or rate of r outside the physical
+// range (units.PhysicalTime, PhysicalRate); "" when all are in it. A 0 is
+// "not printed".
+func (r *Record) unphysical() string {
+	for _, t := range [...]struct {
+		name string
+		v    float64
+	}{{"time", r.Time}, {"minimum", r.Min}, {"maximum", r.Max}, {"median", r.P50}, {"p90", r.P90}, {"p99", r.P99}, {"p99.9", r.P999}, {"CPU time", r.CPU}} {
+		if t.v != 0 && !units.PhysicalTime(t.v) {
+			return fmt.Sprintf("a %s of %g s, outside 1 ps – 10⁶ s", t.name, t.v)
+		}
+	}
+	if r.Stdev != 0 && !(r.Stdev > 0 && r.Stdev <= float64(units.MaxTime)) {
+		return fmt.Sprintf("a standard deviation of %g s, past 10⁶ s", r.Stdev)
+	}
+	for _, x := range [...]struct {
+		name string
+		v    float64
+	}{{"rate", r.Rate}, {"bus rate", r.BusRate}, {"peak rate", r.PeakRate}} {
+		if x.v != 0 && !units.PhysicalRate(x.v) {
+			return fmt.Sprintf("a %s of %g B/s, past 10¹⁵ B/s", x.name, x.v)
+		}
+	}
+	if r.MsgRate != 0 && !(r.MsgRate > 0 && r.MsgRate <= float64(units.MaxRate)) {
+		return fmt.Sprintf("a message rate of %g /s, past 10¹⁵ /s", r.MsgRate)
+	}
+	for _, v := range r.Samples {
+		if !units.PhysicalTime(v) {
+			return fmt.Sprintf("a sample of %g s, outside 1 ps – 10⁶ s", v)
+		}
+	}
+	return ""
+}
+
+// DropUnphysical moves the records a parser finished after adding them
+// (a time derived from a size given later) whose figures are outside the
+// physical range to Problems, as Add does.
+func (o *Output) DropUnphysical() {
+	kept := o.Records[:0]
+	for _, r := range o.Records {
+		if why := r.unphysical(); why != "" {
+			o.Problems = append(o.Problems, Problem{Line: r.Line, Reason: why + ": not a measurement; no record"})
+			continue
+		}
+		kept = append(kept, r)
+	}
+	o.Records = kept
 }
 
 // Full tells whether the output holds (or streamed) MaxRecords records: a
