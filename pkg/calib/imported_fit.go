@@ -84,7 +84,10 @@ type ImportedCalibration struct {
 	Fits   []KeyFit    `json:"fits"`
 	Checks []ToolCheck `json:"checks"`
 	// Series is the same check per series (Tool holds its file and label).
-	Series    []ToolCheck      `json:"series"`
+	Series []ToolCheck `json:"series"`
+	// LeftOut are the points of that check, one per size left out:
+	// measured/modeled − 1 on the preset and on the calibrated model.
+	LeftOut   []CheckPoint     `json:"left_out,omitempty"`
 	Overrides []model.Override `json:"-"`
 	Unused    []string         `json:"unused,omitempty"`
 }
@@ -100,6 +103,16 @@ func (c *ImportedCalibration) Empty() error {
 		why = strings.Join(c.Unused, "; ")
 	}
 	return fmt.Errorf("nothing to calibrate from: no key of the model could be fitted to these outputs (%s)", why)
+}
+
+// CheckPoint is one size left out of the fit, as the check saw it.
+type CheckPoint struct {
+	Series     string  `json:"series"` // file: label, as ImportedCalibration.Series names it
+	Tool       string  `json:"tool"`
+	Path       string  `json:"path"`
+	Bytes      int64   `json:"bytes"`
+	Preset     float64 `json:"preset_error"`
+	Calibrated float64 `json:"calibrated_error"`
 }
 
 // A regime is the sizes where a key decides a series' model value.
@@ -370,6 +383,8 @@ func FitImported(files []ImportedFile, opt fit.Options) (*ImportedCalibration, e
 				continue
 			}
 			sb, sa = append(sb, math.Abs(before[i]-1)), append(sa, math.Abs(after[i]-1))
+			c.LeftOut = append(c.LeftOut, CheckPoint{Series: t.file + ": " + t.se.Label, Tool: t.tool, Path: t.path,
+				Bytes: int64(t.se.Points[i].Bytes), Preset: before[i] - 1, Calibrated: after[i] - 1})
 			e := byTool[t.tool]
 			if e == nil {
 				e = &[2][]float64{}

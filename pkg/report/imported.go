@@ -177,10 +177,66 @@ func (b *builder) importedCalibration(sec *section, ic *calib.ImportedCalibratio
 		}
 		sec.table(t)
 	}
+	b.calibrationResiduals(sec, ic)
 	if len(ic.Unused) > 0 {
 		sec.p("Not used for the calibration (%d):", len(ic.Unused))
 		sec.list(ic.Unused)
 	}
+}
+
+// calibrationResiduals draws the check of the calibration, one figure per
+// tool (CalibrationFigures).
+func (b *builder) calibrationResiduals(sec *section, ic *calib.ImportedCalibration) {
+	figs, notes := CalibrationFigures(ic, b.in.Scenario.Name)
+	for _, n := range notes {
+		sec.note(n)
+	}
+	for n, pf := range figs {
+		b.fig(sec, fromPlots(pf, fmt.Sprintf("imported-calibration-%d", n+1), "modeled and measured", pf.Provenance))
+	}
+}
+
+// CalibrationFigures are the figures of an imported calibration's check,
+// one per tool: each series' error on the sizes left out, preset (scenario
+// base with each file's hardware) against calibrated; and a note for a
+// tool whose figure could not be drawn.
+func CalibrationFigures(ic *calib.ImportedCalibration, base string) ([]*plots.Figure, []string) {
+	var tools []string
+	byTool := map[string][]plots.CalibrationSeries{}
+	at := map[string]int{} // series → index in its tool's list
+	for _, p := range ic.LeftOut {
+		if _, ok := byTool[p.Tool]; !ok {
+			tools = append(tools, p.Tool)
+		}
+		i, ok := at[p.Series]
+		if !ok {
+			i = len(byTool[p.Tool])
+			at[p.Series] = i
+			se := plots.CalibrationSeries{Label: p.Series, Name: p.Series, Path: plotPath(p.Path)}
+			if _, label, ok := strings.Cut(p.Series, ": "); ok && !slices.ContainsFunc(ic.LeftOut, func(q calib.CheckPoint) bool {
+				_, l, _ := strings.Cut(q.Series, ": ")
+				return l == label && q.Series != p.Series
+			}) {
+				se.Label = label // the file's name is in the data; the label alone tells the series apart
+			}
+			byTool[p.Tool] = append(byTool[p.Tool], se)
+		}
+		se := &byTool[p.Tool][i]
+		se.Bytes, se.Preset, se.Calibrated = append(se.Bytes, float64(p.Bytes)), append(se.Preset, p.Preset), append(se.Calibrated, p.Calibrated)
+	}
+	origin := "modeled: scenario " + base + " with each file's hardware, and calibrated from the imported outputs · measured: the imported outputs, at the sizes no key was fitted on"
+	var figs []*plots.Figure
+	var notes []string
+	for _, tool := range tools {
+		pf, err := plots.CalibrationResiduals(plots.CalibrationInput{Title: tool + ": the model's error on the sizes left out, preset and calibrated", Provenance: origin,
+			What: "Each series' measured/modeled − 1 at the sizes no key was fitted on (every other size), against message size: dashed with open marks for the preset with the file's hardware, solid with filled marks for the calibrated model. 0 is the model and the measurement agreeing.", Series: byTool[tool]})
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("No figure of the check for %s: %v.", tool, strings.TrimPrefix(err.Error(), "plots: ")))
+			continue
+		}
+		figs = append(figs, pf)
+	}
+	return figs, notes
 }
 
 func (b *builder) importedFile(sec *section, run Imported, f ImportedFile, n int) {

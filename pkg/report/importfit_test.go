@@ -80,6 +80,19 @@ func TestCalibrateImportedMOC(t *testing.T) {
 			t.Errorf("the imported section lacks %q", w)
 		}
 	}
+	// And draws it: one figure of the sizes left out per tool, every
+	// left-out point in its data.
+	var drawn []string
+	rows := 0
+	for _, f := range buildDoc(t, in).Figures {
+		if strings.HasPrefix(f.ID, "imported-calibration-") {
+			drawn = append(drawn, strings.SplitN(f.Title, ":", 2)[0])
+			rows += f.Data.Len()
+		}
+	}
+	if strings.Join(drawn, ",") != "nccl-tests,perftest" || rows != len(c.LeftOut) {
+		t.Errorf("figures of the check for %v with %d points, want nccl-tests and perftest with %d", drawn, rows, len(c.LeftOut))
+	}
 }
 
 func captions(d *doc) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/importers"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/nb"
+	"github.com/gpupath/gpupath/pkg/plots"
 	"github.com/gpupath/gpupath/pkg/record"
 	"github.com/gpupath/gpupath/pkg/report"
 	"github.com/gpupath/gpupath/pkg/units"
@@ -110,4 +111,29 @@ func ImportedHosts(dir string, base *model.Scenario) (string, error) {
 		t.Add(h.Name, fmt.Sprint(len(h.Files)), fmt.Sprint(h.Records), strings.Join(h.Tools, ", "), rate)
 	}
 	return t.HTML(), nil
+}
+
+// ImportedResiduals calibrates base from an imported run (dir, relative to
+// root) as ImportedCalibration does and draws the check of one tool's
+// series, as the report does: each series' error on the sizes left out,
+// preset and calibrated.
+func ImportedResiduals(root, dir, tool string, base *model.Scenario) (*plots.Figure, error) {
+	rd, err := record.ReadRun(filepath.Join(root, filepath.FromSlash(dir)))
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := report.CalibrateImported([]*record.RunData{rd}, base, fit.Options{Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, fmt.Errorf("%s: not a run of gpupath import", dir)
+	}
+	figs, notes := report.CalibrationFigures(c, base.Name)
+	for _, f := range figs {
+		if strings.HasPrefix(f.Title, tool+":") {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no check of %s (%s)", dir, tool, strings.Join(notes, "; "))
 }

@@ -525,3 +525,18 @@ func TestImportCluster(t *testing.T) {
 		}
 	}
 }
+
+// The notebook draws the report's check of the MOC calibration.
+func TestImportedResiduals(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	f, err := ImportedResiduals(root, MOCRun, "perftest", model.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Data.Len() == 0 || !strings.HasPrefix(f.Title, "perftest:") {
+		t.Errorf("%q, %d points", f.Title, f.Data.Len())
+	}
+	if _, err := ImportedResiduals(root, MOCRun, "osu", model.Default()); err == nil {
+		t.Error("a tool the run has no outputs of: no error")
+	}
+}
