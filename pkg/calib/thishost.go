@@ -137,8 +137,11 @@ func HostScenarioYAML(rd *record.RunData, ovs []model.Override, notes []string) 
 	if err != nil {
 		return nil, err
 	}
-	d.Fields = []model.YAMLField{{Key: "name", Value: "this-host " + rd.Manifest.Host.Hostname, Quote: true},
-		{Key: "description", Value: fmt.Sprintf("%s as measured at %s (run %s)", rd.Manifest.Host.Hostname, rd.Manifest.Start.Format(time.RFC3339), filepath.Base(rd.Dir)), Quote: true}}
+	// The host's name escaped and cut as a manifest keeps it (at most 512
+	// bytes), so that the texts stay under a scenario's 1 KiB a text.
+	host := record.CleanName(rd.Manifest.Host.Hostname)
+	d.Fields = []model.YAMLField{{Key: "name", Value: "this-host " + host, Quote: true},
+		{Key: "description", Value: fmt.Sprintf("%s as measured at %s (run %s)", host, rd.Manifest.Start.Format(time.RFC3339), record.CleanName(filepath.Base(rd.Dir))), Quote: true}}
 	var b bytes.Buffer
 	if err := writeYAML(&b, d); err != nil {
 		return nil, err

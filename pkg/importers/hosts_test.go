@@ -44,7 +44,7 @@ func TestImportKeepsHostsApart(t *testing.T) {
 	paths := []string{
 		put("node01/ib_write_bw.txt", bw, nil),
 		put("node01/ibstat.txt", "ibstat/nersc-8hca-mlx5-mixed-ib-eth.txt", nil),
-		put("node02/ib_write_bw.txt", bw, nil),
+		put("node02/ib_write_bw.txt", "perftest/alibaba-ib_write_bw-b-q4-a-gbits-ionic-pollara-client.txt", nil), // another node's output: a copy would be refused
 		put("pdsh.txt", bw, func(l string) string { return "gpu-a17: " + l }),
 		// A two-node nccl-tests job names both of its hosts: its records
 		// are of several hosts and name none.

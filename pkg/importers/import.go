@@ -3,6 +3,7 @@ package importers
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -30,6 +31,10 @@ type File struct {
 	Name    string
 	Base    string
 	Outputs []*obs.Output
+
+	// SHA256 is the hex SHA-256 of the file as read (ReadFiles): the
+	// same output in two runs is known by it.
+	SHA256 string
 
 	data   []byte
 	format Format
@@ -471,14 +476,26 @@ func readFiles(ctx context.Context, paths []string, tool string, stream bool) ([
 			seen = append(seen, nil)
 		}
 	}
+	byContent := map[string]string{}
 	for _, p := range paths {
 		b, err := readText(ctx, p)
 		if err != nil {
 			return nil, err
 		}
+		sum := fmt.Sprintf("%x", sha256.Sum256(b)) // before the parse changes b
 		f, err := parseFile(ctx, p, b, tool, stream)
 		if err != nil {
 			return nil, err
+		}
+		f.SHA256 = sum
+		if f.Records() > 0 {
+			// A copy of an output under another name would count its
+			// records twice (identical listings of identical nodes do
+			// not count: they hold none).
+			if o, ok := byContent[sum]; ok {
+				return nil, fmt.Errorf("%s: %w: the same content as %s, whose records would count twice", p, ErrGivenTwice, o)
+			}
+			byContent[sum] = p
 		}
 		if total += f.Records(); total > MaxRecords {
 			return nil, fmt.Errorf("%s: %d records with the files before it: %w of %d per run; nothing imported", p, total, ErrTooManyRecords, MaxRecords)

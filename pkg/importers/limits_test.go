@@ -406,3 +406,27 @@ func TestFileGivenTwice(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A copy of an output under another name is refused too (its records
+// would count twice); identical listings without records are not.
+func TestCopyGivenTwice(t *testing.T) {
+	dir := t.TempDir()
+	cp := func(src, name string) string {
+		b, err := os.ReadFile(filepath.Join(fixtureDir, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	lat := "perftest/moc-ib_read_lat-a-client-roce-rdma_cm-tos41-raw.txt"
+	if _, err := ReadFiles([]string{cp(lat, "a.txt"), cp(lat, "b.txt")}, ""); !errors.Is(err, ErrGivenTwice) || !strings.Contains(err.Error(), "same content") {
+		t.Errorf("a copy: %v", err)
+	}
+	topo := "nvidia-smi-topo/stelline-puget-wrx90-2xrtx6000ada-2nic-phb-spaces.txt"
+	files, err := ReadFiles([]string{cp(topo, "node1.txt"), cp(topo, "node2.txt")}, "")
+	if err != nil || len(files) != 2 || files[0].SHA256 == "" || files[0].SHA256 != files[1].SHA256 {
+		t.Errorf("identical listings: %v", err)
+	}
+}

@@ -58,6 +58,9 @@ type FileInfo struct {
 	// distinct identities.
 	Records int          `json:"records,omitempty"`
 	Series  []SeriesInfo `json:"series,omitempty"`
+	// SHA256 is the file's content hash as read: the fit counts an output
+	// imported into two runs once.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // SeriesInfo is what records of one series share: the fields of obs.Record
@@ -172,7 +175,7 @@ func WriteRunContext(ctx context.Context, dir string, files []*File, meta Meta) 
 			continue
 		}
 		o := f.Outputs[0]
-		info := FileInfo{File: f.Base, Path: f.Name, Output: withoutRecords(o)}
+		info := FileInfo{File: f.Base, Path: f.Name, Output: withoutRecords(o), SHA256: f.SHA256}
 		if len(f.Outputs) > 1 {
 			info.NCCL = withoutRecords(f.Outputs[1])
 		}

@@ -148,7 +148,7 @@ func importedOf(run *importers.Run) Imported {
 	im := Imported{Source: run.Dir}
 	for _, fi := range run.Files {
 		o := fi.Output
-		f := ImportedFile{File: fi.File, Tool: o.Tool, Version: o.Version, Test: o.Test, Command: o.Command, Hardware: hardwareOf(fi.File, o.Hardware)}
+		f := ImportedFile{File: fi.File, SHA256: fi.SHA256, Tool: o.Tool, Version: o.Version, Test: o.Test, Command: o.Command, Hardware: hardwareOf(fi.File, o.Hardware)}
 		np := o.Path
 		if fi.NCCL != nil {
 			np = fi.NCCL.Path
@@ -384,7 +384,8 @@ func FitInput(im Imported) []calib.ImportedFile {
 // directories.
 func CalibrateImported(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*calib.ImportedCalibration, []string, error) {
 	var files []calib.ImportedFile
-	var dirs []string
+	var dirs, once []string
+	seen := map[string]string{} // content hash → the first run and file that had it
 	for _, rd := range runs {
 		run, err := importers.FromRunData(rd)
 		if err != nil {
@@ -394,11 +395,28 @@ func CalibrateImported(runs []*record.RunData, base *model.Scenario, opt fit.Opt
 			return nil, nil, fmt.Errorf("%s: %w", rd.Dir, err) // as the measured runs' fit and the report say
 		}
 		dirs = append(dirs, rd.Dir)
-		files = append(files, FitInput(FromImported(run, base))...)
+		im := FromImported(run, base)
+		kept := im.Files[:0]
+		for _, f := range im.Files {
+			where := rd.Dir + ": " + f.File
+			if first, ok := seen[f.SHA256]; ok && f.SHA256 != "" && len(f.Series) > 0 {
+				once = append(once, fmt.Sprintf("%s: the same output as %s: counted once", where, first))
+				continue
+			}
+			if f.SHA256 != "" {
+				seen[f.SHA256] = where
+			}
+			kept = append(kept, f)
+		}
+		im.Files = kept
+		files = append(files, FitInput(im)...)
 	}
 	if len(dirs) == 0 {
 		return nil, nil, nil
 	}
 	c, err := calib.FitImported(files, opt)
+	if c != nil {
+		c.Unused = append(c.Unused, once...)
+	}
 	return c, dirs, err
 }

@@ -47,7 +47,10 @@ type ImportedHost struct {
 
 // ImportedFile is one imported file.
 type ImportedFile struct {
-	File                string
+	File string
+	// SHA256 is the file's content hash as imported ("" for runs imported
+	// before it was kept).
+	SHA256              string
 	Tool, Version, Test string
 	Command             string
 	Hardware            Hardware

@@ -131,3 +131,24 @@ func BenchmarkImportAndFitFixtures(b *testing.B) {
 		}
 	}
 }
+
+// The same output imported into two runs is fitted once, and the fit says
+// so: its points are not counted twice.
+func TestCalibrateSameOutputOnce(t *testing.T) {
+	pattern := "perftest/moc-ib_write_bw-a-gbits-client-roce-raw.txt"
+	a, b := importedRunOf(t, pattern), importedRunOf(t, pattern)
+	one, _, err := CalibrateImported([]*record.RunData{a}, model.Default(), fit.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _, err := CalibrateImported([]*record.RunData{a, b}, model.Default(), fit.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Fits) == 0 || len(two.Fits) != len(one.Fits) || two.Fits[0].Points != one.Fits[0].Points {
+		t.Fatalf("one run %+v, the same output twice %+v", one.Fits, two.Fits)
+	}
+	if u := strings.Join(two.Unused, "\n"); !strings.Contains(u, "the same output as") {
+		t.Errorf("no word of the output counted once:\n%s", u)
+	}
+}

@@ -30,7 +30,7 @@ func TestImportedHosts(t *testing.T) {
 	}
 	bw := "perftest/moc-ib_write_bw-a-gbits-client-roce-raw.txt"
 	files, err := importers.ReadFiles([]string{
-		put("node01/bw.txt", bw), put("node01/ibstat.txt", "ibstat/nersc-8hca-mlx5-mixed-ib-eth.txt"), put("node02/bw.txt", bw),
+		put("node01/bw.txt", bw), put("node01/ibstat.txt", "ibstat/nersc-8hca-mlx5-mixed-ib-eth.txt"), put("node02/bw.txt", "perftest/alibaba-ib_write_bw-b-q4-a-gbits-ionic-pollara-client.txt"),
 	}, "")
 	if err != nil {
 		t.Fatal(err)

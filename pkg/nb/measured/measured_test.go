@@ -510,7 +510,7 @@ func TestImportCluster(t *testing.T) {
 	fx := "pkg/importers/testdata/fixtures/"
 	dir, err := ImportCluster(root, t.TempDir(), map[string][]string{
 		"node01": {fx + "perftest/moc-ib_write_bw-a-gbits-client-roce-raw.txt", fx + "ibstat/nersc-8hca-mlx5-mixed-ib-eth.txt"},
-		"node02": {fx + "perftest/moc-ib_write_bw-a-gbits-client-roce-raw.txt"},
+		"node02": {fx + "perftest/alibaba-ib_write_bw-b-q4-a-gbits-ionic-pollara-client.txt"},
 	})
 	if err != nil {
 		t.Fatal(err)
