@@ -32,6 +32,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sf.register(fl)
 	sysRoot := fl.String("sysfs", "/sys", "sysfs root `dir` (a copy of another host's, or a fixture tree)")
 	procRoot := fl.String("proc", "/proc", "procfs root `dir`")
+	fl.AllowEmpty("boot")
 	bootRoot := fl.String("boot", "/boot", "`dir` holding config-<release> (the kernel config when /proc/config.gz is absent); \"\" skips it")
 	format := fl.Format(cli.Table, cli.JSON)
 	failOn := fl.String("fail-on", "", "exit 1 when a finding is at this severity or worse: error, or warn (warn and error); default: exit 0 whatever is found")

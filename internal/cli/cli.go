@@ -35,6 +35,7 @@ type FlagSet struct {
 	formats []string // --format's choices, the default first
 	format  *string
 	help    io.Writer // where --help prints
+	emptyOK []string  // string flags that take "" (AllowEmpty)
 }
 
 // New returns the flag set of the command whose usage line (after
@@ -90,6 +91,17 @@ func (f *FlagSet) Parse(args []string, maxArgs int) ([]string, error) {
 		}
 		return nil, &UsageError{errors.New(f.explain(err))}
 	}
+	var empty string
+	f.Visit(func(fl *pflag.Flag) {
+		// A value given as "" is no value: never "the flag left out"
+		// (--out '' would write where the default points).
+		if empty == "" && fl.Value.Type() == "string" && strings.TrimSpace(fl.Value.String()) == "" && !slices.Contains(f.emptyOK, fl.Name) {
+			empty = fl.Name
+		}
+	})
+	if empty != "" {
+		return nil, Usagef("--%s: an empty value (give one, or leave the flag out)", empty)
+	}
 	if f.format != nil && !slices.Contains(f.formats, *f.format) {
 		return nil, Usagef("--format %q: want %s", *f.format, strings.Join(f.formats, ", "))
 	}
@@ -142,6 +154,10 @@ func (f *FlagSet) explain(err error) string {
 	}
 	return line + fmt.Sprintf(" (gpupath %s --help lists the flags)", f.Name())
 }
+
+// AllowEmpty names the string flags for which "" is a value with a
+// meaning (doctor's --boot "" skips the kernel config): the others refuse it.
+func (f *FlagSet) AllowEmpty(names ...string) { f.emptyOK = append(f.emptyOK, names...) }
 
 // Name is the command's name.
 func (f *FlagSet) Name() string {

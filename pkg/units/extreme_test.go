@@ -2,6 +2,7 @@ package units
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,11 +29,41 @@ func TestFormatNonFinite(t *testing.T) {
 // TestSizeListCapped: a list is capped like a range, and the error names
 // the cap.
 func TestSizeListCapped(t *testing.T) {
-	list := strings.Repeat("1,", MaxSizes) + "1"
-	if _, err := ParseSizes(list); err == nil || !strings.Contains(err.Error(), "10000") {
+	many := func(n int) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			if i > 1 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		return b.String()
+	}
+	if _, err := ParseSizes(many(MaxSizes + 1)); err == nil || !strings.Contains(err.Error(), "10000") {
 		t.Errorf("%d sizes: error %v", MaxSizes+1, err)
 	}
-	if bs, err := ParseSizes(strings.Repeat("8,", MaxSizes-1) + "8"); err != nil || len(bs) != MaxSizes {
+	if bs, err := ParseSizes(many(MaxSizes)); err != nil || len(bs) != MaxSizes {
 		t.Errorf("%d sizes: %d, %v", MaxSizes, len(bs), err)
+	}
+}
+
+// A size given twice is an error; a range's sizes that round to one it
+// gave are given once.
+func TestSizeGivenTwice(t *testing.T) {
+	for _, bad := range []string{"8,8", "8, 16,8", "1KiB,1024"} {
+		if _, err := ParseSizes(bad); err == nil || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	bs, err := ParseSizes("1B:64B:x1.01")
+	seen := map[Bytes]bool{}
+	for _, b := range bs {
+		if seen[b] {
+			t.Errorf("1B:64B:x1.01 gives %v twice", b)
+		}
+		seen[b] = true
+	}
+	if err != nil || len(bs) < 60 {
+		t.Errorf("1B:64B:x1.01: %d sizes, %v", len(bs), err)
 	}
 }
