@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -473,5 +474,32 @@ func TestBusyWaitEndsWithTheBudget(t *testing.T) {
 	// 30 s is BusyWait's; the budget's end is 0.3 s away (10× slack).
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("waited %v for a busy peer with 0.3 s of budget left", d)
+	}
+}
+
+// A stream hello asking for more bytes between acks than any client does
+// (2^64−1) is refused, not admitted and logged as a negative size.
+func TestServeRefusesHugeStreamChunk(t *testing.T) {
+	s, err := Listen(context.Background(), ServerConfig{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	go s.Serve(context.Background())
+	c, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := make([]byte, helloLen)
+	copy(h, magicHello[:])
+	binary.LittleEndian.PutUint16(h[4:], protoVersion)
+	binary.LittleEndian.PutUint16(h[6:], modeStream)
+	binary.LittleEndian.PutUint64(h[8:], 8)
+	binary.LittleEndian.PutUint64(h[16:], math.MaxUint64)
+	c.Write(h)
+	var w [8]byte
+	if _, err := io.ReadFull(c, w[:]); err != nil || binary.LittleEndian.Uint16(w[6:]) != welcomeBad {
+		t.Fatalf("welcome %v %v, want refused", w, err)
 	}
 }

@@ -52,8 +52,12 @@ const (
 	maxFlows = 64
 	// maxMessage bounds the message size a server accepts (and allocates).
 	maxMessage = 256 << 20
-	helloLen   = 32
-	trailerLen = 32
+	// maxStreamChunk bounds a stream's bytes between acks (the client
+	// sizes a chunk to its rate × about a second: 1 TiB is 100 GB/s for
+	// 10 s); past it no client asked, and the log would show no size.
+	maxStreamChunk = 1 << 40
+	helloLen       = 32
+	trailerLen     = 32
 )
 
 var (
@@ -388,6 +392,7 @@ func (s *Server) handle(c *rawsock.Conn, hello [helloLen]byte, got int) {
 		(mode == modePingPong || mode == modeStream || mode == modeStaged) &&
 		size >= 1 && size <= maxMessage &&
 		(mode == modePingPong || chunk >= 1) &&
+		(mode != modeStream || chunk <= maxStreamChunk) &&
 		(mode != modeStaged || (chunk <= size && flows >= 1 && flows <= maxFlows && flow < flows &&
 			uint64(flow) < (size+chunk-1)/chunk))
 	if !ok {
