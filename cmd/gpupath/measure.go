@@ -182,9 +182,6 @@ func badInputIf(err error, cond bool) error {
 // config turns the flags into the runner's configuration; every error is
 // bad input.
 func (f *measureFlags) config() (measure.RunConfig, error) {
-	if f.set["budget"] && (f.budget <= 0 || f.budget > measure.MaxBudget) {
-		return measure.RunConfig{}, usagef("--budget must be positive and at most %v, got %v", measure.MaxBudget, f.budget)
-	}
 	if fi, err := os.Stat(f.sysfs); f.sysfs != "" && (err != nil || !fi.IsDir()) {
 		return measure.RunConfig{}, usagef("--sysfs %s: not a directory", f.sysfs)
 	}
@@ -206,6 +203,9 @@ func (f *measureFlags) config() (measure.RunConfig, error) {
 	cfg.Probes, f.names = names, names
 	if len(names) == 0 {
 		f.names = measure.Names()
+	}
+	if err := measure.CheckBudget(cfg.Budget, len(f.names)); err != nil {
+		return cfg, usagef("--budget %w", err)
 	}
 	f.runsTCP = slices.Contains(f.names, "tcp")
 	if f.set["sizes"] {
@@ -343,10 +343,17 @@ func (f *measureFlags) finish(ctx context.Context, m *record.Manifest, runErr er
 			failed = append(failed, p.Name+": "+p.Reason)
 		}
 	}
-	if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
-		return fmt.Errorf("interrupted: %d results kept in %s", sum.Results, dir)
-	}
 	if runErr != nil {
+		// A script that asked for JSON gets the run's object however the
+		// run ended: its status says interrupted or failed.
+		if *f.format == cli.JSON {
+			if err := cli.WriteJSON(stdout, sum); err != nil {
+				return err
+			}
+		}
+		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
+			return fmt.Errorf("interrupted: %d results kept in %s", sum.Results, dir)
+		}
 		return runErr
 	}
 	rd, err := record.ReadRun(dir)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -122,6 +123,10 @@ func TestMeasureBadInput(t *testing.T) {
 		// (2,000,000 h overflowed the hard stop), NaN, each probe's sizes,
 		// ports.
 		{[]string{"measure", "--probes", "syscall", "--budget", "2000000h"}, "--budget must be positive and at most 168h0m0s"},
+		// A budget a run cannot keep is refused, not raised in silence
+		// to the least a probe is given.
+		{[]string{"measure", "--probes", "syscall", "--budget", "1ns"}, "--budget 1ns is shorter than the 100ms a run of 1 probe(s) needs (at least 100ms each)"},
+		{[]string{"measure", "--probes", "syscall,tcp,memcpy", "--budget", "250ms"}, "--budget 250ms is shorter than the 300ms a run of 3 probe(s) needs (at least 100ms each)"},
 		{[]string{"measure", "--probes", "tcp", "--timeout", "2000000h"}, "--timeout must be positive and at most 24h0m0s"},
 		{[]string{"serve", "--timeout", "25h"}, "--timeout must be positive and at most 24h0m0s"},
 		{[]string{"measure", "--world-size", "2", "--rank", "1", "--peer", "127.0.0.1:7470", "--peer-wait", "2000000h"}, "--peer-wait must be positive and at most 168h0m0s"},
@@ -211,9 +216,15 @@ func TestMeasureUnreachablePeer(t *testing.T) {
 // its results file holds at least n lines.
 func startMeasure(t *testing.T, dir string, n int, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
+	return startMeasureTo(t, dir, n, io.Discard, args...)
+}
+
+// startMeasureTo is startMeasure with its stdout kept in stdout.
+func startMeasureTo(t *testing.T, dir string, n int, stdout io.Writer, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"measure", "--out", dir}, args...)...)
 	var se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &se
+	cmd.Stdout, cmd.Stderr = stdout, &se
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -290,6 +301,32 @@ func TestMeasureSIGINT(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), fmt.Sprintf("%d results kept", counted)) {
 		t.Errorf("stderr %q does not count %d results", stderr.String(), counted)
+	}
+}
+
+// A script that asked for JSON gets the run's object when the run is
+// interrupted: status interrupted, the results it kept.
+func TestMeasureSIGINTJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	var stdout bytes.Buffer
+	cmd, stderr := startMeasureTo(t, dir, 5, &stdout, "--probes", "syscall,tcp", "--budget", "30s", "--quiet", "--format", "json")
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd, 15*time.Second); code != 1 {
+		t.Errorf("exit %d after SIGINT, want 1", code)
+	}
+	oneLine(t, outcome{stderr: stderr.String()}, "interrupted: ")
+	var sum record.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatalf("stdout is not the run's JSON object: %v: %q", err, stdout.String())
+	}
+	rd, err := record.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Status != record.StatusInterrupted || sum.Run != dir || sum.Results != len(rd.Results) || sum.Results < 5 {
+		t.Errorf("JSON says %s, %d results in %s; the run holds %d", sum.Status, sum.Results, sum.Run, len(rd.Results))
 	}
 }
 

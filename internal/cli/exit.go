@@ -47,11 +47,12 @@ func Exit(err error, stderr io.Writer) int {
 }
 
 // MaxMessageBytes bounds the one line an error prints: a message that
-// quotes what it was given (a 100 kB name to catalog show) quotes its start.
+// quotes what it was given (a 100 kB name to catalog show) keeps its start
+// and its end, and says how many bytes it left out between them.
 const MaxMessageBytes = 1024
 
-// shorten cuts msg to MaxMessageBytes (termtext.Cut).
-func shorten(msg string) string { return termtext.Cut(msg, MaxMessageBytes) }
+// shorten cuts msg to MaxMessageBytes (termtext.CutMiddle).
+func shorten(msg string) string { return termtext.CutMiddle(msg, MaxMessageBytes) }
 
 // Build is what `gpupath version` says of the binary.
 type Build struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -44,11 +45,20 @@ func TestStopWriter(t *testing.T) {
 }
 
 // An error's line is at most MaxMessageBytes and a few more: a message
-// quoting a 100 kB argument prints its start and its length.
+// quoting a 100 kB argument keeps its start and its end (the hint after
+// the argument), and counts the bytes it left out of the message.
 func TestExitShortensLongMessages(t *testing.T) {
 	var b bytes.Buffer
-	code := Exit(&UsageError{Err: errors.New("unknown entry " + strings.Repeat("é", 50000))}, &b)
-	if code != ExitUsage || b.Len() > MaxMessageBytes+64 || !strings.HasSuffix(b.String(), "bytes in all)\n") || strings.ContainsRune(b.String(), '\uFFFD') {
-		t.Errorf("exit %d, %d bytes: %q", code, b.Len(), b.String()[max(0, b.Len()-60):])
+	arg := strings.Repeat("é", 50000)
+	msg := "unknown entry " + arg + ": did you mean gpu-h200?"
+	code := Exit(&UsageError{Err: errors.New(msg)}, &b)
+	out := b.String()
+	if code != ExitUsage || b.Len() > MaxMessageBytes+64 || strings.ContainsRune(out, '\uFFFD') ||
+		!strings.HasPrefix(out, "gpupath: unknown entry éé") || !strings.HasSuffix(out, "éé: did you mean gpu-h200?\n") {
+		t.Errorf("exit %d, %d bytes: %q … %q", code, b.Len(), out[:40], out[max(0, b.Len()-60):])
+	}
+	var left, all int
+	if _, err := fmt.Sscanf(out[strings.Index(out, " … (")+len(" … ("):], "%d of %d bytes left out", &left, &all); err != nil || all != len(msg) || left != len(msg)-(len(out)-len("gpupath: \n")-len(fmt.Sprintf(" … (%d of %d bytes left out) … ", left, all))) {
+		t.Errorf("the count of what was left out: %d of %d (%v), message %d bytes, line %d", left, all, err, len(msg), len(out))
 	}
 }

@@ -117,6 +117,27 @@ func nameAll(v reflect.Value) {
 	}
 }
 
+// CutMiddle shortens s to about max bytes by leaving out its middle, at
+// character boundaries, and says how much it left out ("… (98000 of
+// 100000 bytes left out) …"); s itself when it fits. It is the cut of an
+// error line: a message that quotes a long argument keeps its start and
+// its end, where the hint or the cause is.
+func CutMiddle(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	tail := max / 4
+	head := max - tail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	from := len(s) - tail
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return fmt.Sprintf("%s … (%d of %d bytes left out) … %s", s[:head], from-head, len(s), s[from:])
+}
+
 // Cut shortens s to its first max bytes, at a character boundary, and
 // says how long it was ("… (130000 bytes in all)"); s itself when it fits.
 // It is the one cut of a long text a person reads (an error line, a

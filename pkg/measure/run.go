@@ -159,9 +159,6 @@ type runner struct {
 
 // newRunner checks the configuration and makes the probes.
 func newRunner(cfg RunConfig) (*runner, error) {
-	if cfg.Budget <= 0 || cfg.Budget > MaxBudget {
-		return nil, fmt.Errorf("budget %v out of range (0, %v]", cfg.Budget, MaxBudget)
-	}
 	r := &runner{cfg: cfg, now: cfg.Now, names: cfg.Probes, progress: cfg.Progress}
 	if p, ok := cfg.Progress.(Planned); ok {
 		r.progress = p.WithPlan(cfg.Plan)
@@ -171,6 +168,9 @@ func newRunner(cfg RunConfig) (*runner, error) {
 	}
 	if len(r.names) == 0 {
 		r.names = Names()
+	}
+	if err := CheckBudget(cfg.Budget, len(r.names)); err != nil {
+		return nil, fmt.Errorf("budget %w", err)
 	}
 	if err := CheckOptions(r.names, cfg.Plan.Options); err != nil {
 		return nil, err
@@ -219,15 +219,32 @@ func (r *runner) create() error {
 	return nil
 }
 
+// MinShare is the least time a probe is given, whatever is left of the
+// budget: a budget shorter than MinShare for each probe it runs is refused
+// (CheckBudget), not raised in silence.
+const MinShare = 100 * time.Millisecond
+
+// CheckBudget says whether a budget suits a run of n probes: positive, at
+// most MaxBudget, and at least MinShare for each probe.
+func CheckBudget(budget time.Duration, n int) error {
+	if budget <= 0 || budget > MaxBudget {
+		return fmt.Errorf("must be positive and at most %v, got %v", MaxBudget, budget)
+	}
+	if least := MinShare * time.Duration(max(n, 1)); budget < least {
+		return fmt.Errorf("%v is shorter than the %v a run of %d probe(s) needs (at least %v each)", budget, least, max(n, 1), MinShare)
+	}
+	return nil
+}
+
 // share is probe i's share of what is left of the budget, by weight among
-// the probes left (at least 100 ms).
+// the probes left (at least MinShare).
 func (r *runner) share(i int) time.Duration {
 	left := r.cfg.Budget - time.Since(r.start)
 	var wsum float64
 	for _, w := range r.weights[i:] {
 		wsum += w
 	}
-	return max(time.Duration(float64(left)*r.weights[i]/wsum), 100*time.Millisecond)
+	return max(time.Duration(float64(left)*r.weights[i]/wsum), MinShare)
 }
 
 // runProbe runs probe i and records its outcome in the manifest. The error
