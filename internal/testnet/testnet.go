@@ -1,10 +1,11 @@
 //go:build linux
 
 // Package testnet makes test hosts: two network namespaces joined by a veth
-// pair, optionally shaped with the tbf qdisc, built through netlink (no ip or
-// tc commands: the GPU machine has no iproute2). Each namespace is
-// bind-mounted at /run/netns/NAME, so `nsenter --net=/run/netns/NAME` or
-// Host.Command runs any process inside it.
+// pair (New), or N on one Ethernet bridge (NewBridge), optionally shaped
+// with the tbf qdisc, built through netlink (no ip or tc commands: the GPU
+// machine has no iproute2). Each namespace is bind-mounted at
+// /run/netns/NAME, so `nsenter --net=/run/netns/NAME` or Host.Start runs
+// any process inside it.
 //
 // Names start with Prefix and carry the creating process's pid, so a later
 // start can remove what a killed run left behind (Cleanup). It needs root;
@@ -32,7 +33,8 @@ import (
 )
 
 // Prefix starts the name of every namespace this package makes:
-// gpupath-<pid>-<tag>-a and -b.
+// gpupath-<pid>-<tag>-a and -b for a pair, gpupath-<pid>-<tag>-sw and
+// -h0, -h1, ... for a bridge.
 const Prefix = "gpupath-"
 
 // NetnsDir is where named namespaces are bind-mounted (as ip netns does).
@@ -108,7 +110,7 @@ func New(ctx context.Context, cfg Config) (*Pair, error) {
 		return nil, fmt.Errorf("testnet: bad rate %g", cfg.Rate)
 	}
 	if cfg.Rate > 0 && cfg.Burst <= 0 {
-		cfg.Burst = max(64<<10, int64(cfg.Rate*0.004))
+		cfg.Burst = defaultBurst(cfg.Rate)
 	}
 	var rnd [3]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
@@ -174,29 +176,44 @@ func (p *Pair) build() error {
 // makeNamed creates two named namespaces and returns handles to them; the
 // calling goroutine's thread is restored to its own namespace.
 func makeNamed(a, b string) (netns.NsHandle, netns.NsHandle, error) {
+	hs, err := makeNamespaces(a, b)
+	if len(hs) == 2 {
+		return hs[0], hs[1], err
+	}
+	for _, h := range hs {
+		h.Close()
+	}
+	return -1, -1, err
+}
+
+// makeNamespaces creates the named namespaces in order and returns handles
+// to those it made: all of them, or on error the ones made before it (the
+// caller closes them and removes their names). The calling goroutine's
+// thread is restored to its own namespace.
+func makeNamespaces(names ...string) ([]netns.NsHandle, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	orig, err := netns.Get()
 	if err != nil {
-		return -1, -1, fmt.Errorf("testnet: current namespace: %w", err)
+		return nil, fmt.Errorf("testnet: current namespace: %w", err)
 	}
 	defer orig.Close()
 	defer netns.Set(orig) //nolint:errcheck // restored below too; a failure leaves the thread locked out
-	ha, err := netns.NewNamed(a)
-	if err != nil {
-		return -1, -1, fmt.Errorf("testnet: namespace %s: %w", a, err)
-	}
-	hb, err := netns.NewNamed(b)
-	if err != nil {
-		ha.Close()
-		return -1, -1, fmt.Errorf("testnet: namespace %s: %w", b, err)
+	hs := make([]netns.NsHandle, 0, len(names))
+	for _, name := range names {
+		h, err := netns.NewNamed(name)
+		if err != nil {
+			return hs, fmt.Errorf("testnet: namespace %s: %w", name, err)
+		}
+		hs = append(hs, h)
 	}
 	if err := netns.Set(orig); err != nil {
-		// The thread is stuck in b: keep it locked so it dies with the goroutine.
+		// The thread is stuck in the last one: keep it locked so it dies
+		// with the goroutine.
 		runtime.LockOSThread()
-		return ha, hb, fmt.Errorf("testnet: back to the original namespace: %w", err)
+		return hs, fmt.Errorf("testnet: back to the original namespace: %w", err)
 	}
-	return ha, hb, nil
+	return hs, nil
 }
 
 func configure(ns netns.NsHandle, h Host, mtu int) error {
@@ -232,6 +249,11 @@ func configure(ns netns.NsHandle, h Host, mtu int) error {
 		return fmt.Errorf("testnet: %s up: %w", h.Dev, err)
 	}
 	return nil
+}
+
+// defaultBurst is tbf's bucket when none is given: max(64 KiB, 4 ms at rate).
+func defaultBurst(rate float64) int64 {
+	return max(64<<10, int64(rate*0.004))
 }
 
 // shape puts tbf at the root of dev as `tc qdisc add dev DEV root tbf rate

@@ -24,7 +24,9 @@
 //     one collective of NCCL's cost model on each inter-node path (bus
 //     bandwidth by size with NCCL's choices in a band stacked under the
 //     curves, bus bandwidth by node count, what GPUDirect RDMA buys, the
-//     CPU cores a node keeps busy). Layout says where a Figure puts its
+//     CPU cores a node keeps busy); PairHeatmap and PairDistribution a
+//     cluster sweep's pairs (a host-by-host heatmap, hosts grouped into
+//     blocks past 64, and the distribution of pair values). Layout says where a Figure puts its
 //     legend and its data, for tests.
 //   - Drawing: a drawing that the document around it frames (the report
 //     prints its number, title and caption), with its data: StageMap (the
