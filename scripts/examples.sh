@@ -14,6 +14,8 @@
 #   nccl-tests/         every nccl-tests output of the fixtures against
 #                       NCCL's cost model (scripts/example-nccl-tests.sh)
 #   two-hosts-veth/     the report of the committed two-host run
+#   sweep-6-hosts/      the report of the committed sweep of six test hosts
+#                       (one shaped to a third of the others' rate)
 # The doctor outputs (reports/examples/doctor) are runs of gpupath doctor on
 # real machines and are not re-rendered here.
 set -euo pipefail
@@ -47,4 +49,9 @@ bash scripts/example-nccl-tests.sh "$ex/nccl-tests" >/dev/null
 # its report is rendered from the committed run.
 rm -rf "$ex/two-hosts-veth/report"
 $g report --model-only --data "$ex/two-hosts-veth/run" --set nic.rate=1Gbit/s --set nic.mtu=1500 --out "$ex/two-hosts-veth/report" >/dev/null
+# The sweep was measured by the six-host test (root, network namespaces:
+# GPUPATH_SWEEP_EXAMPLE=DIR go test -run TestSweepSixHosts ./cmd/gpupath);
+# its report is rendered from the committed run.
+rm -rf "$ex/sweep-6-hosts/report"
+$g report --model-only --data "$ex/sweep-6-hosts/run" --out "$ex/sweep-6-hosts/report" >/dev/null
 echo "examples rendered under $ex"

@@ -133,6 +133,9 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	if err := measure.CheckSizes(f.names, cfg.Plan.Sizes); err != nil {
 		return usagef("--sizes: %v", err)
 	}
+	if pr != nil && pr.sweep && !f.set["target"] {
+		return f.sweep(ctx, pr, cfg, stdout) // only rank 0 writes: it checks --out
+	}
 	if err := checkOut(f.out); f.out != "" && err != nil {
 		return err
 	}

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"github.com/gpupath/gpupath/internal/cli"
 	"io"
-	"net"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpupath/gpupath/pkg/cluster"
@@ -30,6 +27,10 @@ type pairFlags struct {
 	rank, worldSize, localRank int
 	peer, listen, rendezvous   string
 	peerWait                   time.Duration
+	// pairs and perPair make a run of more than two ranks a sweep.
+	pairs   string
+	perPair time.Duration
+	atOnce  int
 	// changed tells whether a flag was given (-1 is the flags' "from the
 	// environment", so a negative value given is refused, not taken as it).
 	changed func(name string) bool
@@ -44,6 +45,9 @@ func (p *pairFlags) register(fs *cli.FlagSet) {
 	fs.StringVar(&p.listen, "listen", "", "rank 0: control address to listen on (default: the port of --peer when given, :MASTER_PORT+1 under torchrun, :0 with --rendezvous, else :"+strconv.Itoa(DefaultPairPort)+"); it is on the network")
 	fs.StringVar(&p.rendezvous, "rendezvous", "", "a directory both hosts share: rank 0 writes its address to gpupath-<job>.addr there, rank 1 reads it")
 	fs.DurationVar(&p.peerWait, "peer-wait", 60*time.Second, "how long to wait for the other rank")
+	fs.StringVar(&p.pairs, "pairs", "all", "a sweep (more than two ranks): all, ring, random:K[:SEED] (K random partners per rank) or a file of pairs (two ranks or host names a line)")
+	fs.DurationVar(&p.perPair, "per-pair", 2*time.Second, "a sweep: the time of one pair, both directions")
+	fs.IntVar(&p.atOnce, "at-once", 0, "a sweep: at most this many pairs measure at the same time (default: every pair of a round)")
 }
 
 // checkAddr is measure.CheckAddr of a flag's value given, as bad input.
@@ -56,8 +60,9 @@ func checkAddr(flagName, addr string, listen bool) error {
 
 // pairing is the place of this process in a two-host run.
 type pairing struct {
-	rank cluster.Rank
-	role cluster.Role
+	rank  cluster.Rank
+	role  cluster.Role
+	sweep bool // more than two ranks: every pair of a schedule
 }
 
 // resolve reads the rank from the flags over the environment; nil when
@@ -70,6 +75,9 @@ func (p *pairFlags) resolve(getenv cluster.Getenv) (*pairing, error) {
 		if f.v < 0 && p.changed != nil && p.changed(f.name) {
 			return nil, usagef("--%s must be 0 or more, got %d", f.name, f.v)
 		}
+	}
+	if p.atOnce < 0 {
+		return nil, usagef("--at-once must be 0 (every pair of a round) or more, got %d", p.atOnce)
 	}
 	if p.peerWait <= 0 || p.peerWait > measure.MaxBudget {
 		return nil, usagef("--peer-wait must be positive and at most %v, got %v", measure.MaxBudget, p.peerWait)
@@ -90,6 +98,9 @@ func (p *pairFlags) resolve(getenv cluster.Getenv) (*pairing, error) {
 	if r, err = r.Override(p.rank, p.worldSize, p.localRank); err != nil {
 		return nil, badInput(err)
 	}
+	if r.Size > 2 || (p.changed != nil && (p.changed("pairs") || p.changed("per-pair"))) {
+		return &pairing{rank: r, sweep: true}, nil
+	}
 	role, err := r.Role()
 	if err != nil {
 		return nil, badInput(err)
@@ -108,36 +119,17 @@ func me(host record.Host, rank int) measure.PairHello {
 	return measure.PairHello{Tool: "gpupath", Version: Version, Rank: rank, Host: host}
 }
 
+// meeting is how this rank finds rank 0 (or, rank 0, is found).
+func (p *pairFlags) meeting(pr *pairing) cluster.Meeting {
+	return cluster.Meeting{Rank: pr.rank, Peer: p.peer, Listen: p.listen, Rendezvous: p.rendezvous, DefaultPort: DefaultPairPort, Wait: p.peerWait}
+}
+
 // serveRank0 is rank 0: it serves until rank 1 is done.
 func (f *measureFlags) serveRank0(ctx context.Context, pr *pairing, stdout io.Writer) error {
-	listen := f.pair.listen
-	if listen == "" {
-		switch mp, ok := pr.rank.MasterPeer(); {
-		case f.pair.peer != "":
-			// The launcher gave every rank the same line (srun, mpirun):
-			// rank 0 serves on the port that rank 1 dials.
-			_, port, _ := net.SplitHostPort(f.pair.peer)
-			listen = ":" + port
-		case ok:
-			_, port, _ := net.SplitHostPort(mp)
-			listen = ":" + port
-		case f.pair.rendezvous != "":
-			listen = ":0"
-		default:
-			listen = ":" + strconv.Itoa(DefaultPairPort)
-		}
-	}
 	host := measure.ReadHost("/")
-	ps := &measure.PairServer{Listen: listen, Hello: me(host, 0), Wait: f.pair.peerWait, Timeout: f.timeout}
-	if f.pair.rendezvous != "" {
-		file := cluster.RendezvousFile(f.pair.rendezvous, pr.rank.Job)
-		ps.Listening = func(addr string) error {
-			h, port, _ := net.SplitHostPort(addr)
-			if ip := net.ParseIP(h); ip == nil || ip.IsUnspecified() {
-				h = cluster.AdvertiseIP()
-			}
-			return cluster.Publish(file, net.JoinHostPort(h, port))
-		}
+	ps := &measure.PairServer{Listen: f.pair.meeting(pr).ListenAddr(), Hello: me(host, 0), Wait: f.pair.peerWait, Timeout: f.timeout}
+	var file string
+	if ps.Listening, file = f.pair.meeting(pr).Publisher(); file != "" {
 		defer os.Remove(file)
 	}
 	peer, err := ps.Serve(ctx)
@@ -150,89 +142,30 @@ func (f *measureFlags) serveRank0(ctx context.Context, pr *pairing, stdout io.Wr
 	return nil
 }
 
-// dialRank0 is rank 1's start: it finds rank 0 and pairs with it.
-func (f *measureFlags) dialRank0(ctx context.Context, pr *pairing, host record.Host) (*measure.PairClient, *record.Pairing, error) {
-	addr, found := f.pair.peer, "flag"
-	if addr == "" {
-		if mp, ok := pr.rank.MasterPeer(); ok {
-			addr, found = mp, "torchrun MASTER_ADDR:MASTER_PORT+1"
-		} else if f.pair.rendezvous != "" {
-			file := cluster.RendezvousFile(f.pair.rendezvous, pr.rank.Job)
-			a, err := cluster.Await(ctx, file, f.pair.peerWait)
-			if err != nil {
-				return nil, nil, err
-			}
-			addr, found = a, "rendezvous "+filepath.Base(file)
-		} else {
-			return nil, nil, badInput(cluster.ErrNoPeer)
-		}
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, nil, usagef("--peer %q: want host:port", addr)
-	}
-	pc, err := measure.DialPair(ctx, addr, me(host, 1), f.pair.peerWait, f.timeout, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pc, &record.Pairing{Launcher: string(pr.rank.From), Rank: pr.rank.Rank, WorldSize: pr.rank.Size,
-		LocalRank: pr.rank.LocalRank, PeerAddr: addr, PeerVersion: pc.Peer.Version, Found: found}, nil
-}
-
-// measureRank1 runs the probes against rank 0 and writes one run directory
-// holding both hosts and what rank 0 measured on its side. When rank 0 goes
-// away mid-run the run is marked partial with the reason.
+// measureRank1 finds rank 0, pairs with it and runs the probes against it
+// (measure.RunPaired): one run directory holding both hosts and what rank 0
+// measured on its side, partial with the reason when rank 0 goes away.
 func (f *measureFlags) measureRank1(ctx context.Context, pr *pairing, cfg measure.RunConfig, dir string, stdout, stderr io.Writer) error {
-	host := *cfg.Host
-	pc, info, err := f.dialRank0(ctx, pr, host)
+	addr, found, err := f.pair.meeting(pr).Rank0(ctx)
+	if errors.Is(err, cluster.ErrNoPeer) {
+		return badInput(err)
+	}
+	var pc *measure.PairClient
+	if err == nil {
+		pc, err = measure.DialPair(ctx, addr, me(*cfg.Host, 1), f.pair.peerWait, f.timeout, 0)
+	}
 	if err != nil {
-		var u *usageError
-		if errors.As(err, &u) {
-			return err
-		}
-		return measure.WriteUnpaired(dir, cfg, Version, flatten(err.Error()))
+		return measure.WriteUnpaired(dir, cfg, Version, err.Error())
 	}
 	defer pc.Close()
-	cfg.Plan.Target = pc.Peer.Data
-	peerHost := pc.Peer.Host
-	cfg.Peer, cfg.Pairing = &peerHost, info
-	rctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go func() {
-		select {
-		case <-pc.Lost():
-			cancel(pc.Err())
-		case <-rctx.Done():
-		}
-	}()
-	m, runErr := measure.Run(rctx, cfg)
+	cfg.Pairing = &record.Pairing{Launcher: string(pr.rank.From), Rank: pr.rank.Rank, WorldSize: pr.rank.Size,
+		LocalRank: pr.rank.LocalRank, PeerAddr: addr, PeerVersion: pc.Peer.Version, Found: found}
+	m, lost, runErr := measure.RunPaired(ctx, pc, cfg)
 	if m == nil {
 		return badInputIf(runErr, errors.Is(runErr, record.ErrRunExists))
 	}
-	lost := pc.Err()
-	if lost == nil && ctx.Err() == nil {
-		sessions, err := pc.Done()
-		if err != nil {
-			lost = err
-		} else if err := measure.AppendPeer(dir, m, sessions, peerHost.Hostname); err != nil {
-			return err
-		}
-	}
-	if lost == nil && runErr != nil && errors.Is(runErr, measure.ErrTimeout) {
-		lost = runErr
-	}
-	if lost != nil {
-		results := 0
-		for _, p := range m.Probes {
-			results += p.Results
-		}
-		m.Status, m.Reason = record.StatusPartial, flatten(lost.Error())
-		if err := record.WriteManifest(dir, m); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s: partial run, %d results kept in %s", m.Reason, results, dir)
+	if lost {
+		return runErr
 	}
 	return f.finish(ctx, m, runErr, dir, stdout, stderr)
 }
-
-// flatten puts an error on one line.
-func flatten(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }

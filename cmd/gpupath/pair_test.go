@@ -544,15 +544,15 @@ func TestPairResolve(t *testing.T) {
 	if pr, err := flags.resolve(env()); pr != nil || err != nil {
 		t.Errorf("no launcher: %v, %v; want a one-host run", pr, err)
 	}
-	if _, err := flags.resolve(env("SLURM_PROCID", "2", "SLURM_NTASKS", "3")); err == nil || !strings.Contains(err.Error(), "world size 3") {
-		t.Errorf("world of 3: %v", err)
+	if pr, err := flags.resolve(env("SLURM_PROCID", "2", "SLURM_NTASKS", "3")); err != nil || !pr.sweep || pr.rank.Rank != 2 {
+		t.Errorf("world of 3: %+v, %v; want a sweep", pr, err)
 	}
 	pr, err := flags.resolve(env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2", "SLURM_PROCID", "0", "SLURM_NTASKS", "1"))
 	if err != nil || pr.rank.From != "openmpi" || pr.rank.Rank != 1 {
 		t.Errorf("mpirun inside sbatch: %+v, %v", pr, err)
 	}
 	f := &measureFlags{pair: flags}
-	if _, _, err := f.dialRank0(context.Background(), pr, record.Host{}); err == nil || !strings.Contains(err.Error(), "no peer address") {
+	if _, _, err := f.pair.meeting(pr).Rank0(context.Background()); err == nil || !strings.Contains(err.Error(), "no peer address") {
 		t.Errorf("rank 1 without a peer: %v", err)
 	}
 	fl := flags

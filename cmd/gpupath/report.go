@@ -126,6 +126,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 		Imported: fromRuns.Imported,
 		Compare:  fromRuns.Compare,
+		Sweeps:   fromRuns.Sweeps,
 	}
 	rep, err := report.RenderContext(ctx, in)
 	if err != nil {
@@ -164,6 +165,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		data = append(data, kept)
 	}
 	sum := rep.Summary(dir, scenarioSource(&sf), data)
+	sum.Sweeps = fromRuns.Sweeps
 	if *format == cli.JSON {
 		return cli.WriteJSON(stdout, sum)
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // Prefix starts the name of every namespace this package makes:
@@ -372,6 +373,31 @@ func (h Host) Do(f func() error) error {
 // thread in that namespace and inherits it.
 func (h Host) Start(cmd *exec.Cmd) error {
 	return h.Do(cmd.Start)
+}
+
+// StartNamed is Start in a UTS namespace of the child's own, whose host
+// name is hostname: a test host that names itself as a cluster node does.
+// The thread that forks it enters a new UTS namespace for the fork and
+// goes back to its own after.
+func (h Host) StartNamed(cmd *exec.Cmd, hostname string) error {
+	return h.Do(func() error {
+		orig, err := unix.Open("/proc/thread-self/ns/uts", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("testnet: the thread's UTS namespace: %w", err)
+		}
+		defer unix.Close(orig)
+		if err := unix.Unshare(unix.CLONE_NEWUTS); err != nil {
+			return fmt.Errorf("testnet: unshare the UTS namespace: %w", err)
+		}
+		serr := unix.Sethostname([]byte(hostname))
+		if serr == nil {
+			serr = cmd.Start()
+		}
+		if err := unix.Setns(orig, unix.CLONE_NEWUTS); err != nil {
+			panic("testnet: cannot return to the UTS namespace: " + err.Error())
+		}
+		return serr
+	})
 }
 
 // Cleanup removes namespaces whose names start with Prefix and whose

@@ -44,6 +44,9 @@ type PairMessage struct {
 	Hello    *PairHello `json:"hello,omitempty"`
 	Sessions []Session  `json:"sessions,omitempty"`
 	Error    string     `json:"error,omitempty"`
+	// Task and Result are a cluster sweep's (types task and result).
+	Task   *SweepTask   `json:"task,omitempty"`
+	Result *SweepResult `json:"result,omitempty"`
 }
 
 // PairHello is what each side says of itself.
@@ -52,8 +55,12 @@ type PairHello struct {
 	Version string      `json:"version"`
 	Rank    int         `json:"rank"`
 	Host    record.Host `json:"host"`
-	// Data is rank 0's probe server (host:port), in its hello only.
+	// Data is rank 0's probe server (host:port), in its hello only; in a
+	// cluster sweep every rank's.
 	Data string `json:"data,omitempty"`
+	// World is the world size the rank was launched in (a sweep's ranks
+	// must agree); 0 in a two-host run.
+	World int `json:"world_size,omitempty"`
 }
 
 var magicPair = [4]byte{'G', 'P', 'P', 'C'}
@@ -323,49 +330,12 @@ func DialPair(ctx context.Context, addr string, me PairHello, wait, timeout, hb 
 		hb = DefaultHeartbeat
 	}
 	me.Rank = 1
-	deadline := time.Now().Add(wait)
-	var conn net.Conn
-	for {
-		d := net.Dialer{Timeout: min(timeout, max(time.Until(deadline), 100*time.Millisecond))}
-		c, err := d.DialContext(ctx, "tcp", addr)
-		if err == nil {
-			conn = c
-			break
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("pair: rank 0 at %s did not come within %s: %v", addr, humanDuration(wait), err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	if err := writePair(conn, PairMessage{Type: "hello", Hello: &me}, timeout); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("pair: hello to %s: %w", addr, err)
-	}
-	m, err := readPair(conn, timeout)
+	conn, err := dialRetry(ctx, addr, wait, timeout)
 	if err != nil {
-		conn.Close()
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, fmt.Errorf("pair: %s did not answer the gpupath pairing hello within %s (not a gpupath rank 0?)", addr, humanDuration(timeout))
-		}
-		return nil, fmt.Errorf("pair: %s answered: %w", addr, err)
+		return nil, err
 	}
-	switch {
-	case m.Type == "refuse":
-		conn.Close()
-		return nil, fmt.Errorf("pair: rank 0 at %s refused: %s", addr, m.Error)
-	case m.Type != "hello" || m.Hello == nil:
-		conn.Close()
-		return nil, fmt.Errorf("pair: %s: %w: %q where a hello was due", addr, ErrNotGpupath, m.Type)
-	}
-	if err := checkPeerVersion(m.Hello, me.Version, addr); err != nil {
+	m, err := exchangeHello(conn, addr, me, timeout)
+	if err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -381,6 +351,53 @@ func DialPair(ctx context.Context, addr string, me PairHello, wait, timeout, hb 
 	p.stop = heartbeat(conn, &p.wmu, hb, timeout)
 	go p.read()
 	return p, nil
+}
+
+// dialRetry connects to rank 0 at addr, retrying a refused connection
+// until wait has passed (rank 0 may start later).
+func dialRetry(ctx context.Context, addr string, wait, timeout time.Duration) (net.Conn, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		d := net.Dialer{Timeout: min(timeout, max(time.Until(deadline), 100*time.Millisecond))}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			return c, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("pair: rank 0 at %s did not come within %s: %v", addr, humanDuration(wait), err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// exchangeHello sends me and reads rank 0's hello: another version,
+// another protocol or a refusal is an error naming both sides.
+func exchangeHello(conn net.Conn, addr string, me PairHello, timeout time.Duration) (PairMessage, error) {
+	if err := writePair(conn, PairMessage{Type: "hello", Hello: &me}, timeout); err != nil {
+		return PairMessage{}, fmt.Errorf("pair: hello to %s: %w", addr, err)
+	}
+	m, err := readPair(conn, timeout)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return m, fmt.Errorf("pair: %s did not answer the gpupath pairing hello within %s (not a gpupath rank 0?)", addr, humanDuration(timeout))
+		}
+		return m, fmt.Errorf("pair: %s answered: %w", addr, err)
+	}
+	switch {
+	case m.Type == "refuse":
+		return m, fmt.Errorf("pair: rank 0 at %s refused: %s", addr, m.Error)
+	case m.Type != "hello" || m.Hello == nil:
+		return m, fmt.Errorf("pair: %s: %w: %q where a hello was due", addr, ErrNotGpupath, m.Type)
+	}
+	return m, checkPeerVersion(m.Hello, me.Version, addr)
 }
 
 func (p *PairClient) read() {
@@ -474,6 +491,7 @@ func SessionResults(ss []Session, host string, now time.Time) []record.Result {
 // that the failure is on disk where the results were expected. It returns
 // the error to report: the reason and the directory.
 func WriteUnpaired(dir string, cfg RunConfig, version, reason string) error {
+	reason = oneLine(reason)
 	cause := errors.New(reason)
 	w, err := record.Create(dir)
 	if err != nil {
@@ -513,4 +531,49 @@ func AppendPeer(dir string, m *record.Manifest, ss []Session, host string) error
 	}
 	m.Probes = append(m.Probes, st)
 	return record.WriteManifest(dir, m)
+}
+
+// RunPaired is rank 1's run against rank 0 (paired through pc; cfg's
+// Pairing says how): it measures toward rank 0's probe server, appends what
+// rank 0 measured on its side, and writes one run holding both hosts. When
+// rank 0 goes away mid-run (or stops answering) the run is kept as partial
+// with the reason, and lost is true: the error then says so and where the
+// results are. Otherwise m and err are Run's.
+func RunPaired(ctx context.Context, pc *PairClient, cfg RunConfig) (m *record.Manifest, lost bool, err error) {
+	cfg.Plan.Target = pc.Peer.Data
+	peerHost := pc.Peer.Host
+	cfg.Peer = &peerHost
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-pc.Lost():
+			cancel(pc.Err())
+		case <-rctx.Done():
+		}
+	}()
+	m, runErr := Run(rctx, cfg)
+	if m == nil {
+		return nil, false, runErr
+	}
+	why := pc.Err()
+	if why == nil && ctx.Err() == nil {
+		sessions, err := pc.Done()
+		if err != nil {
+			why = err
+		} else if err := AppendPeer(cfg.Dir, m, sessions, peerHost.Hostname); err != nil {
+			return m, true, err
+		}
+	}
+	if why == nil && runErr != nil && errors.Is(runErr, ErrTimeout) {
+		why = runErr
+	}
+	if why == nil {
+		return m, false, runErr
+	}
+	m.Status, m.Reason = record.StatusPartial, oneLine(why.Error())
+	if err := record.WriteManifest(cfg.Dir, m); err != nil {
+		return m, true, err
+	}
+	return m, true, fmt.Errorf("%s: partial run, %d results kept in %s", m.Reason, m.Counted(), cfg.Dir)
 }

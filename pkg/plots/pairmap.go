@@ -259,7 +259,7 @@ func (c *pairChecked) outlierNote(how string) string {
 	if c.outliers == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Outliers named by the caller: %s of the %s measured pairs (%s).", pairCount(c.outliers), pairCount(c.measured), how)
+	return fmt.Sprintf("Outliers: %s of the %s measured pairs (%s).", pairCount(c.outliers), pairCount(c.measured), how)
 }
 
 func appendNotes(notes []string, ns ...string) []string {
@@ -790,7 +790,7 @@ func PairHeatmap(m PairMap) (*Figure, error) {
 		what += fmt.Sprintf(" The axes leave out the domain every host name ends with (%s).", g.domain)
 	}
 	if c.outliers > 0 {
-		what += fmt.Sprintf(" Outlined: the %s the caller named as outliers.", pairCounted(c.outliers, "pair", "pairs"))
+		what += fmt.Sprintf(" Outlined: the %s judged outliers.", pairCounted(c.outliers, "pair", "pairs"))
 	}
 	what += " " + c.worstNote()
 	f.Notes = appendNotes(nil, c.missingNote("grey"), c.outlierNote("outlined"), grouped, c.worstNote())
@@ -947,7 +947,7 @@ func PairDistribution(m PairMap) (*Figure, error) {
 		"lowest %s, median %s (dashed), highest %s; %s is worse.",
 		c.q.name, pairCount(c.measured), pairCount(c.n), units.Bytes(c.Bytes).Human(), c.q.human(lo), c.q.human(c.median), c.q.human(hi), worse)
 	if c.outliers > 0 {
-		what += fmt.Sprintf(" Marked: the %s the caller named as outliers.", pairCounted(c.outliers, "pair", "pairs"))
+		what += fmt.Sprintf(" Marked: the %s judged outliers.", pairCounted(c.outliers, "pair", "pairs"))
 	} else {
 		what += " No pair was named an outlier."
 	}
@@ -957,7 +957,7 @@ func PairDistribution(m PairMap) (*Figure, error) {
 	what += fmt.Sprintf(" Worst pair: %s → %s.", c.text[c.worstI], c.text[c.worstJ])
 	outlierNote := c.outlierNote("marked")
 	if c.outliers == 0 {
-		outlierNote = "Outliers named by the caller: none."
+		outlierNote = "Outliers: none."
 	}
 	f.Notes = appendNotes(nil, c.missingNote("left out"), outlierNote, c.worstNote())
 	f.Caption = caption(what, c.prov, nil)

@@ -157,7 +157,7 @@ func TestPairHeatmapSixHosts(t *testing.T) {
 		t.Errorf("CSV %v:\n%s", err, csvOut.String())
 	}
 
-	for _, want := range []string{"Not measured: 2 of 30 ordered pairs (grey).", "Outliers named by the caller: 10 of the 28 measured pairs (outlined).",
+	for _, want := range []string{"Not measured: 2 of 30 ordered pairs (grey).", "Outliers: 10 of the 28 measured pairs (outlined).",
 		"Worst pair: n0 → n3, 4 GB/s (median of the 28 measured pairs 12 GB/s)."} {
 		if !hasNote(f, want) {
 			t.Errorf("no note %q in %q", want, f.Notes)
@@ -280,12 +280,12 @@ func TestPairDistribution(t *testing.T) {
 	if c.median != median {
 		t.Errorf("median %v, want %v", c.median, median)
 	}
-	for _, want := range []string{"Not measured: 2 of 30 ordered pairs (left out).", "Outliers named by the caller: 10 of the 28 measured pairs (marked)."} {
+	for _, want := range []string{"Not measured: 2 of 30 ordered pairs (left out).", "Outliers: 10 of the 28 measured pairs (marked)."} {
 		if !hasNote(f, want) {
 			t.Errorf("no note %q in %q", want, f.Notes)
 		}
 	}
-	if !strings.Contains(f.Caption, "median 12 GB/s (dashed), highest 12.2 GB/s; lower is worse.") || !strings.Contains(f.Caption, "Marked: the 10 pairs the caller named as outliers.") ||
+	if !strings.Contains(f.Caption, "median 12 GB/s (dashed), highest 12.2 GB/s; lower is worse.") || !strings.Contains(f.Caption, "Marked: the 10 pairs judged outliers.") ||
 		!strings.Contains(f.Caption, "Data: "+sixProv+".") {
 		t.Errorf("caption %q", f.Caption)
 	}
@@ -306,7 +306,7 @@ func TestPairDistribution(t *testing.T) {
 	// No outlier named: none marked, the note says so.
 	m.Outlier = nil
 	f, err = PairDistribution(m)
-	if err != nil || !hasNote(f, "Outliers named by the caller: none.") || len(f.legend) != 2 {
+	if err != nil || !hasNote(f, "Outliers: none.") || len(f.legend) != 2 {
 		t.Errorf("%v, notes %q", err, f.Notes)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/units"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -90,7 +91,55 @@ type Manifest struct {
 	// imported run of files from several hosts; at most MaxSources): the
 	// records name theirs (Result.Host). Host then sums them up.
 	Sources []Host `json:"sources,omitempty"`
+	// Sweep describes a cluster sweep (every rank's place, the schedule,
+	// the pairs not measured and why); nil for other runs. Sources then
+	// holds every rank's host that came, in rank order.
+	Sweep *Sweep `json:"sweep,omitempty"`
 }
+
+// Sweep is the manifest's section of a cluster sweep: N ranks launched
+// together, every pair of a schedule measured in both directions in
+// rounds of disjoint pairs, by rank 0, which wrote the run.
+type Sweep struct {
+	// Launcher is the convention the ranks came from; World the ranks
+	// launched.
+	Launcher string `json:"launcher"`
+	World    int    `json:"world_size"`
+	// Pairs is the schedule asked for (all, ring, random:K:SEED, a file);
+	// Rounds its rounds and Planned its pairs (among the ranks that came).
+	Pairs   string `json:"pairs"`
+	Rounds  int    `json:"rounds"`
+	Planned int    `json:"planned_pairs"`
+	// PerPairS is the time of one pair, both directions, in seconds.
+	PerPairS float64 `json:"per_pair_s"`
+	// Ranks is every rank launched, in rank order.
+	Ranks []SweepRank `json:"ranks"`
+	// Missing lists each direction of a pair not measured, with why.
+	Missing []MissingPair `json:"missing,omitempty"`
+}
+
+// SweepRank is one rank of a sweep.
+type SweepRank struct {
+	Rank int    `json:"rank"`
+	Host string `json:"host,omitempty"`
+	// Status is "ok", "never came", "refused: …" or "lost: …".
+	Status string `json:"status"`
+}
+
+// MissingPair is one direction of a pair that a sweep did not measure:
+// From toward To (ranks and their hosts), and why.
+type MissingPair struct {
+	From     int    `json:"from"`
+	To       int    `json:"to"`
+	FromHost string `json:"from_host,omitempty"`
+	ToHost   string `json:"to_host,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// MaxSweepMissing bounds Sweep.Missing: every direction of every pair of
+// MaxSources ranks' ring and random partners, and far more than a sweep
+// of all pairs of a few hundred ranks loses.
+const MaxSweepMissing = 1 << 17
 
 // MaxSources bounds Manifest.Sources: an import takes at most 512 files,
 // each naming its hosts (an nccl-tests output of a 64-node job names 64).
@@ -171,6 +220,16 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	for i := range m.Sources {
 		m.Sources[i].Clean()
 	}
+	if sw := m.Sweep; sw != nil {
+		sw.Launcher, sw.Pairs = termtext.Name(sw.Launcher), termtext.Name(sw.Pairs)
+		for i := range sw.Ranks {
+			sw.Ranks[i].Host, sw.Ranks[i].Status = CleanName(sw.Ranks[i].Host), termtext.Name(sw.Ranks[i].Status)
+		}
+		for i := range sw.Missing {
+			mp := &sw.Missing[i]
+			mp.FromHost, mp.ToHost, mp.Reason = CleanName(mp.FromHost), CleanName(mp.ToHost), termtext.Name(mp.Reason)
+		}
+	}
 	for i := range m.Probes {
 		m.Probes[i].Name, m.Probes[i].Reason = termtext.Name(m.Probes[i].Name), termtext.Name(m.Probes[i].Reason)
 	}
@@ -202,6 +261,16 @@ func (m *Manifest) validate() error {
 		field string
 		h     *Host
 	}{{"host", &m.Host}, {"peer", m.Peer}}
+	if sw := m.Sweep; sw != nil {
+		switch {
+		case sw.World < 0 || sw.Rounds < 0 || sw.Planned < 0 || sw.PerPairS < 0 || math.IsNaN(sw.PerPairS):
+			return errors.New("field sweep: a negative count or time")
+		case len(sw.Ranks) > MaxSources:
+			return fmt.Errorf("field sweep.ranks: %d ranks, at most %d", len(sw.Ranks), MaxSources)
+		case len(sw.Missing) > MaxSweepMissing:
+			return fmt.Errorf("field sweep.missing: %d pairs, at most %d", len(sw.Missing), MaxSweepMissing)
+		}
+	}
 	if len(m.Sources) > MaxSources {
 		return fmt.Errorf("field sources: %d hosts, at most %d", len(m.Sources), MaxSources)
 	}

@@ -540,6 +540,9 @@ func parseRecord(b []byte) (Result, string) {
 	if r.Host != "" {
 		r.Host = unique.Make(CleanName(r.Host)).Value()
 	}
+	if r.Peer != "" {
+		r.Peer = unique.Make(CleanName(r.Peer)).Value()
+	}
 	switch {
 	case r.Probe == "":
 		return r, "record without a probe name"

@@ -38,7 +38,10 @@ type Result struct {
 	// Host names the host that measured the record where a run holds
 	// several (an imported run of files from several hosts: each file's
 	// host); empty: the run's host (Manifest.Host).
-	Host  string `json:"host,omitempty"`
+	Host string `json:"host,omitempty"`
+	// Peer names the host at the other end of a record of a cluster sweep
+	// (Host measured toward Peer); empty elsewhere.
+	Peer  string `json:"peer,omitempty"`
 	Timer string `json:"timer,omitempty"` // "wall" or "cuda-event"
 	Bytes int64  `json:"bytes"`
 

@@ -213,8 +213,9 @@ func build(in *Input) *doc {
 		"imported":     b.imported,                                        // imported.go
 		"compare":      func(sec *section) { b.compare(sec, in.Compare) }, // compare.go
 		"calibration":  b.calibration,
-		"validation":   b.validation, // validation.go
-		"diagnosis":    b.diagnosis,  // diagnosis.go
+		"validation":   b.validation,   // validation.go
+		"diagnosis":    b.diagnosis,    // diagnosis.go
+		"sweep":        b.sweepSection, // sweep.go
 		"provenance":   b.provenance,
 	}
 	for _, st := range sectionOrder(in) {
@@ -241,8 +242,9 @@ func sectionOrder(in *Input) []struct{ id, title string } {
 		"compare":      in.Compare != nil,
 		"calibration":  in.Calibration != nil,
 		"measurements": hasSeries(in.Measured),
+		"sweep":        len(in.Sweeps) > 0,
 	}
-	early := []string{"imported", "compare", "calibration", "measurements"}
+	early := []string{"sweep", "imported", "compare", "calibration", "measurements"}
 	all := append([]struct{ id, title string }(nil), sectionTitles...)
 	// The optional sections: the imported runs and the comparison before
 	// the calibration, the diagnosis before the provenance.
@@ -250,6 +252,9 @@ func sectionOrder(in *Input) []struct{ id, title string } {
 	for _, st := range all {
 		switch st.id {
 		case "calibration":
+			if len(in.Sweeps) > 0 {
+				out = append(out, struct{ id, title string }{"sweep", "Cluster sweep"})
+			}
 			if len(in.Imported) > 0 {
 				out = append(out, struct{ id, title string }{"imported", "Imported measurements"})
 			}

@@ -142,6 +142,8 @@ type Data struct {
 	Imported []Imported
 	// Compare is the second run against the first when there are two.
 	Compare *Comparison
+	// Sweeps are the cluster sweeps among the runs, judged (AnalyzeSweep).
+	Sweeps []*Sweep
 }
 
 // FromRuns makes the report's input of measurement runs (gpupath report
@@ -168,6 +170,9 @@ func FromRunsContext(ctx context.Context, runs []*record.RunData, s *model.Scena
 		m, err := FromRun(rd)
 		if err != nil {
 			return Data{}, fmt.Errorf("%s: %w", rd.Dir, err)
+		}
+		if sw := AnalyzeSweep(rd, s); sw != nil {
+			d.Sweeps = append(d.Sweeps, sw)
 		}
 		run, err := importers.FromRunData(rd)
 		if err != nil {

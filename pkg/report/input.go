@@ -65,6 +65,9 @@ type Input struct {
 	// runs compared", compare.go). Both are optional; FromRuns makes them.
 	Imported []Imported
 	Compare  *Comparison
+	// Sweeps are cluster sweeps judged (AnalyzeSweep; section "Cluster
+	// sweep", sweep.go), right after the summary.
+	Sweeps []*Sweep
 }
 
 // Measured is one measurement run as the report shows it: where and when it

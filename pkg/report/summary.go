@@ -23,6 +23,9 @@ type Summary struct {
 	// (--data) and the quick run made, if any.
 	Scenario string   `json:"scenario"`
 	Runs     []string `json:"runs"`
+	// Sweeps are the cluster sweeps among the runs, judged (the same as
+	// each run's sweep.json).
+	Sweeps []*Sweep `json:"sweeps,omitempty"`
 }
 
 // Summary makes the summary of r written into dir.
