@@ -45,7 +45,7 @@ func (p *pairFlags) register(fs *cli.FlagSet) {
 	fs.StringVar(&p.listen, "listen", "", "rank 0: control address to listen on (default: the port of --peer when given, :MASTER_PORT+1 under torchrun, :0 with --rendezvous, else :"+strconv.Itoa(DefaultPairPort)+"); it is on the network")
 	fs.StringVar(&p.rendezvous, "rendezvous", "", "a directory both hosts share: rank 0 writes its address to gpupath-<job>.addr there, rank 1 reads it")
 	fs.DurationVar(&p.peerWait, "peer-wait", 60*time.Second, "how long to wait for the other rank")
-	fs.StringVar(&p.pairs, "pairs", "all", "a sweep (more than two ranks): all, ring, random:K[:SEED] (K random partners per rank) or a file of pairs (two ranks or host names a line)")
+	fs.StringVar(&p.pairs, "pairs", "all", "a sweep (more than two ranks): all, ring, random:K[:DRAW] (K random partners per rank; DRAW picks another draw, default 1) or a file of pairs (two ranks or host names a line)")
 	fs.DurationVar(&p.perPair, "per-pair", 2*time.Second, "a sweep: the time of one pair, both directions")
 	fs.IntVar(&p.atOnce, "at-once", 0, "a sweep: at most this many pairs measure at the same time (default: every pair of a round)")
 }

@@ -188,7 +188,7 @@ func RandomPairs(n, k int, seed uint64) []Pair {
 // MaxRandomPartners bounds K of --pairs random:K.
 const MaxRandomPartners = 256
 
-// PairsSpec is a parsed --pairs value: all, ring, random:K[:SEED], or a
+// PairsSpec is a parsed --pairs value: all, ring, random:K[:DRAW], or a
 // file of pairs (read with the file reader given to Schedule).
 type PairsSpec struct {
 	Kind string // "all", "ring", "random", "file"
@@ -208,7 +208,7 @@ func ParsePairs(s string) (PairsSpec, error) {
 	case strings.HasPrefix(s, "random:"):
 		f := strings.Split(strings.TrimPrefix(s, "random:"), ":")
 		if len(f) > 2 {
-			return PairsSpec{}, fmt.Errorf("--pairs %q: want random:K or random:K:SEED", s)
+			return PairsSpec{}, fmt.Errorf("--pairs %q: want random:K or random:K:DRAW", s)
 		}
 		k, err := strconv.Atoi(f[0])
 		if err != nil || k < 1 || k > MaxRandomPartners {
@@ -217,7 +217,7 @@ func ParsePairs(s string) (PairsSpec, error) {
 		sp := PairsSpec{Kind: "random", K: k, Seed: 1}
 		if len(f) == 2 {
 			if sp.Seed, err = strconv.ParseUint(f[1], 10, 64); err != nil {
-				return PairsSpec{}, fmt.Errorf("--pairs %q: SEED must be a whole number ≥ 0", s)
+				return PairsSpec{}, fmt.Errorf("--pairs %q: DRAW (which random draw) must be a whole number ≥ 0", s)
 			}
 		}
 		return sp, nil

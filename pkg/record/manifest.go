@@ -105,7 +105,7 @@ type Sweep struct {
 	// launched.
 	Launcher string `json:"launcher"`
 	World    int    `json:"world_size"`
-	// Pairs is the schedule asked for (all, ring, random:K:SEED, a file);
+	// Pairs is the schedule asked for (all, ring, random:K:DRAW, a file);
 	// Rounds its rounds and Planned its pairs (among the ranks that came).
 	Pairs   string `json:"pairs"`
 	Rounds  int    `json:"rounds"`
