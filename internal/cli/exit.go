@@ -34,11 +34,11 @@ func Exit(err error, stderr io.Writer) int {
 		if !strings.HasPrefix(msg, "interrupted: ") {
 			msg = "interrupted: nothing written"
 		}
-		fmt.Fprintf(stderr, "gpupath: %s\n", termtext.Clean(msg))
+		io.WriteString(stderr, errorLine(termtext.Clean(msg)))
 		return ExitFailed
 	}
 	msg := termtext.Clean(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
-	fmt.Fprintf(stderr, "gpupath: %s\n", shorten(msg))
+	io.WriteString(stderr, errorLine(msg))
 	var u *UsageError
 	if errors.As(err, &u) {
 		return ExitUsage
@@ -46,13 +46,19 @@ func Exit(err error, stderr io.Writer) int {
 	return ExitFailed
 }
 
-// MaxMessageBytes bounds the one line an error prints: a message that
-// quotes what it was given (a 100 kB name to catalog show) keeps its start
-// and its end, and says how many bytes it left out between them.
+// MaxMessageBytes bounds the one line an error prints, "gpupath: " and
+// the newline included: a message that quotes what it was given (a 100 kB
+// name to catalog show) keeps its start and its end (the hint after the
+// argument), and says how many bytes it left out between them.
 const MaxMessageBytes = 1024
 
-// shorten cuts msg to MaxMessageBytes (termtext.CutMiddle).
-func shorten(msg string) string { return termtext.CutMiddle(msg, MaxMessageBytes) }
+// errorLine is the line Exit prints for msg: "gpupath: ", msg cut so
+// that the whole line is at most MaxMessageBytes (termtext.CutMiddle), a
+// newline.
+func errorLine(msg string) string {
+	const prefix = "gpupath: "
+	return prefix + termtext.CutMiddle(msg, MaxMessageBytes-len(prefix)-1) + "\n"
+}
 
 // Build is what `gpupath version` says of the binary.
 type Build struct {

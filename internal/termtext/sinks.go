@@ -104,17 +104,21 @@ func nameAll(v reflect.Value) {
 	}
 }
 
-// CutMiddle shortens s to about max bytes by leaving out its middle, at
+// CutMiddle shortens s to at most n bytes by leaving out its middle, at
 // character boundaries, and says how much it left out ("… (98000 of
-// 100000 bytes left out) …"); s itself when it fits. It is the cut of an
-// error line: a message that quotes a long argument keeps its start and
-// its end, where the hint or the cause is.
-func CutMiddle(s string, max int) string {
-	if len(s) <= max {
+// 100000 bytes left out) …"), the count within the n bytes; s itself when
+// it fits (an n too small for the count is exceeded by the count alone).
+// It is the cut of an error line: a message that quotes a long argument
+// keeps its start and its end, where the hint or the cause is.
+func CutMiddle(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	tail := max / 4
-	head := max - tail
+	// The count's length when all of s is left out: never shorter than
+	// the one written.
+	keep := max(0, n-len(fmt.Sprintf(" … (%d of %d bytes left out) … ", len(s), len(s))))
+	tail := keep / 4
+	head := keep - tail
 	for head > 0 && !utf8.RuneStart(s[head]) {
 		head--
 	}
