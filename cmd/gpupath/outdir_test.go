@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
 
 // An --out that is not new or an empty directory (a file, a symbolic link,
@@ -118,6 +121,34 @@ func TestOptValueRefusedUpFront(t *testing.T) {
 		}
 		if _, err := os.Lstat(out); !os.IsNotExist(err) {
 			t.Errorf("--opt %s: the run directory was made (%v)", tc.opt, err)
+		}
+	}
+}
+
+// A disk that fills while a command writes its output (a write fails with
+// ENOSPC, EDQUOT or EIO) is output that could not be written: exit 1 with
+// one line, for every command that writes files, never 2 (bad input,
+// before anything runs), and nothing is left at the destination.
+func TestFullDiskIsExit1(t *testing.T) {
+	dir := t.TempDir()
+	run := "../../reports/examples/h200-1gpu/run"
+	for _, errno := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO} {
+		for i, args := range [][]string{
+			{"report", "--model-only", "--out", filepath.Join(dir, "rep")},
+			{"report", "--model-only", "--data", run, "--out", filepath.Join(dir, "rep")},
+			{"fit", "--data", run, "--out", filepath.Join(dir, "fit.yaml")},
+			{"doctor", "--save-tree", filepath.Join(dir, "tree.tar")},
+			{"import", fixtures + "osu/pkb-osu_bw-v5.7.1-intelmpi-debug-trimmed.txt", "--out", filepath.Join(dir, "imp")},
+		} {
+			restore := safeio.FailWrites(errno)
+			_, errOut, code := invoke(t, args...)
+			restore()
+			if code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, errno.Error()) {
+				t.Errorf("%v, %q: exit %d, want 1: %q", errno, args, code, errOut)
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Fatalf("%v, case %d: left behind: %v", errno, i, left)
+			}
 		}
 	}
 }

@@ -150,7 +150,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			return err
 		}
 		if *out != "" {
-			return usagef("--out %s: cannot write the report there: %v", dir, unwrapPath(oe.Err))
+			return usagef("--out %s: cannot write the report there: %w", dir, unwrapPath(oe.Err))
 		}
 		// The default directory: another report took the name in the same
 		// second; take the next one.

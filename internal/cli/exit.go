@@ -9,13 +9,14 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/internal/termtext"
 )
 
 // Exit statuses, the same for every command (README, "Exit status").
 const (
 	ExitOK     = 0 // success, or --help
-	ExitFailed = 1 // a run that failed, measured nothing, was interrupted, a doctor finding at --fail-on, an input file or line import could not read
+	ExitFailed = 1 // a run that failed, measured nothing, was interrupted, output that could not be written, a doctor finding at --fail-on, an input file or line import could not read
 	ExitUsage  = 2 // bad input: a flag, an argument, a file that is not what it must be
 )
 
@@ -40,10 +41,10 @@ func Exit(err error, stderr io.Writer) int {
 	msg := termtext.Clean(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
 	io.WriteString(stderr, errorLine(msg))
 	var u *UsageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) && !safeio.OutputFailed(err) {
 		return ExitUsage
 	}
-	return ExitFailed
+	return ExitFailed // a full disk too, even where a command called it bad input
 }
 
 // MaxMessageBytes bounds the one line an error prints, "gpupath: " and

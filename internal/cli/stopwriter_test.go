@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -60,5 +62,20 @@ func TestExitShortensLongMessages(t *testing.T) {
 	var left, all int
 	if _, err := fmt.Sscanf(out[strings.Index(out, " … (")+len(" … ("):], "%d of %d bytes left out", &left, &all); err != nil || all != len(msg) || left != len(msg)-(len(out)-len("gpupath: \n")-len(fmt.Sprintf(" … (%d of %d bytes left out) … ", left, all))) {
 		t.Errorf("the count of what was left out: %d of %d (%v), message %d bytes, line %d", left, all, err, len(msg), len(out))
+	}
+}
+
+// A full disk is output that could not be written, exit 1, even where a
+// command wrapped it as bad input; other bad input stays exit 2.
+func TestExitFullDiskIsFailed(t *testing.T) {
+	for err, want := range map[error]int{
+		&UsageError{fmt.Errorf("--out r: cannot write the report there: %w", syscall.ENOSPC)}:              ExitFailed,
+		&UsageError{fmt.Errorf("--out r: %w", &os.PathError{Op: "write", Path: "r", Err: syscall.EDQUOT})}: ExitFailed,
+		fmt.Errorf("write: %w", syscall.EIO):             ExitFailed,
+		&UsageError{errors.New("--out r: it is a file")}: ExitUsage,
+	} {
+		if got := Exit(err, io.Discard); got != want {
+			t.Errorf("%v: exit %d, want %d", err, got, want)
+		}
 	}
 }
