@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gpupath/gpupath/internal/safeio"
 )
@@ -148,6 +149,49 @@ func TestFullDiskIsExit1(t *testing.T) {
 			}
 			if left, _ := os.ReadDir(dir); len(left) > 0 {
 				t.Fatalf("%v, case %d: left behind: %v", errno, i, left)
+			}
+		}
+	}
+}
+
+// measure with the default --out checks where its run would go, up front,
+// with report's check and message: a working directory where reports/runs
+// cannot be made (here "reports" is a file: root writes anywhere) is bad
+// input, exit 2 and one line before any probe runs.
+func TestDefaultOutUnwritableHere(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("reports", []byte("not a directory"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"measure", "--probes", "syscall", "--budget", "1s"}, "gpupath: cannot write runs into reports/runs here: "},
+		{[]string{"report", "--model-only"}, "gpupath: cannot write reports into reports here: "},
+	} {
+		out, errOut, code := invoke(t, tc.args...)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, tc.want) || !strings.HasSuffix(errOut, "(give --out DIR)\n") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q…(give --out DIR)", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// --rendezvous names a directory both ranks share: one that does not
+// exist, or is a file, is bad input on every rank, exit 2 and one line at
+// once (rank 1 waited the whole --peer-wait, then left a run with nothing).
+func TestRendezvousCheckedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, nil, 0o644)
+	for _, rdv := range []string{filepath.Join(dir, "nonexist"), file, filepath.Join(file, "sub")} {
+		for _, rank := range []string{"0", "1"} {
+			out := filepath.Join(dir, "run"+rank)
+			start := time.Now()
+			_, errOut, code := invoke(t, "measure", "--rendezvous", rdv, "--world-size", "2", "--rank", rank, "--peer-wait", "20s", "--out", out, "--quiet")
+			if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "gpupath: --rendezvous "+rdv+": ") || time.Since(start) > 10*time.Second {
+				t.Errorf("rank %s, --rendezvous %s: exit %d after %v: %q", rank, rdv, code, time.Since(start), errOut)
+			}
+			if _, err := os.Lstat(out); err == nil {
+				t.Errorf("rank %s, --rendezvous %s: %s was made", rank, rdv, out)
 			}
 		}
 	}

@@ -188,14 +188,15 @@ func CheckCreate(path string, force bool) error {
 		return fmt.Errorf("%s: %s is not a directory", path, dir)
 	}
 	if err := CanWrite(dir); err != nil {
-		return fmt.Errorf("%s: its directory %s cannot be written (%v)", path, dir, unwrapPath(err))
+		return fmt.Errorf("%s: its directory %s cannot be written (%v)", path, dir, PathReason(err))
 	}
 	return nil
 }
 
-// unwrapPath is the reason of a path error, without the path (a probe
-// file's name says nothing to the user).
-func unwrapPath(err error) error {
+// PathReason is the reason of a path error, without its operation and
+// path (a probe file's name says nothing to the user; a message that names
+// the directory already needs no second name).
+func PathReason(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -213,7 +214,7 @@ func writableAncestor(path string) error {
 				return fmt.Errorf("cannot be made: %s is not a directory", dir)
 			}
 			if err := CanWrite(dir); err != nil {
-				return fmt.Errorf("cannot be made: %s cannot be written (%v)", dir, unwrapPath(err))
+				return fmt.Errorf("cannot be made: %s cannot be written (%v)", dir, PathReason(err))
 			}
 			return nil
 		}
