@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"github.com/gpupath/gpupath/internal/cli"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"io"
 	"strings"
 
@@ -45,7 +46,7 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		entries := model.Catalog(kind)
 		if *format == "json" {
-			return model.WriteCatalogJSON(stdout, entries)
+			return model.WriteCatalogJSON(termtext.NewJSONWriter(stdout), entries)
 		}
 		return model.WriteCatalogList(stdout, entries)
 	case "show":
@@ -58,7 +59,7 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return unknownCatalogName(kind, name)
 		}
 		if *format == "json" {
-			return model.WriteCatalogJSON(stdout, e)
+			return model.WriteCatalogJSON(termtext.NewJSONWriter(stdout), e)
 		}
 		return model.WriteCatalogEntry(stdout, e)
 	}

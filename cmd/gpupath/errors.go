@@ -37,8 +37,9 @@ func checkOut(dir string) error {
 type usageError = cli.UsageError
 
 var (
-	usagef   = cli.Usagef
-	badInput = cli.BadInput
+	usagef     = cli.Usagef
+	badInput   = cli.BadInput
+	badInputIf = cli.BadInputIf
 )
 
 // newFlagSet returns the flag set of the command name, with its usage line,

@@ -120,8 +120,34 @@ func TestValidateDataEscaped(t *testing.T) {
 				t.Errorf("--format %s: raw control characters: %q", format, s)
 			}
 		}
-		if format == "json" && out != "" && !json.Valid([]byte(out)) {
-			t.Errorf("--format json: not JSON: %q", out)
+		if format == "json" {
+			if bad, err := termtext.ControlStrings([]byte(out)); err != nil || len(bad) > 0 {
+				t.Errorf("--format json: %v, strings that decode to a control character: %q", err, bad)
+			}
+		}
+	}
+}
+
+// The JSON a command prints holds no string that decodes to a control
+// character (\u001b is ESC to jq -r): a scenario named from outside comes
+// out as the table shows it, a\x1b… as text, in every JSON form.
+func TestJSONOutputEscaped(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ctl.yaml")
+	os.WriteFile(p, []byte("name: "+yamlOneLine+"\nbase: default\n"), 0o644)
+	for _, args := range [][]string{
+		{"model", "--scenario", p, "--sizes", "8"},
+		{"model", "--scenario", p, "--sizes", "8", "--collective", "allreduce"},
+		{"preset", "show", "--resolved", "--scenario", p},
+	} {
+		out, errOut, code := invoke(t, append(args, "--format", "json")...)
+		if code == 2 {
+			t.Fatalf("%q: exit 2: %s", args, errOut)
+		}
+		if !strings.Contains(out, `ev\\x1b]0;pwn\\x07il\\x00\\u202e`) {
+			t.Errorf("%q: the name is not escaped as text:\n%.600s", args, out)
+		}
+		if bad, err := termtext.ControlStrings([]byte(out)); err != nil || len(bad) > 0 {
+			t.Errorf("%q: %v, strings that decode to a control character: %q", args, err, bad)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpupath/gpupath/internal/cli"
 )
 
 // Every command that reads from outside lists its limits in --help, with
@@ -29,6 +31,28 @@ func TestHelpListsLimits(t *testing.T) {
 			if !strings.Contains(limits, w) {
 				t.Errorf("%s --help: no %q in its limits:\n%s", cmd, w, limits)
 			}
+		}
+	}
+}
+
+// An error quoting a 100,000-byte argument is one line of at most 1 KiB,
+// "gpupath: " and what follows the argument (the list of presets, the
+// hint) included, whatever the command.
+func TestLongArgumentErrorLine(t *testing.T) {
+	long := strings.Repeat("B", 100000)
+	for _, args := range [][]string{
+		{"model", "--preset", long},
+		{"model", "--set", long},
+		{"model", "--sizes", long},
+		{"catalog", "show", long},
+		{"preset", "show", long},
+		{"measure", "--probes", long},
+		{"doctor", "--fail-on", long},
+		{long},
+	} {
+		_, errOut, code := invoke(t, args...)
+		if code != 2 || len(errOut) > cli.MaxMessageBytes || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "bytes left out") {
+			t.Errorf("%.20q: exit %d, %d bytes: %.80q…%q", args, code, len(errOut), errOut, errOut[max(0, len(errOut)-120):])
 		}
 	}
 }

@@ -152,7 +152,10 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 	host := measure.ReadHost("/")
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("reports", "runs", record.RunDirName(host.Hostname, time.Now()))
+		dir = filepath.Join(reportsDir, "runs", record.RunDirName(host.Hostname, time.Now()))
+		if err := report.WritableHere("runs", filepath.Dir(dir)); err != nil {
+			return badInput(err)
+		}
 	}
 	cfg.Dir, cfg.Host = dir, &host
 	if !f.quiet {
@@ -172,14 +175,6 @@ func measureCommand(ctx context.Context, name string, diagnose bool, args []stri
 		return badInputIf(err, errors.Is(err, record.ErrRunExists) || errors.Is(err, record.ErrNotRunDir) || errors.Is(err, record.ErrRunLocked))
 	}
 	return f.finish(ctx, m, err, dir, stdout, stderr)
-}
-
-// badInputIf marks err as bad input when cond holds.
-func badInputIf(err error, cond bool) error {
-	if cond {
-		return badInput(err)
-	}
-	return err
 }
 
 // config turns the flags into the runner's configuration; every error is

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"github.com/gpupath/gpupath/internal/cli"
+	"github.com/gpupath/gpupath/internal/termtext"
 	"io"
 
 	"github.com/gpupath/gpupath/pkg/model"
@@ -38,6 +39,8 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s, err := sf.resolve(ctx)
 	if err != nil {
 		return err
+	} else if *format == cli.JSON {
+		stdout = termtext.NewJSONWriter(stdout) // pkg/model's JSON, streamed, through the one JSON writer
 	}
 	for _, f := range []string{"nodes", "gpus-per-node", "nics-per-node", "algo", "proto", "channels", "no-pxn"} {
 		if c.Op == "" && fs.Changed(f) {

@@ -7,7 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/gpupath/gpupath/internal/safeio"
 )
 
 // An --out that is not new or an empty directory (a file, a symbolic link,
@@ -118,6 +122,77 @@ func TestOptValueRefusedUpFront(t *testing.T) {
 		}
 		if _, err := os.Lstat(out); !os.IsNotExist(err) {
 			t.Errorf("--opt %s: the run directory was made (%v)", tc.opt, err)
+		}
+	}
+}
+
+// A disk that fills while a command writes its output (a write fails with
+// ENOSPC, EDQUOT or EIO) is output that could not be written: exit 1 with
+// one line, for every command that writes files, never 2 (bad input,
+// before anything runs), and nothing is left at the destination.
+func TestFullDiskIsExit1(t *testing.T) {
+	dir := t.TempDir()
+	run := "../../reports/examples/h200-1gpu/run"
+	for _, errno := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO} {
+		for i, args := range [][]string{
+			{"report", "--model-only", "--out", filepath.Join(dir, "rep")},
+			{"report", "--model-only", "--data", run, "--out", filepath.Join(dir, "rep")},
+			{"fit", "--data", run, "--out", filepath.Join(dir, "fit.yaml")},
+			{"doctor", "--save-tree", filepath.Join(dir, "tree.tar")},
+			{"import", fixtures + "osu/pkb-osu_bw-v5.7.1-intelmpi-debug-trimmed.txt", "--out", filepath.Join(dir, "imp")},
+		} {
+			restore := safeio.FailWrites(errno)
+			_, errOut, code := invoke(t, args...)
+			restore()
+			if code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, errno.Error()) {
+				t.Errorf("%v, %q: exit %d, want 1: %q", errno, args, code, errOut)
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Fatalf("%v, case %d: left behind: %v", errno, i, left)
+			}
+		}
+	}
+}
+
+// measure with the default --out checks where its run would go, up front,
+// with report's check and message: a working directory where reports/runs
+// cannot be made (here "reports" is a file: root writes anywhere) is bad
+// input, exit 2 and one line before any probe runs.
+func TestDefaultOutUnwritableHere(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("reports", []byte("not a directory"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"measure", "--probes", "syscall", "--budget", "1s"}, "gpupath: cannot write runs into reports/runs here: "},
+		{[]string{"report", "--model-only"}, "gpupath: cannot write reports into reports here: "},
+	} {
+		out, errOut, code := invoke(t, tc.args...)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, tc.want) || !strings.HasSuffix(errOut, "(give --out DIR)\n") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q…(give --out DIR)", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// --rendezvous names a directory both ranks share: one that does not
+// exist, or is a file, is bad input on every rank, exit 2 and one line at
+// once (rank 1 waited the whole --peer-wait, then left a run with nothing).
+func TestRendezvousCheckedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, nil, 0o644)
+	for _, rdv := range []string{filepath.Join(dir, "nonexist"), file, filepath.Join(file, "sub")} {
+		for _, rank := range []string{"0", "1"} {
+			out := filepath.Join(dir, "run"+rank)
+			start := time.Now()
+			_, errOut, code := invoke(t, "measure", "--rendezvous", rdv, "--world-size", "2", "--rank", rank, "--peer-wait", "20s", "--out", out, "--quiet")
+			if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "gpupath: --rendezvous "+rdv+": ") || time.Since(start) > 10*time.Second {
+				t.Errorf("rank %s, --rendezvous %s: exit %d after %v: %q", rank, rdv, code, time.Since(start), errOut)
+			}
+			if _, err := os.Lstat(out); err == nil {
+				t.Errorf("rank %s, --rendezvous %s: %s was made", rank, rdv, out)
+			}
 		}
 	}
 }

@@ -111,6 +111,9 @@ func (p *pairFlags) resolve(getenv cluster.Getenv) (*pairing, error) {
 		}
 		return nil, nil
 	}
+	if err := cluster.CheckRendezvous(p.rendezvous); err != nil {
+		return nil, usagef("--rendezvous %s: %v", p.rendezvous, err)
+	}
 	return &pairing{rank: r, role: role}, nil
 }
 

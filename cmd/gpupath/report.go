@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpupath/gpupath/internal/cli"
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/internal/termtext"
 	"io"
 	"os"
@@ -80,8 +81,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	dir := *out
 	if dir == "" {
-		if err := report.Writable(reportsDir); err != nil {
-			return usagef("cannot write reports into %s here: %v (give --out DIR)", reportsDir, err)
+		if err := report.WritableHere("reports", reportsDir); err != nil {
+			return badInput(err)
 		}
 		dir = report.FreeDir(reportsDir, s.Name, at)
 	}
@@ -151,7 +152,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			return err
 		}
 		if *out != "" {
-			return usagef("--out %s: cannot write the report there: %v", dir, unwrapPath(oe.Err))
+			return usagef("--out %s: cannot write the report there: %w", dir, unwrapPath(oe.Err))
 		}
 		// The default directory: another report took the name in the same
 		// second; take the next one.
@@ -221,12 +222,5 @@ func scenarioSource(sf *scenarioFlags) string {
 	return "preset default"
 }
 
-// unwrapPath drops the operation and path of an *os.PathError: the
-// message names the directory already.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// unwrapPath is safeio.PathReason: the message names the path already.
+var unwrapPath = safeio.PathReason

@@ -289,6 +289,14 @@ func BadInput(err error) error {
 	return &UsageError{err}
 }
 
+// BadInputIf is BadInput(err) when cond holds, err otherwise.
+func BadInputIf(err error, cond bool) error {
+	if cond {
+		return BadInput(err)
+	}
+	return err
+}
+
 // WriteJSON writes v as the one JSON object of a command's output:
 // indented by two spaces, one newline at the end.
 func WriteJSON(w io.Writer, v any) error {

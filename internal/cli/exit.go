@@ -9,13 +9,14 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/gpupath/gpupath/internal/safeio"
 	"github.com/gpupath/gpupath/internal/termtext"
 )
 
 // Exit statuses, the same for every command (README, "Exit status").
 const (
 	ExitOK     = 0 // success, or --help
-	ExitFailed = 1 // a run that failed, measured nothing, was interrupted, a doctor finding at --fail-on, an input file or line import could not read
+	ExitFailed = 1 // a run that failed, measured nothing, was interrupted, output that could not be written, a doctor finding at --fail-on, an input file or line import could not read
 	ExitUsage  = 2 // bad input: a flag, an argument, a file that is not what it must be
 )
 
@@ -34,25 +35,31 @@ func Exit(err error, stderr io.Writer) int {
 		if !strings.HasPrefix(msg, "interrupted: ") {
 			msg = "interrupted: nothing written"
 		}
-		fmt.Fprintf(stderr, "gpupath: %s\n", termtext.Clean(msg))
+		io.WriteString(stderr, errorLine(termtext.Clean(msg)))
 		return ExitFailed
 	}
 	msg := termtext.Clean(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
-	fmt.Fprintf(stderr, "gpupath: %s\n", shorten(msg))
+	io.WriteString(stderr, errorLine(msg))
 	var u *UsageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) && !safeio.OutputFailed(err) {
 		return ExitUsage
 	}
-	return ExitFailed
+	return ExitFailed // a full disk too, even where a command called it bad input
 }
 
-// MaxMessageBytes bounds the one line an error prints: a message that
-// quotes what it was given (a 100 kB name to catalog show) keeps its start
-// and its end, and says how many bytes it left out between them.
+// MaxMessageBytes bounds the one line an error prints, "gpupath: " and
+// the newline included: a message that quotes what it was given (a 100 kB
+// name to catalog show) keeps its start and its end (the hint after the
+// argument), and says how many bytes it left out between them.
 const MaxMessageBytes = 1024
 
-// shorten cuts msg to MaxMessageBytes (termtext.CutMiddle).
-func shorten(msg string) string { return termtext.CutMiddle(msg, MaxMessageBytes) }
+// errorLine is the line Exit prints for msg: "gpupath: ", msg cut so
+// that the whole line is at most MaxMessageBytes (termtext.CutMiddle), a
+// newline.
+func errorLine(msg string) string {
+	const prefix = "gpupath: "
+	return prefix + termtext.CutMiddle(msg, MaxMessageBytes-len(prefix)-1) + "\n"
+}
 
 // Build is what `gpupath version` says of the binary.
 type Build struct {

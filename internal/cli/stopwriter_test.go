@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -44,7 +46,7 @@ func TestStopWriter(t *testing.T) {
 	}
 }
 
-// An error's line is at most MaxMessageBytes and a few more: a message
+// An error's line is at most MaxMessageBytes, all of it: a message
 // quoting a 100 kB argument keeps its start and its end (the hint after
 // the argument), and counts the bytes it left out of the message.
 func TestExitShortensLongMessages(t *testing.T) {
@@ -53,12 +55,27 @@ func TestExitShortensLongMessages(t *testing.T) {
 	msg := "unknown entry " + arg + ": did you mean gpu-h200?"
 	code := Exit(&UsageError{Err: errors.New(msg)}, &b)
 	out := b.String()
-	if code != ExitUsage || b.Len() > MaxMessageBytes+64 || strings.ContainsRune(out, '\uFFFD') ||
+	if code != ExitUsage || b.Len() > MaxMessageBytes || strings.ContainsRune(out, '\uFFFD') ||
 		!strings.HasPrefix(out, "gpupath: unknown entry éé") || !strings.HasSuffix(out, "éé: did you mean gpu-h200?\n") {
 		t.Errorf("exit %d, %d bytes: %q … %q", code, b.Len(), out[:40], out[max(0, b.Len()-60):])
 	}
 	var left, all int
 	if _, err := fmt.Sscanf(out[strings.Index(out, " … (")+len(" … ("):], "%d of %d bytes left out", &left, &all); err != nil || all != len(msg) || left != len(msg)-(len(out)-len("gpupath: \n")-len(fmt.Sprintf(" … (%d of %d bytes left out) … ", left, all))) {
 		t.Errorf("the count of what was left out: %d of %d (%v), message %d bytes, line %d", left, all, err, len(msg), len(out))
+	}
+}
+
+// A full disk is output that could not be written, exit 1, even where a
+// command wrapped it as bad input; other bad input stays exit 2.
+func TestExitFullDiskIsFailed(t *testing.T) {
+	for err, want := range map[error]int{
+		&UsageError{fmt.Errorf("--out r: cannot write the report there: %w", syscall.ENOSPC)}:              ExitFailed,
+		&UsageError{fmt.Errorf("--out r: %w", &os.PathError{Op: "write", Path: "r", Err: syscall.EDQUOT})}: ExitFailed,
+		fmt.Errorf("write: %w", syscall.EIO):             ExitFailed,
+		&UsageError{errors.New("--out r: it is a file")}: ExitUsage,
+	} {
+		if got := Exit(err, io.Discard); got != want {
+			t.Errorf("%v: exit %d, want %d", err, got, want)
+		}
 	}
 }

@@ -78,7 +78,38 @@ func checkDest(path string, force bool) error {
 }
 
 // Write implements io.Writer.
-func (w *File) Write(p []byte) (int, error) { return w.f.Write(p) }
+func (w *File) Write(p []byte) (int, error) {
+	if writeFault != nil {
+		return 0, &fs.PathError{Op: "write", Path: w.f.Name(), Err: writeFault}
+	}
+	return w.f.Write(p)
+}
+
+// writeFault, when set (FailWrites), is what every write of an output file
+// fails with.
+var writeFault error
+
+// FailWrites makes every Write of an output file fail with err (a full
+// disk: syscall.ENOSPC) until restore is called: how a test gives every
+// command a disk that fills while it writes, without a file system to
+// fill. Not for concurrent tests.
+func FailWrites(err error) (restore func()) {
+	writeFault = err
+	return func() { writeFault = nil }
+}
+
+// OutputFailed reports whether err holds a failure of the disk under an
+// output being written — full (ENOSPC), over quota (EDQUOT), a file past
+// its size limit (EFBIG), an I/O error (EIO) — which is output that could
+// not be written (exit 1), never bad input, whatever wraps it.
+func OutputFailed(err error) bool {
+	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG, syscall.EIO} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // Commit flushes the file to disk and renames it to its destination. A
 // destination that appeared meanwhile is refused unless force was given.
@@ -157,14 +188,15 @@ func CheckCreate(path string, force bool) error {
 		return fmt.Errorf("%s: %s is not a directory", path, dir)
 	}
 	if err := CanWrite(dir); err != nil {
-		return fmt.Errorf("%s: its directory %s cannot be written (%v)", path, dir, unwrapPath(err))
+		return fmt.Errorf("%s: its directory %s cannot be written (%v)", path, dir, PathReason(err))
 	}
 	return nil
 }
 
-// unwrapPath is the reason of a path error, without the path (a probe
-// file's name says nothing to the user).
-func unwrapPath(err error) error {
+// PathReason is the reason of a path error, without its operation and
+// path (a probe file's name says nothing to the user; a message that names
+// the directory already needs no second name).
+func PathReason(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -182,7 +214,7 @@ func writableAncestor(path string) error {
 				return fmt.Errorf("cannot be made: %s is not a directory", dir)
 			}
 			if err := CanWrite(dir); err != nil {
-				return fmt.Errorf("cannot be made: %s cannot be written (%v)", dir, unwrapPath(err))
+				return fmt.Errorf("cannot be made: %s cannot be written (%v)", dir, PathReason(err))
 			}
 			return nil
 		}

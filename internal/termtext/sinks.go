@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -40,45 +39,33 @@ func Line(s string) string { return Clean(s) }
 // run's manifest): Clean, one line.
 func Name(s string) string { return Clean(s) }
 
-// JSON rewrites encoded JSON so that it holds no raw control character:
-// DEL, C1 controls, U+2028/U+2029 and the invisible format characters
-// (bidirectional controls, zero widths, U+FEFF, tags: a surrogate pair past
-// U+FFFF), which
-// encoding/json leaves raw inside strings, become \uXXXX escapes — the
-// same value to every JSON parser — and a byte that is not UTF-8 becomes
-// \ufffd, as encoding/json would have written it. C0 controls other than
-// the whitespace between tokens never occur in encoding/json's output;
-// should one, it becomes \u00XX too. Valid JSON in, the same value out.
+// JSON rewrites encoded JSON so that no string in it decodes to a control
+// character: each string value (and key) comes out as CleanText makes it
+// for a terminal, \x1b for ESC, \u202e for a bidirectional override, \x0d
+// for a carriage return, tabs and newlines kept — the same text as the
+// table and CSV forms print. A raw control character (DEL, C1, U+2028,
+// the invisible format characters that encoding/json leaves raw) and a
+// JSON escape of one (\u001b, \r, \b, \f) alike become that visible
+// escape, so `jq -r` cannot send ESC to a terminal. Valid JSON in, valid
+// JSON out, with the same structure and numbers.
 func JSON(b []byte) []byte {
-	clean := true
-	for i := 0; i < len(b); i++ {
-		if c := b[i]; c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c >= 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if plainJSON(b) {
 		return b
 	}
-	out := make([]byte, 0, len(b)+16)
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			out = append(out, `\ufffd`...)
-		case r == '\n' || r == '\t' || r == '\r':
-			out = append(out, byte(r))
-		case IsControl(r) && r > 0xffff:
-			hi, lo := utf16.EncodeRune(r)
-			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
-		case IsControl(r):
-			out = fmt.Appendf(out, `\u%04x`, r)
-		default:
-			out = append(out, b[i:i+size]...)
+	var s jsonStream
+	out := s.rewrite(nil, b)
+	return append(out, s.pend...)
+}
+
+// plainJSON reports whether b holds nothing JSON rewrites: no escape, no
+// byte past ASCII, no control byte other than the whitespace between tokens.
+func plainJSON(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c >= 0x7f || c < 0x20 && c != '\n' && c != '\t' && c != '\r' {
+			return false
 		}
-		i += size
 	}
-	return out
+	return true
 }
 
 // NameAll passes every string reachable from v (a pointer to a struct,
@@ -117,17 +104,21 @@ func nameAll(v reflect.Value) {
 	}
 }
 
-// CutMiddle shortens s to about max bytes by leaving out its middle, at
+// CutMiddle shortens s to at most n bytes by leaving out its middle, at
 // character boundaries, and says how much it left out ("… (98000 of
-// 100000 bytes left out) …"); s itself when it fits. It is the cut of an
-// error line: a message that quotes a long argument keeps its start and
-// its end, where the hint or the cause is.
-func CutMiddle(s string, max int) string {
-	if len(s) <= max {
+// 100000 bytes left out) …"), the count within the n bytes; s itself when
+// it fits (an n too small for the count is exceeded by the count alone).
+// It is the cut of an error line: a message that quotes a long argument
+// keeps its start and its end, where the hint or the cause is.
+func CutMiddle(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	tail := max / 4
-	head := max - tail
+	// The count's length when all of s is left out: never shorter than
+	// the one written.
+	keep := max(0, n-len(fmt.Sprintf(" … (%d of %d bytes left out) … ", len(s), len(s))))
+	tail := keep / 4
+	head := keep - tail
 	for head > 0 && !utf8.RuneStart(s[head]) {
 		head--
 	}

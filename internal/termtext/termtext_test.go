@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -59,25 +60,47 @@ func FuzzClean(f *testing.F) {
 // bytes that are not UTF-8.
 var seeds = []string{"", "plain", "zw\u200b", "bom\ufeff", "shy\u00ad", "tag\U000e0041", "wj\u2060", "\x1b[2J", "\x1b]0;t\x07", "nul\x00", "cr\r", "lf\n", "ls\u2028", "rlo\u202e", "c1\u009b", "del\x7f", "bad\xff\xfe", "\xe2\x80"}
 
+// The one JSON writer leaves no string that decodes to a control
+// character (tabs and newlines kept, as on a terminal): each decodes to
+// CleanText of what was encoded, the text the table and CSV forms print;
+// and the same holds for the document written in two pieces cut anywhere.
 func FuzzJSON(f *testing.F) {
 	for _, s := range seeds {
-		f.Add(s)
+		f.Add(s, 3)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		in, _ := json.MarshalIndent(map[string]string{"k": s, s: "v"}, "", "  ")
+	f.Add("\xed\xa0\x80\x1b\U0001f600\u2028\b\f", 17)
+	f.Fuzz(func(t *testing.T, s string, cut int) {
+		if s == "k" {
+			return
+		}
+		in, _ := json.MarshalIndent(map[string]any{"k": s, s: []string{"v", s}}, "", "  ")
 		out := JSON(in)
 		if !Safe(string(out), true) {
 			t.Fatalf("control characters left in %q", out)
 		}
-		var a, b map[string]string
-		if err := json.Unmarshal(in, &a); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(out, &b); err != nil {
+		var m map[string]any
+		if err := json.Unmarshal(out, &m); err != nil {
 			t.Fatalf("%q: %v", out, err)
 		}
-		if a["k"] != b["k"] || len(a) != len(b) {
-			t.Fatalf("value changed: %q, %q", a, b)
+		want := CleanText(string([]rune(s))) // encoding/json writes U+FFFD for a byte that is not UTF-8
+		if m["k"] != want || len(m) != len(map[string]bool{"k": true, s: true}) {
+			t.Fatalf("%q came out %q, want %q", s, m["k"], want)
+		}
+		for k, v := range m {
+			if !Safe(k, true) {
+				t.Fatalf("key %q holds a control character", k)
+			}
+			if l, ok := v.([]any); ok && (len(l) != 2 || l[1] != want) {
+				t.Fatalf("list %q, want [v %q]", l, want)
+			}
+		}
+		cut = max(0, min(len(in), cut%(len(in)+1)))
+		var w bytes.Buffer
+		jw := NewJSONWriter(&w)
+		jw.Write(in[:cut])
+		jw.Write(in[cut:])
+		if !bytes.Equal(w.Bytes(), out) {
+			t.Fatalf("cut at %d: %q, whole: %q", cut, w.Bytes(), out)
 		}
 	})
 }
@@ -97,8 +120,8 @@ func TestShellWord(t *testing.T) {
 	}
 }
 
-// The one JSON writer leaves nothing raw that Safe refuses, keeps the
-// value, and does not HTML-escape.
+// The one JSON writer leaves nothing raw that Safe refuses, nor an escape
+// that decodes to a control character, and does not HTML-escape.
 func TestJSONWriter(t *testing.T) {
 	v := map[string]string{"host": "EV\x1b[31mIL\u202e\u200b\U000e0001", "note": "a<b & c>d"}
 	b, err := MarshalJSONIndent(v, "", "  ")
@@ -112,8 +135,8 @@ func TestJSONWriter(t *testing.T) {
 		t.Errorf("HTML-escaped: %s", b)
 	}
 	var back map[string]string
-	if err := json.Unmarshal(b, &back); err != nil || back["host"] != v["host"] {
-		t.Fatalf("value changed: %q %v", back, err)
+	if err := json.Unmarshal(b, &back); err != nil || back["host"] != `EV\x1b[31mIL\u202e\u200b\udb40\udc01` || back["note"] != v["note"] {
+		t.Fatalf("decoded %q (%v), want the host's escapes as text", back, err)
 	}
 	var w strings.Builder
 	if err := NewJSONEncoder(&w).Encode(v); err != nil || !Safe(w.String(), true) || !strings.HasSuffix(w.String(), "}\n") {
@@ -124,8 +147,8 @@ func TestJSONWriter(t *testing.T) {
 // A JSON document through the terminal writer stays JSON with the same
 // values: Clean's escapes of what encoding/json leaves raw (DEL, C1,
 // invisible format characters, a surrogate pair past U+FFFF) are valid
-// JSON escapes, so pkg/model's JSON, written to stdout through it, needs no
-// writer of its own.
+// JSON escapes, so a document through it stays a document (what it holds
+// is escaped as text by NewJSONWriter before).
 func FuzzTerminalWriterKeepsJSON(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)

@@ -25,6 +25,30 @@ func RendezvousFile(dir, job string) string {
 
 var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 
+// CheckRendezvous says, before anything runs, whether dir can be the
+// directory both ranks share: it exists, is a directory (or a link to one)
+// and can be written (rank 0 writes its address there). Every rank checks
+// it, so a mistyped path fails at once on each, not after the peer wait.
+// The error is the reason, without the path; "" (no rendezvous) is nil.
+func CheckRendezvous(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return errors.New("no such directory (give a directory both hosts share)")
+	case err != nil:
+		return safeio.PathReason(err)
+	case !st.IsDir():
+		return errors.New("not a directory (give a directory both hosts share)")
+	}
+	if err := safeio.CanWrite(dir); err != nil {
+		return fmt.Errorf("the directory cannot be written (%v)", safeio.PathReason(err))
+	}
+	return nil
+}
+
 // maxAddrFile bounds what ReadRendezvous reads: an address is short.
 const maxAddrFile = 512
 

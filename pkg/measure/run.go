@@ -84,13 +84,6 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 		}
 	}
 	r.m.End = r.now().UTC()
-	// The run's status says whether the run finished, not whether every
-	// probe succeeded (but a run that measured nothing is "failed"):
-	// "complete" with a failed probe is a finished run
-	// whose manifest gives that probe "failed" and its reason; Run returns
-	// the probe's error too, so the command prints it and exits 1 (bad
-	// option values never get here: CheckOptions refuses them up front).
-	r.m.Status = record.StatusComplete
 	switch {
 	case runErr != nil:
 		// A write failed (a full disk): the manifest says so, and its
@@ -107,11 +100,8 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 		r.m.Reason = fmt.Sprintf("writing the run failed: %s (%d records kept)", oneLine(runErr.Error()), kept)
 	case ctx.Err() != nil:
 		r.m.Status = record.StatusInterrupted
-	case r.m.Counted() == 0:
-		// Finished with nothing: every probe unavailable or failed (each
-		// says why). A script reading the status sees it, not "complete".
-		r.m.Status = record.StatusFailed
-		r.m.Reason = "measured nothing: every probe was unavailable or failed (each says why)"
+	default:
+		r.m.Status, r.m.Reason = RunStatus(r.m.Probes)
 	}
 	if err := r.w.WriteManifest(r.m); err != nil {
 		return r.m, err
@@ -120,6 +110,39 @@ func Run(ctx context.Context, cfg RunConfig) (*record.Manifest, error) {
 		return r.m, runErr
 	}
 	return r.m, ctx.Err()
+}
+
+// RunStatus is the status of a run that finished (neither interrupted nor
+// cut short by a failed write), from its probes' outcomes, and the reason
+// when it is not complete: complete when no probe failed and one at least
+// measured (ok, or partial: its budget ran out before its plan);
+// partial when some measured and some failed; failed when none measured —
+// every probe unavailable or failed, whatever records a failed probe kept
+// (a peer that went away after the first sizes). A failed probe is never
+// passed off as a complete run: the command prints each one's reason and
+// exits 1 (bad option values never get here: CheckOptions refuses them up
+// front).
+func RunStatus(probes []record.ProbeStatus) (record.Status, string) {
+	var measured, failed []string
+	results := 0
+	for _, p := range probes {
+		results += p.Results
+		switch p.Status {
+		case record.StatusOK, record.StatusPartial:
+			measured = append(measured, p.Name)
+		case record.StatusFailed:
+			failed = append(failed, p.Name)
+		}
+	}
+	switch {
+	case len(measured) == 0 && results == 0:
+		return record.StatusFailed, "measured nothing: every probe was unavailable or failed (each says why)"
+	case len(measured) == 0:
+		return record.StatusFailed, fmt.Sprintf("every probe was unavailable or failed (each says why): %s failed, %d results kept", strings.Join(failed, ", "), results)
+	case len(failed) > 0:
+		return record.StatusPartial, fmt.Sprintf("%s failed (each says why); %s measured", strings.Join(failed, ", "), strings.Join(measured, ", "))
+	}
+	return record.StatusComplete, ""
 }
 
 // MaxBudget bounds RunConfig.Budget (--budget): a week. Every time the

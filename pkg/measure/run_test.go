@@ -81,6 +81,32 @@ func (r *recordingProgress) Done(st record.ProbeStatus) {
 	r.events = append(r.events, "done "+st.Name+" "+string(st.Status))
 }
 
+// A finished run's status follows from its probes: a probe that failed is
+// never passed off as a complete run, even when it kept records (a peer
+// that went away after 13 sizes); absence alone (unavailable) is no failure.
+func TestRunStatus(t *testing.T) {
+	p := func(name string, st record.Status, results int) record.ProbeStatus {
+		return record.ProbeStatus{Name: name, Status: st, Results: results}
+	}
+	for _, tc := range []struct {
+		probes []record.ProbeStatus
+		want   record.Status
+		reason string
+	}{
+		{[]record.ProbeStatus{p("tcp", record.StatusFailed, 13)}, record.StatusFailed, "every probe was unavailable or failed (each says why): tcp failed, 13 results kept"},
+		{[]record.ProbeStatus{p("tcp", record.StatusFailed, 0), p("rdma", record.StatusUnavailable, 0)}, record.StatusFailed, "measured nothing: every probe was unavailable or failed (each says why)"},
+		{[]record.ProbeStatus{p("rdma", record.StatusUnavailable, 0)}, record.StatusFailed, "measured nothing: every probe was unavailable or failed (each says why)"},
+		{nil, record.StatusFailed, "measured nothing: every probe was unavailable or failed (each says why)"},
+		{[]record.ProbeStatus{p("syscall", record.StatusOK, 4), p("tcp", record.StatusFailed, 13)}, record.StatusPartial, "tcp failed (each says why); syscall measured"},
+		{[]record.ProbeStatus{p("syscall", record.StatusOK, 4), p("rdma", record.StatusUnavailable, 0)}, record.StatusComplete, ""},
+		{[]record.ProbeStatus{p("tcp", record.StatusPartial, 2)}, record.StatusComplete, ""},
+	} {
+		if st, reason := RunStatus(tc.probes); st != tc.want || reason != tc.reason {
+			t.Errorf("%v: %s %q, want %s %q", tc.probes, st, reason, tc.want, tc.reason)
+		}
+	}
+}
+
 func TestRunRecordsEveryOutcome(t *testing.T) {
 	dir := t.TempDir()
 	var sawLines []int
@@ -121,7 +147,8 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rd.Manifest.Status != record.StatusComplete || rd.Manifest.End.IsZero() || rd.Manifest.Host.Hostname != "testhost" || rd.Manifest.Version != "v-test" {
+	// One probe failed beside others that measured: partial, naming it.
+	if rd.Manifest.Status != record.StatusPartial || rd.Manifest.Reason != "fake-fail failed (each says why); fake-ok, fake-spent measured" || rd.Manifest.End.IsZero() || rd.Manifest.Host.Hostname != "testhost" || rd.Manifest.Version != "v-test" {
 		t.Errorf("final manifest %+v", rd.Manifest)
 	}
 	want := map[string]struct {

@@ -38,7 +38,8 @@ const (
 	StatusInterrupted Status = "interrupted"
 	StatusComplete    Status = "complete"
 	// StatusPartial is a two-host run cut short by its peer (killed, link
-	// down), or a probe whose budget ran out before its plan: what was
+	// down), a run in which some probes failed and others measured
+	// (measure.RunStatus), or a probe whose budget ran out before its plan: what was
 	// measured is kept, the Reason says why and what was not measured.
 	StatusPartial Status = "partial"
 )

@@ -20,6 +20,18 @@ func Writable(dir string) error {
 	return pathReason(safeio.CanWrite(dir))
 }
 
+// WritableHere is Writable for a default output directory (a command's
+// reports, measure's reports/runs) in the working directory: the one
+// check, before anything runs, whose error says what cannot be written
+// where and how to choose another place (--out). what names what would
+// have gone there.
+func WritableHere(what, dir string) error {
+	if err := Writable(dir); err != nil {
+		return fmt.Errorf("cannot write %s into %s here: %v (give --out DIR)", what, dir, err)
+	}
+	return nil
+}
+
 // Taken says whether a write failed because the directory appeared
 // meanwhile (the rename of another report).
 func Taken(err error) bool {

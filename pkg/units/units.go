@@ -26,10 +26,12 @@ type Hertz float64
 // Meters is a cable length.
 type Meters float64
 
-var sizeUnits = []struct {
+type sizeUnit struct {
 	name string
 	mult float64
-}{
+}
+
+var sizeUnits = []sizeUnit{
 	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
 	{"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
 	{"B", 1}, {"", 1},
@@ -153,7 +155,20 @@ func ParseBytes(s string) (Bytes, error) {
 			return Bytes(b), nil
 		}
 	}
-	return 0, fmt.Errorf("%q: unknown size unit %q (use B, KiB, MiB, GiB, kB, MB, GB)", s, unit)
+	return 0, fmt.Errorf("%q: unknown size unit %q (use %s)", s, unit, unitList(sizeUnits, func(u sizeUnit) string { return u.name }))
+}
+
+// unitList is the hint of an unknown unit: every name of the parser's own
+// table, in its order (the empty one left out), so that the hint and what
+// is accepted cannot drift apart.
+func unitList[T any](table []T, name func(T) string) string {
+	var names []string
+	for _, u := range table {
+		if n := name(u); n != "" {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // String formats b exactly, with the largest binary unit that divides it: "64KiB", "1000B".
@@ -186,10 +201,12 @@ func (b Bytes) Human() string {
 
 // durationUnits: value = number / div (division by an exact power of ten is
 // correctly rounded, so "9us" is the double nearest 9e-6).
-var durationUnits = []struct {
+type durationUnit struct {
 	name string
 	div  float64
-}{
+}
+
+var durationUnits = []durationUnit{
 	{"ns", 1e9}, {"us", 1e6}, {"µs", 1e6}, {"μs", 1e6}, {"ms", 1e3}, {"s", 1},
 	// Minutes and hours, as Go's durations (--budget 5m) write them.
 	{"m", 1.0 / 60}, {"min", 1.0 / 60}, {"h", 1.0 / 3600},
@@ -215,7 +232,7 @@ func ParseDuration(s string) (Seconds, error) {
 			return Seconds(v / u.div), nil
 		}
 	}
-	return 0, fmt.Errorf("%q: unknown time unit %q (use ns, us, ms, s, m, h)", s, unit)
+	return 0, fmt.Errorf("%q: unknown time unit %q (use %s)", s, unit, unitList(durationUnits, func(u durationUnit) string { return u.name }))
 }
 
 // String formats d so that ParseDuration gives back exactly d: "1.1us".
@@ -242,10 +259,12 @@ func (d Seconds) Human() string {
 	return FormatSig(v, 3) + " s"
 }
 
-var rateUnits = []struct {
+type rateUnit struct {
 	name string
 	mult float64 // bytes per second per unit
-}{
+}
+
+var rateUnits = []rateUnit{
 	{"bit/s", -8}, {"bps", -8}, {"b/s", -8}, // negative: divide by 8
 	{"kbit/s", 1e3 / 8}, {"Kbit/s", 1e3 / 8}, {"kbps", 1e3 / 8}, {"Kb/s", 1e3 / 8},
 	{"Mbit/s", 1e6 / 8}, {"Mbps", 1e6 / 8}, {"Mb/s", 1e6 / 8},
@@ -278,7 +297,7 @@ func ParseRate(s string) (Rate, error) {
 	if unit == "" {
 		return 0, fmt.Errorf("%q: a rate needs a unit (e.g. 400Gbit/s or 25GB/s)", s)
 	}
-	return 0, fmt.Errorf("%q: unknown rate unit %q (use Gbit/s, Gbps, GB/s, MB/s)", s, unit)
+	return 0, fmt.Errorf("%q: unknown rate unit %q (use %s)", s, unit, unitList(rateUnits, func(u rateUnit) string { return u.name }))
 }
 
 // String formats r in GB/s (or B/s) so that ParseRate gives back exactly r.

@@ -245,3 +245,45 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// The hint of an unknown unit names every unit the parser accepts (TiB and
+// TB among the sizes), each of which parses.
+func TestUnknownUnitHintListsEveryUnit(t *testing.T) {
+	check := func(kind string, parse func(string) error, names []string) {
+		err := parse("1PX")
+		if err == nil {
+			t.Fatalf("%s: 1PX parsed", kind)
+		}
+		_, hint, _ := strings.Cut(err.Error(), "(use ")
+		listed := map[string]bool{}
+		for _, n := range strings.Split(strings.TrimSuffix(hint, ")"), ", ") {
+			listed[n] = true
+		}
+		for _, n := range names {
+			if n == "" {
+				continue
+			}
+			if e := parse("1" + n); e != nil {
+				t.Errorf("%s: 1%s: %v", kind, n, e)
+			}
+			if !listed[n] {
+				t.Errorf("%s: %s is accepted but the hint leaves it out: %v", kind, n, err)
+			}
+		}
+	}
+	var names []string
+	for _, u := range sizeUnits {
+		names = append(names, u.name)
+	}
+	check("size", func(s string) error { _, err := ParseBytes(s); return err }, names)
+	names = nil
+	for _, u := range durationUnits {
+		names = append(names, u.name)
+	}
+	check("time", func(s string) error { _, err := ParseDuration(s); return err }, names)
+	names = nil
+	for _, u := range rateUnits {
+		names = append(names, u.name)
+	}
+	check("rate", func(s string) error { _, err := ParseRate(s); return err }, names)
+}
