@@ -79,7 +79,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	opt := fit.Options{Seed: *seed, Stop: ctx.Err} // interrupted: ctx's error, exit 1
-	imported, dirs, err := report.CalibrateImported(runs, base, opt)
+	imported, dirs, err := report.CalibrateImportedContext(ctx, runs, base, opt)
 	switch {
 	case err != nil:
 		return badInput(err)

@@ -422,7 +422,11 @@ func collect(runs []*record.RunData, opt fit.Options) (map[string]*curve, error)
 				out[k].chunk = int64(ch)
 			}
 		}
-		for _, g := range record.Group(timing, record.ByProbe|record.ByVariant|record.ByTimer|record.ByTarget) {
+		groups, err := record.GroupStop(timing, record.ByProbe|record.ByVariant|record.ByTimer|record.ByTarget, opt.Stop)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range groups {
 			k := seriesKey(g.Probe, g.Variant, g.Timer, g.Target)
 			se := out[k]
 			if se == nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpupath/gpupath/pkg/fit"
 	"github.com/gpupath/gpupath/pkg/importers/nvlink"
 	"github.com/gpupath/gpupath/pkg/importers/p2plat"
 	"github.com/gpupath/gpupath/pkg/model"
@@ -161,6 +162,13 @@ func pathNames(keep func(model.Path) bool) []string {
 // points too. nccl is what an NCCL log in the file says (or nil);
 // memoryGPU tells whether the measured buffers were in GPU memory.
 func JudgeImported(s *model.Scenario, series []ImportedSeries, nccl *NCCLPath, memoryGPU bool) []ImportedGroup {
+	g, _ := JudgeImportedStop(s, series, nccl, memoryGPU, nil)
+	return g
+}
+
+// JudgeImportedStop is JudgeImported that asks stop (when not nil) every
+// fit.StopEvery points and returns its error.
+func JudgeImportedStop(s *model.Scenario, series []ImportedSeries, nccl *NCCLPath, memoryGPU bool, stop func() error) ([]ImportedGroup, error) {
 	type key struct {
 		test string
 		q    record.Quantity
@@ -179,7 +187,10 @@ func JudgeImported(s *model.Scenario, series []ImportedSeries, nccl *NCCLPath, m
 				ss = fs
 			}
 		}
-		v := judge(ss, se, nccl, memoryGPU)
+		v, err := judge(ss, se, nccl, memoryGPU, stop)
+		if err != nil {
+			return nil, err
+		}
 		if ss != s {
 			v.PathWhy += fmt.Sprintf("; with stack.flows=%d, the run's parallel streams", se.Streams)
 		}
@@ -197,7 +208,7 @@ func JudgeImported(s *model.Scenario, series []ImportedSeries, nccl *NCCLPath, m
 	for i := range groups {
 		ceilingLines(&groups[i], on[i])
 	}
-	return groups
+	return groups, nil
 }
 
 // usablePoints drops points whose values are not finite and non-negative
@@ -236,7 +247,9 @@ var unmodeled = map[string]string{
 	nvlink.PathLink:     "a link's line rate as nvidia-smi reports it: a fact of the hardware, not a transfer (the scenario's gpu.nvlink_rate is the sum over a GPU's active links)",
 }
 
-func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool) ImportedVerdict {
+// It asks stop (when not nil) every fit.StopEvery points and returns its
+// error.
+func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool, stop func() error) (ImportedVerdict, error) {
 	j := ImportedVerdict{Series: se, Factor: 1}
 	switch {
 	case se.Stage != "":
@@ -283,11 +296,17 @@ func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool)
 	}
 	if j.None != "" {
 		j.Verdict = "not compared: " + j.None + "."
-		return j
+		return j, nil
 	}
 	// The model once per size: an import may repeat a size many times.
 	memo := map[int64]modeled{}
-	for _, pt := range se.Points {
+	j.Points = make([]JudgedPoint, 0, len(se.Points))
+	for i, pt := range se.Points {
+		if i%fit.StopEvery == 0 && stop != nil {
+			if err := stop(); err != nil {
+				return ImportedVerdict{}, err
+			}
+		}
 		j.Points = append(j.Points, judgePoint(s, &j.Series, j.Path, j.Factor, pt, memo))
 	}
 	j.Verdict = verdictOf(s, &j, nccl)
@@ -295,7 +314,7 @@ func judge(s *model.Scenario, se ImportedSeries, nccl *NCCLPath, memoryGPU bool)
 		j.Collective = judgeCollective(s, se, nccl)
 		j.Verdict += " " + j.Collective.Text()
 	}
-	return j
+	return j, nil
 }
 
 // busCeilingFactor is how many times one path's bandwidth busbw can reach:

@@ -61,6 +61,9 @@ type KeyFit struct {
 	// before and after.
 	ErrorBefore float64 `json:"error_before"`
 	ErrorAfter  float64 `json:"error_after"`
+	// NoInterval, when not empty, says why there is no interval (Lo and
+	// Hi are then empty).
+	NoInterval string `json:"no_interval,omitempty"`
 	// AtBound: the best value is at an end of the search (a factor of 30
 	// from the value it had, or a fraction's 1): the model's other terms,
 	// not this key, stand between it and the measurements.
@@ -86,7 +89,8 @@ type ImportedCalibration struct {
 	// Series is the same check per series (Tool holds its file and label).
 	Series []ToolCheck `json:"series"`
 	// LeftOut are the points of that check, one per size left out:
-	// measured/modeled − 1 on the preset and on the calibrated model.
+	// measured/modeled − 1 on the preset and on the calibrated model (the
+	// median of the size's repetitions).
 	LeftOut   []CheckPoint     `json:"left_out,omitempty"`
 	Overrides []model.Override `json:"-"`
 	Unused    []string         `json:"unused,omitempty"`
@@ -172,10 +176,13 @@ type target struct {
 	factor     float64
 	nccl       *NCCLPath
 	train      []bool // per point: fitted (every other size), or left out
+	// stop, when not nil, is asked every fit.StopEvery points of ratios;
+	// its error makes them nil.
+	stop func() error
 }
 
 // ratios are measured/modeled per point of t on s (NaN where the model has
-// no value there).
+// no value there); nil when t.stop says to stop.
 func (t *target) ratios(s *model.Scenario) []float64 { return t.ratiosWith(s, nil) }
 
 // collKey is a collective modeled on one scenario: the series of one
@@ -229,6 +236,9 @@ func (t *target) ratiosWith(s *model.Scenario, cc map[collKey]map[units.Bytes]fl
 		}
 	}
 	for i, p := range t.se.Points {
+		if i%fit.StopEvery == 0 && t.stop != nil && t.stop() != nil {
+			return nil
+		}
 		jp := judgePoint(s, &t.se, t.path, t.factor, p, memo)
 		if jp.Ceiling > 0 && jp.Measured > 0 {
 			out[i] = jp.Measured / jp.Ceiling // a latency's ceiling is its floor: the same ratio
@@ -259,12 +269,15 @@ func FitImported(files []ImportedFile, opt fit.Options) (*ImportedCalibration, e
 				continue
 			}
 			slices.SortStableFunc(se.Points, func(a, b record.Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
-			v := judge(f.Scenario, se, f.NCCL, f.MemoryGPU)
+			v, err := judge(f.Scenario, se, f.NCCL, f.MemoryGPU, opt.Stop)
+			if err != nil {
+				return nil, err
+			}
 			if v.None != "" && se.Collective == nil {
 				c.Unused = append(c.Unused, fmt.Sprintf("%s: %s: %s", f.File, se.Label, v.None))
 				continue
 			}
-			t := &target{file: f.File, tool: f.Tool, base: f.Scenario, se: se, path: v.Path, factor: v.Factor, nccl: f.NCCL}
+			t := &target{file: f.File, tool: f.Tool, base: f.Scenario, se: se, path: v.Path, factor: v.Factor, nccl: f.NCCL, stop: opt.Stop}
 			if se.Streams > 1 && (v.Path == "host-tcp" || v.Path == "tcp") {
 				if fs, ok := withFlows(f.Scenario, se.Streams); ok {
 					t.base = fs // as the verdict: with the run's parallel streams
@@ -348,7 +361,10 @@ func FitImported(files []ImportedFile, opt fit.Options) (*ImportedCalibration, e
 		if err := opt.Stopped(); err != nil {
 			return nil, err
 		}
-		kf, ov, ok := fitKey(ku.r, ku.uses, on, rng, opt)
+		kf, ov, ok, err := fitKey(ku.r, ku.uses, on, rng, opt)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}
@@ -372,19 +388,42 @@ func FitImported(files []ImportedFile, opt fit.Options) (*ImportedCalibration, e
 	byTool := map[string]*[2][]float64{}
 	var tools []string
 	for _, t := range targets {
+		if err := opt.Stopped(); err != nil {
+			return nil, err
+		}
 		cal, err := on(t)
 		if err != nil {
 			continue
 		}
 		before, after := t.ratios(t.base), t.ratios(cal)
+		if err := opt.Stopped(); err != nil {
+			return nil, err
+		}
 		var sb, sa []float64
+		// One check point per size: the median errors of its repetitions
+		// (the points are sorted by size).
+		var pb, pa []float64
+		flush := func(n units.Bytes) {
+			if len(pb) > 0 {
+				c.LeftOut = append(c.LeftOut, CheckPoint{Series: t.file + ": " + t.se.Label, Tool: t.tool, Path: t.path,
+					Bytes: int64(n), Preset: stats.MedianInPlace(pb), Calibrated: stats.MedianInPlace(pa)})
+			}
+			pb, pa = pb[:0], pa[:0]
+		}
 		for i := range t.se.Points {
+			if i > 0 && t.se.Points[i].Bytes != t.se.Points[i-1].Bytes {
+				flush(t.se.Points[i-1].Bytes)
+			}
+			if i%fit.StopEvery == 0 {
+				if err := opt.Stopped(); err != nil {
+					return nil, err
+				}
+			}
 			if t.train[i] || math.IsNaN(before[i]) || math.IsNaN(after[i]) {
 				continue
 			}
 			sb, sa = append(sb, math.Abs(before[i]-1)), append(sa, math.Abs(after[i]-1))
-			c.LeftOut = append(c.LeftOut, CheckPoint{Series: t.file + ": " + t.se.Label, Tool: t.tool, Path: t.path,
-				Bytes: int64(t.se.Points[i].Bytes), Preset: before[i] - 1, Calibrated: after[i] - 1})
+			pb, pa = append(pb, before[i]-1), append(pa, after[i]-1)
 			e := byTool[t.tool]
 			if e == nil {
 				e = &[2][]float64{}
@@ -393,6 +432,9 @@ func FitImported(files []ImportedFile, opt fit.Options) (*ImportedCalibration, e
 			}
 			e[0] = append(e[0], math.Abs(before[i]-1))
 			e[1] = append(e[1], math.Abs(after[i]-1))
+		}
+		if n := len(t.se.Points); n > 0 {
+			flush(t.se.Points[n-1].Bytes)
 		}
 		if len(sb) > 0 {
 			c.Series = append(c.Series, ToolCheck{Tool: t.file + ": " + t.se.Label, Points: len(sb), Preset: stats.Median(sb), Calibrated: stats.Median(sa)})
@@ -409,15 +451,15 @@ func FitImported(files []ImportedFile, opt fit.Options) (*ImportedCalibration, e
 // uses' points as the objective, on a grid around the present value and
 // then by golden section between its best neighbours; the interval is the
 // 2.5 and 97.5 percentiles of the same search over resampled points.
-func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Scenario, error), rng *rand.Rand, opt fit.Options) (KeyFit, model.Override, bool) {
+func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Scenario, error), rng *rand.Rand, opt fit.Options) (KeyFit, model.Override, bool, error) {
 	first := uses[0].t
 	s0, err := on(first)
 	if err != nil {
-		return KeyFit{}, model.Override{}, false
+		return KeyFit{}, model.Override{}, false, nil
 	}
 	cur, ok := numeric(s0, r.key)
 	if !ok {
-		return KeyFit{}, model.Override{}, false
+		return KeyFit{}, model.Override{}, false, nil
 	}
 	value := func(v float64) any {
 		switch r.kind {
@@ -428,7 +470,8 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 		}
 		return v
 	}
-	// All points: (use, index) pairs, and the log ratio of each on a value.
+	// All points: (use, index) pairs, in order, and the log ratio of each
+	// on a value: one flat slice per value, over the fitting points only.
 	type pt struct{ u, i int }
 	var pts []pt
 	for ui, u := range uses {
@@ -436,12 +479,12 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 			pts = append(pts, pt{ui, i})
 		}
 	}
-	cache := map[float64][][]float64{}
-	compute := func(v float64) [][]float64 {
-		out := make([][]float64, len(uses))
+	cache := map[float64][]float64{}
+	compute := func(v float64) []float64 {
+		out := make([]float64, 0, len(pts))
 		scen := map[*model.Scenario]*model.Scenario{} // the uses of one file share its scenario
 		cc := map[collKey]map[units.Bytes]float64{}
-		for ui, u := range uses {
+		for _, u := range uses {
 			s, ok := scen[u.t.base]
 			if !ok {
 				var err error
@@ -450,42 +493,53 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 				}
 				scen[u.t.base] = s
 			}
-			if s == nil {
-				out[ui] = nil
-				continue
+			var rs []float64
+			if s != nil {
+				rs = u.t.ratiosWith(s, cc)
 			}
-			rs := u.t.ratiosWith(s, cc)
-			out[ui] = make([]float64, len(rs))
-			for i, x := range rs {
-				out[ui][i] = math.NaN()
-				if x > 0 && !math.IsInf(x, 0) {
-					out[ui][i] = math.Log(x)
+			for _, i := range u.idx {
+				l := math.NaN()
+				if rs != nil && rs[i] > 0 && !math.IsInf(rs[i], 0) {
+					l = math.Log(rs[i])
 				}
+				out = append(out, l)
 			}
 		}
 		return out
 	}
-	logs := func(v float64) [][]float64 {
+	logs := func(v float64) []float64 {
 		if l, ok := cache[v]; ok {
 			return l
 		}
+		if opt.Stopped() != nil {
+			return nil // interrupted: the search ends at once, and says so below
+		}
 		l := compute(v)
+		if opt.Stopped() != nil {
+			return nil // cut short: not kept
+		}
 		cache[v] = l
 		return l
 	}
 	// prefetch computes the model at many values at once, one goroutine per
-	// CPU (the model is pure: each value its own scenarios).
-	prefetch := func(vs []float64) {
-		out := make([][][]float64, len(vs))
+	// CPU (the model is pure: each value its own scenarios); it asks
+	// opt.Stop before each value.
+	prefetch := func(vs []float64) error {
+		out := make([][]float64, len(vs))
 		var next atomic.Int64
 		var wg sync.WaitGroup
+		var stopped atomic.Bool
 		for range min(runtime.GOMAXPROCS(0), len(vs)) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for {
 					i := int(next.Add(1) - 1)
-					if i >= len(vs) {
+					if i >= len(vs) || stopped.Load() {
+						return
+					}
+					if opt.Stopped() != nil {
+						stopped.Store(true)
 						return
 					}
 					if _, ok := cache[vs[i]]; !ok {
@@ -495,22 +549,31 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 			}()
 		}
 		wg.Wait()
+		if err := opt.Stopped(); err != nil {
+			return err // the values computed may be cut short: none is kept
+		}
 		for i, l := range out {
 			if l != nil {
 				cache[vs[i]] = l
 			}
 		}
+		return nil
 	}
-	objective := func(v float64, sample []pt) float64 {
+	// objective is the median |log ratio| over all the points (+Inf where
+	// the model has no value at one of them).
+	objective := func(v float64) float64 {
 		l := logs(v)
-		xs := make([]float64, 0, len(sample))
-		for _, p := range sample {
-			if l[p.u] == nil || math.IsNaN(l[p.u][p.i]) {
+		if l == nil {
+			return math.Inf(1)
+		}
+		xs := make([]float64, len(l))
+		for i, x := range l {
+			if math.IsNaN(x) {
 				return math.Inf(1)
 			}
-			xs = append(xs, math.Abs(l[p.u][p.i]))
+			xs[i] = math.Abs(x)
 		}
-		return stats.Median(xs)
+		return stats.MedianInPlace(xs)
 	}
 	// The grid: a factor of 30 either side of the present value on a log
 	// scale (for a cost of 0, from 1 ns to 100 µs), clipped to a fraction's
@@ -527,11 +590,13 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 	for i := range grid {
 		grid[i] = lo * math.Pow(hi/lo, float64(i)/float64(n-1))
 	}
-	prefetch(grid)
-	search := func(sample []pt) float64 {
+	if err := prefetch(grid); err != nil {
+		return KeyFit{}, model.Override{}, false, err
+	}
+	search := func() float64 {
 		best, bi := math.Inf(1), -1
 		for i, v := range grid {
-			if o := objective(v, sample); o < best {
+			if o := objective(v); o < best {
 				best, bi = o, i
 			}
 		}
@@ -543,32 +608,38 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 		la, lb := math.Log(a), math.Log(b)
 		const g = 0.6180339887498949
 		x1, x2 := lb-g*(lb-la), la+g*(lb-la)
-		f1, f2 := objective(math.Exp(x1), sample), objective(math.Exp(x2), sample)
+		f1, f2 := objective(math.Exp(x1)), objective(math.Exp(x2))
 		for range 10 {
 			if f1 <= f2 {
 				lb, x2, f2 = x2, x1, f1
 				x1 = lb - g*(lb-la)
-				f1 = objective(math.Exp(x1), sample)
+				f1 = objective(math.Exp(x1))
 			} else {
 				la, x1, f1 = x1, x2, f2
 				x2 = la + g*(lb-la)
-				f2 = objective(math.Exp(x2), sample)
+				f2 = objective(math.Exp(x2))
 			}
 		}
 		v := math.Exp((la + lb) / 2)
-		if objective(v, sample) > best {
+		if objective(v) > best {
 			v = grid[bi]
 		}
 		return v
 	}
-	v := search(pts)
+	v := search()
 	if math.IsNaN(v) {
-		return KeyFit{}, model.Override{}, false
+		return KeyFit{}, model.Override{}, false, opt.Stopped()
 	}
 	v = round4(v)
-	// The interval: the best of a set of candidate values for each
-	// resample of the points — the grid, and a fine grid around the value
-	// found — whose model values are computed once.
+	if err := opt.Stopped(); err != nil {
+		return KeyFit{}, model.Override{}, false, err
+	}
+	// The estimate and its interval are the one choice among a set of
+	// candidate values — the grid, a fine grid around the value the search
+	// found, and that value — whose model values are computed once: the
+	// estimate on all the points, each resample's on its points
+	// (candidates.best). The estimate and the resamples are the same
+	// statistic, so that the interval is one of the estimate.
 	cands := slices.Clone(grid)
 	fi := sort.SearchFloat64s(grid, v)
 	flo, fhi := grid[max(0, fi-2)], grid[min(n-1, fi+1)]
@@ -576,34 +647,52 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 		cands = append(cands, flo*math.Pow(fhi/flo, float64(i)/16))
 	}
 	cands = append(cands, v)
-	prefetch(cands)
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	if err := prefetch(cands); err != nil {
+		return KeyFit{}, model.Override{}, false, err
+	}
+	cs, err := newCandidates(cands, logs, opt)
+	if err != nil {
+		return KeyFit{}, model.Override{}, false, err
+	}
+	if c, _, _ := cs.best(cs.mult, len(pts)); c >= 0 {
+		v = cands[c]
+	}
 	res := opt.Resamples
 	if res <= 0 || res > 200 {
 		res = 200
 	}
-	var boot []float64
-	for b := range res {
-		if b%fit.StopEvery == 0 && opt.Stopped() != nil {
-			break
+	// Each resample gives the values that fit its points best: one, or a
+	// range where the median error is flat; the interval runs from the
+	// 2.5th percentile of their lower ends to the 97.5th of their upper.
+	var lows, highs []float64
+	counts := make([]int32, len(cs.mult))
+	for range res {
+		// A resample of many points takes milliseconds: Stop is asked at
+		// every one.
+		if err := opt.Stopped(); err != nil {
+			return KeyFit{}, model.Override{}, false, err
 		}
-		sample := make([]pt, len(pts))
-		for i := range sample {
-			sample[i] = pts[rng.IntN(len(pts))]
+		clear(counts)
+		for range len(pts) {
+			counts[cs.group[rng.IntN(len(pts))]]++
 		}
-		best, bv := math.Inf(1), math.NaN()
-		for _, c := range cands {
-			if o := objective(c, sample); o < best {
-				best, bv = o, c
-			}
-		}
-		if !math.IsNaN(bv) {
-			boot = append(boot, bv)
+		if c, l, h := cs.best(counts, len(pts)); c >= 0 {
+			lows, highs = append(lows, cands[l]), append(highs, cands[h])
 		}
 	}
-	blo, bhi := v, v
-	if len(boot) > 1 {
-		slices.Sort(boot)
-		blo, bhi = stats.Quantile(boot, 0.025), stats.Quantile(boot, 0.975)
+	blo, bhi, noInterval := v, v, ""
+	if len(lows) > 1 {
+		slices.Sort(lows)
+		slices.Sort(highs)
+		blo, bhi = stats.Quantile(lows, 0.025), stats.Quantile(highs, 0.975)
+	}
+	switch {
+	case len(lows) < 2:
+		noInterval = "no resample of the points could be fitted"
+	case v < blo || v > bhi:
+		noInterval = "the resampled fits (%s – %s) leave the estimate out: the median error is flat or steps over these points"
 	}
 	text := func(x float64) string {
 		switch r.kind {
@@ -630,14 +719,29 @@ func fitKey(r regime, uses []use, on func(*target, ...model.Override) (*model.Sc
 		sources = append(sources, fmt.Sprintf("%s lines %d–%d: %s", u.t.file, a, b, u.t.se.Label))
 	}
 	errAt := func(x float64) float64 {
-		l := objective(x, pts)
+		l := objective(x)
 		return math.Exp(l) - 1
 	}
 	kf := KeyFit{Key: r.key, Value: text(v), Lo: text(blo), Hi: text(bhi), Before: beforeText, Points: len(pts), Sources: sources,
 		ErrorBefore: errAt(cur), ErrorAfter: errAt(v), AtBound: v <= grid[0]*1.0001 || v >= grid[n-1]*0.9999}
-	ov := model.Override{Key: r.key, Value: value(v), Source: fmt.Sprintf("fit: %s from %d point(s) of %s (interval %s – %s)",
-		r.what, len(pts), strings.Join(sources, "; "), kf.Lo, kf.Hi)}
-	return kf, ov, true
+	if noInterval != "" {
+		if strings.Contains(noInterval, "%s") {
+			noInterval = fmt.Sprintf(noInterval, kf.Lo, kf.Hi)
+		}
+		kf.Lo, kf.Hi, kf.NoInterval = "", "", noInterval
+	}
+	ov := model.Override{Key: r.key, Value: value(v), Source: fmt.Sprintf("fit: %s from %d point(s) of %s (interval %s)",
+		r.what, len(pts), strings.Join(sources, "; "), kf.Interval())}
+	return kf, ov, true, nil
+}
+
+// Interval is the fitted key's interval as text: "lo – hi", or "not
+// available" with the reason.
+func (f KeyFit) Interval() string {
+	if f.NoInterval != "" {
+		return "not available: " + f.NoInterval
+	}
+	return f.Lo + " – " + f.Hi
 }
 
 // sizeOf is the size a point is modeled at (judgePoint): its own, or for
@@ -748,7 +852,7 @@ func (c *ImportedCalibration) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "Fitted from imported outputs (every other size of each series; the others check the fit):")
 	for _, f := range c.Fits {
-		fmt.Fprintf(bw, "  %-22s %s (%s – %s), was %s; median error on its %d point(s) %s → %s\n", f.Key, f.Value, f.Lo, f.Hi, f.Before,
+		fmt.Fprintf(bw, "  %-22s %s (%s), was %s; median error on its %d point(s) %s → %s\n", f.Key, f.Value, f.Interval(), f.Before,
 			f.Points, units.Percent(f.ErrorBefore), units.Percent(f.ErrorAfter))
 		if f.AtBound {
 			fmt.Fprintf(bw, "      at the end of the search: the model's other terms, not %s, stand between it and these measurements\n", f.Key)

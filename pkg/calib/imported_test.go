@@ -98,14 +98,14 @@ func TestUnmodeledPathsSayWhy(t *testing.T) {
 	for path, why := range unmodeled {
 		se := ImportedSeries{Test: "t", Series: record.Series{SeriesKey: record.SeriesKey{Path: path}, Quantity: record.Bandwidth,
 			Points: []record.Point{{Bytes: 1 << 20, Rate: 1e9, Line: 3}}}}
-		v := judge(s, se, nil, true)
+		v, _ := judge(s, se, nil, true, nil)
 		if v.None != why || len(v.Points) != 0 {
 			t.Errorf("%s: %q, %d points", path, v.None, len(v.Points))
 		}
 	}
 	peer := ImportedSeries{Test: "t", Series: record.Series{SeriesKey: record.SeriesKey{Path: "gpu-peer"}, Quantity: record.Bandwidth,
 		Points: []record.Point{{Bytes: 1 << 20, Rate: 1e9, Line: 3}}}}
-	if v := judge(s, peer, nil, true); v.Path != "gpu-peer" || v.None != "" {
+	if v, _ := judge(s, peer, nil, true, nil); v.Path != "gpu-peer" || v.None != "" {
 		t.Errorf("gpu-peer: %q %q", v.Path, v.None)
 	}
 }

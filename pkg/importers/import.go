@@ -330,6 +330,10 @@ func measures(tool string) bool {
 	return true
 }
 
+// CheckEvery is how many records pass between two checks of the context
+// in the loops over records (a few milliseconds of work).
+const CheckEvery = 4096
+
 func parse(ctx context.Context, name string, b []byte, tool string, stream bool) (f *File, err error) {
 	defer func() {
 		switch p := recover().(type) {
@@ -369,7 +373,7 @@ func parse(ctx context.Context, name string, b []byte, tool string, stream bool)
 		var verr error
 		n := 0
 		o, f.fix, err = fm.Stream(f.Base, b, func(r obs.Record) {
-			if n++; n%4096 == 0 && ctx.Err() != nil {
+			if n++; n%CheckEvery == 0 && ctx.Err() != nil {
 				panic(stopParse{}) // interrupted: the parse ends here
 			}
 			if verr == nil {

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +37,14 @@ const (
 	// MaxLineBytes bounds one line of results.jsonl; longer lines are
 	// skipped and listed.
 	MaxLineBytes = 1 << 20
+	// MaxPointSamples bounds the samples (samples_s) kept of one point
+	// (probe, variant, stage, path, target, host, timer and size), and
+	// MaxSamples those of a run: past them a record keeps its median, not
+	// its samples (RunData.SamplesLeft counts them). A fit works on at
+	// most 65,536 times (fit.MaxTimes) whatever a run holds; 15,000
+	// records of 2,500 samples each took 1.4 GB to read whole.
+	MaxPointSamples = 1 << 16
+	MaxSamples      = 1 << 24
 )
 
 // recordCap is MaxRecords; a test lowers it, since reading a million
@@ -115,6 +126,10 @@ type RunData struct {
 	// Written is the status the manifest holds.
 	Derived string
 	Written Status
+	// SamplesLeft counts the records whose samples were not kept, past
+	// MaxPointSamples of their point or MaxSamples of the run: their
+	// median stands for them.
+	SamplesLeft int
 }
 
 // maxLine bounds one record line; longer lines are skipped, not loaded.
@@ -158,7 +173,7 @@ func ReadRunContext(ctx context.Context, dir string) (*RunData, error) {
 		return nil, err
 	}
 	held, known := writerHolds(f)
-	rd.Results, rd.Skipped, err = readResults(ctx, f, hint)
+	rd.Results, rd.Skipped, rd.SamplesLeft, err = readResults(ctx, f, hint)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
@@ -343,20 +358,22 @@ func ReadResults(r io.Reader) ([]Result, []SkippedLine, error) {
 // most MaxResultsBytes and keeps at most MaxRecords records (more is an
 // error that names the limit).
 func ReadResultsContext(ctx context.Context, r io.Reader) ([]Result, []SkippedLine, error) {
-	return readResults(ctx, r, 0)
+	rs, skipped, _, err := readResults(ctx, r, 0)
+	return rs, skipped, err
 }
 
 // readResults is ReadResultsContext with room made for hint records at
 // once (the lines counted before: a million records are not copied as the
 // slice grows), and the names records repeat (probe, variant, target, ...)
 // kept once, not once per record.
-func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []SkippedLine, error) {
+func readResults(ctx context.Context, r io.Reader, hint int) (results []Result, skipped []SkippedLine, samplesLeft int, err error) {
 	br := bufio.NewReaderSize(safeio.NewReader(ctx, r, MaxResultsBytes), 64<<10)
+	results = make([]Result, 0, min(max(hint, 0), recordCap))
 	var (
-		results = make([]Result, 0, min(max(hint, 0), recordCap))
-		skipped []SkippedLine
 		names   = map[string]string{}
 		points  Points
+		extras  extraSet
+		samples sampleBudget
 	)
 	intern := func(s *string) {
 		if *s == "" {
@@ -371,10 +388,10 @@ func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []Skippe
 	for line := 1; ; line++ {
 		b, complete, tooLong, err := readLine(br)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return results, skipped, err
+			return results, skipped, samplesLeft, err
 		}
 		if len(b) == 0 && !tooLong && errors.Is(err, io.EOF) {
-			return results, skipped, nil
+			return results, skipped, samplesLeft, nil
 		}
 		switch trimmed := bytes.TrimSpace(b); {
 		case tooLong:
@@ -389,21 +406,92 @@ func readResults(ctx context.Context, r io.Reader, hint int) ([]Result, []Skippe
 				skipped = append(skipped, SkippedLine{line, why})
 			} else {
 				if len(results) == recordCap {
-					return results, skipped, fmt.Errorf("line %d: %w of %d per run", line, ErrTooManyRecords, recordCap)
+					return results, skipped, samplesLeft, fmt.Errorf("line %d: %w of %d per run", line, ErrTooManyRecords, recordCap)
 				}
 				for _, f := range []*string{&res.Probe, &res.Variant, &res.Stage, &res.Path, &res.Target, &res.Timer, &res.CPUScope, &res.Note} {
 					intern(f)
 				}
+				res.Extra = extras.intern(res.Extra)
+				if !samples.keep(&res) {
+					res.Samples = nil
+					samplesLeft++
+				}
 				if err := points.Add(&res); err != nil {
-					return results, skipped, fmt.Errorf("line %d: %w", line, err)
+					return results, skipped, samplesLeft, fmt.Errorf("line %d: %w", line, err)
 				}
 				results = append(results, res)
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return results, skipped, nil
+			return results, skipped, samplesLeft, nil
 		}
 	}
+}
+
+// sampleBudget counts the samples kept, per point and in all, as records
+// come (MaxPointSamples, MaxSamples).
+type sampleBudget struct {
+	point map[pointKey]int
+	all   int
+}
+
+type pointKey struct {
+	probe, variant, stage, path, target, host, timer string
+	bytes                                            int64
+}
+
+// keep says whether r's samples fit the budgets, and counts them if so.
+func (b *sampleBudget) keep(r *Result) bool {
+	n := len(r.Samples)
+	if n == 0 {
+		return true
+	}
+	if b.point == nil {
+		b.point = map[pointKey]int{}
+	}
+	k := pointKey{r.Probe, r.Variant, r.Stage, r.Path, r.Target, r.Host, r.Timer, r.Bytes}
+	if b.point[k]+n > MaxPointSamples || b.all+n > MaxSamples {
+		return false
+	}
+	b.point[k] += n
+	b.all += n
+	return true
+}
+
+// extraSet keeps one copy of each Result.Extra read (the maps of an
+// import's records are the same few, {import_file: 0, import_series: 1}:
+// 800,000 copies of them took 190 MB), up to 1<<16 different ones. The
+// maps read back are shared between records: readers do not change them.
+type extraSet struct {
+	seen map[string]map[string]float64
+	key  []byte
+}
+
+func (e *extraSet) intern(m map[string]float64) map[string]float64 {
+	if len(m) == 0 || len(m) > 8 {
+		return m
+	}
+	if e.seen == nil {
+		e.seen = map[string]map[string]float64{}
+	}
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	e.key = e.key[:0]
+	for _, k := range ks {
+		e.key = strconv.AppendQuote(e.key, k)
+		e.key = strconv.AppendUint(append(e.key, '='), math.Float64bits(m[k]), 16)
+		e.key = append(e.key, ';')
+	}
+	if v, ok := e.seen[string(e.key)]; ok {
+		return v
+	}
+	if len(e.seen) < 1<<16 {
+		e.seen[string(e.key)] = m
+	}
+	return m
 }
 
 // checkRecordCount reads r (results.jsonl) without keeping its records,

@@ -161,10 +161,15 @@ type grouped struct {
 
 // group gathers records by key, in the order of each key's first record,
 // each key's records sorted by size, stably.
-func group(rs []Result, by Field) []grouped {
+func group(rs []Result, by Field, stop func() error) ([]grouped, error) {
 	idx := map[SeriesKey]int{}
 	var out []grouped
 	for j := range rs {
+		if j%CheckEvery == 0 && stop != nil {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+		}
 		r := &rs[j]
 		k := keyOf(*r, by)
 		i, ok := idx[k]
@@ -178,8 +183,12 @@ func group(rs []Result, by Field) []grouped {
 	for _, g := range out {
 		slices.SortStableFunc(g.results, func(a, b *Result) int { return cmp.Compare(a.Bytes, b.Bytes) })
 	}
-	return out
+	return out, nil
 }
+
+// CheckEvery is how many records pass between two checks of a stop
+// function (GroupStop, CurvesStop) or a context: a few milliseconds of work.
+const CheckEvery = 4096
 
 // seriesOf starts the series of a group: its key, and the label and
 // quantity of its first record; the label names a timer other than the
@@ -218,7 +227,17 @@ func ambiguous(gs []grouped) []bool {
 // (pkg/calib), the reports (Curves) and the notebooks draw; each filters
 // the records it wants first.
 func Group(rs []Result, by Field) []Series {
-	gs := group(rs, by)
+	out, _ := GroupStop(rs, by, nil)
+	return out
+}
+
+// GroupStop is Group that asks stop (when not nil) every CheckEvery
+// records and returns its error.
+func GroupStop(rs []Result, by Field, stop func() error) ([]Series, error) {
+	gs, err := group(rs, by, stop)
+	if err != nil {
+		return nil, err
+	}
 	amb := ambiguous(gs)
 	out := make([]Series, 0, len(gs))
 	for i, g := range gs {
@@ -229,7 +248,7 @@ func Group(rs []Result, by Field) []Series {
 		}
 		out = append(out, s)
 	}
-	return out
+	return out, nil
 }
 
 // CurveFields are the fields that tell apart the curves a report draws of
@@ -244,7 +263,17 @@ const CurveFields = ByProbe | ByVariant | ByPath | ByStage | ByTarget | ByTimer
 // 0) or with a value that is not finite is left out and counted in
 // unusable; a series left without points is dropped.
 func Curves(rs []Result) (curves []Series, unusable int) {
-	gs := group(rs, CurveFields)
+	curves, unusable, _ = CurvesStop(rs, nil)
+	return curves, unusable
+}
+
+// CurvesStop is Curves that asks stop (when not nil) every CheckEvery
+// records and returns its error.
+func CurvesStop(rs []Result, stop func() error) (curves []Series, unusable int, err error) {
+	gs, err := group(rs, CurveFields, stop)
+	if err != nil {
+		return nil, 0, err
+	}
 	amb := ambiguous(gs)
 	for i, g := range gs {
 		s := seriesOf(g, amb[i])
@@ -264,7 +293,7 @@ func Curves(rs []Result) (curves []Series, unusable int) {
 			curves = append(curves, s)
 		}
 	}
-	return curves, unusable
+	return curves, unusable, nil
 }
 
 // finite reports whether no value is NaN or beyond ±1e300.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,7 +28,17 @@ import (
 // metric) judged against the model on s with the hardware the file names
 // (calib.JudgeImported).
 func FromImported(run *importers.Run, s *model.Scenario) Imported {
-	im := importedOf(run)
+	im, _ := FromImportedContext(context.Background(), run, s)
+	return im
+}
+
+// FromImportedContext is FromImported that stops when ctx is done (it asks
+// while it groups the records and judges the points) with ctx's error.
+func FromImportedContext(ctx context.Context, run *importers.Run, s *model.Scenario) (Imported, error) {
+	im, err := importedOf(ctx, run)
+	if err != nil {
+		return Imported{}, err
+	}
 	for i := range im.Files {
 		inv := im.Hardware
 		if hs := im.Files[i].Hardware.Hosts; len(hs) == 1 {
@@ -35,18 +46,21 @@ func FromImported(run *importers.Run, s *model.Scenario) Imported {
 				inv = mergeHardware(h, im.Hardware) // the host's own listings first
 			}
 		}
-		im.Files[i].Model = judgeFile(s, im.Files[i], inv)
+		if im.Files[i].Model, err = judgeFile(ctx, s, im.Files[i], inv); err != nil {
+			return Imported{}, err
+		}
 	}
-	return im
+	return im, nil
 }
 
 // judgeFile models a file on s with its hardware and the run's, and judges
 // its series there.
-func judgeFile(s *model.Scenario, f ImportedFile, run Hardware) *ImportedModel {
+func judgeFile(ctx context.Context, s *model.Scenario, f ImportedFile, run Hardware) (*ImportedModel, error) {
 	m := &ImportedModel{Hardware: mergeHardware(f.Hardware, run)}
 	m.Scenario, m.Sets, m.Agrees, m.Refused = withHardware(s, hardwareFacts(m.Hardware))
-	m.Groups = calib.JudgeImported(m.Scenario, f.Series, f.NCCL, m.Hardware.MemoryGPU)
-	return m
+	var err error
+	m.Groups, err = calib.JudgeImportedStop(m.Scenario, f.Series, f.NCCL, m.Hardware.MemoryGPU, ctx.Err)
+	return m, err
 }
 
 // hardwareFacts are the facts of the hardware an output names, for
@@ -144,7 +158,7 @@ func describeTools(run *importers.Run) string {
 }
 
 // importedOf converts an imported run for the report, without the model.
-func importedOf(run *importers.Run) Imported {
+func importedOf(ctx context.Context, run *importers.Run) (Imported, error) {
 	im := Imported{Source: run.Dir}
 	for _, fi := range run.Files {
 		o := fi.Output
@@ -173,7 +187,10 @@ func importedOf(run *importers.Run) Imported {
 			}
 			f.Notes = append(f.Notes, out.Notes...)
 		}
-		f.Series = importedSeries(o)
+		var err error
+		if f.Series, err = importedSeries(ctx, o); err != nil {
+			return Imported{}, err
+		}
 		if len(o.Records) == 0 && fi.Records == 0 {
 			// Hardware listings (ibstat, ibv_devinfo, nvidia-smi topo -m)
 			// describe the machines: a listing of one host its files, one
@@ -190,7 +207,7 @@ func importedOf(run *importers.Run) Imported {
 		im.Files = append(im.Files, f)
 	}
 	im.Hosts = importedHostsOf(run, im.Files)
-	return im
+	return im, nil
 }
 
 // addListing adds what a hardware listing says to inv: its NICs, and its
@@ -295,7 +312,7 @@ func quantityOf(m obs.Metric) record.Quantity {
 
 // importedSeries groups a file's records into series: one per test,
 // operation, variant, type, reduction, path, stage and metric.
-func importedSeries(o *obs.Output) []calib.ImportedSeries {
+func importedSeries(ctx context.Context, o *obs.Output) ([]calib.ImportedSeries, error) {
 	type key struct {
 		test, op, variant, typ, redop, path, stage string
 		metric                                     obs.Metric
@@ -303,7 +320,12 @@ func importedSeries(o *obs.Output) []calib.ImportedSeries {
 	idx := map[key]int{}
 	var out []calib.ImportedSeries
 	hw := o.Hardware
-	for _, r := range o.Records {
+	for n, r := range o.Records {
+		if n%importers.CheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if _, coll := model.CollectiveOp(r.Op); coll && r.Bytes == 0 {
 			continue // nccl-tests' size-0 rows time an empty collective
 		}
@@ -336,18 +358,23 @@ func importedSeries(o *obs.Output) []calib.ImportedSeries {
 	for i := range out {
 		slices.SortStableFunc(out[i].Points, func(a, b record.Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
 	}
-	return out
+	return out, nil
 }
 
 // importedCompareSeries gives an imported run's series for a comparison:
 // one per tool, test, operation, variant, type, reduction, target and
 // metric, over all its files (the key's Variant joins all but the tool and
 // the target, which are its Probe and Target).
-func importedCompareSeries(run *importers.Run) []record.Series {
+func importedCompareSeries(ctx context.Context, run *importers.Run) ([]record.Series, error) {
 	var out []record.Series
 	idx := map[record.SeriesKey]int{}
 	for _, fi := range run.Files {
-		for _, r := range fi.Output.Records {
+		for n, r := range fi.Output.Records {
+			if n%importers.CheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			k := record.SeriesKey{Probe: fi.Output.Tool, Variant: strings.Join([]string{r.Test, r.Op, r.Variant, r.Type, r.Redop, string(r.Metric)}, "|"), Target: r.Target}
 			i, ok := idx[k]
 			if !ok {
@@ -361,7 +388,7 @@ func importedCompareSeries(run *importers.Run) []record.Series {
 	for i := range out {
 		slices.SortStableFunc(out[i].Points, func(a, b record.Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
 	}
-	return out
+	return out, nil
 }
 
 // FitInput is an imported run's files as calib.FitImported takes them:
@@ -383,11 +410,20 @@ func FitInput(im Imported) []calib.ImportedFile {
 // are judged on); nil without an imported run. It also returns their
 // directories.
 func CalibrateImported(runs []*record.RunData, base *model.Scenario, opt fit.Options) (*calib.ImportedCalibration, []string, error) {
+	return CalibrateImportedContext(context.Background(), runs, base, opt)
+}
+
+// CalibrateImportedContext is CalibrateImported that stops when ctx is
+// done (or opt.Stop says so) with that error.
+func CalibrateImportedContext(ctx context.Context, runs []*record.RunData, base *model.Scenario, opt fit.Options) (*calib.ImportedCalibration, []string, error) {
 	var files []calib.ImportedFile
 	var dirs, once []string
 	seen := map[string]string{} // content hash → the first run and file that had it
 	for _, rd := range runs {
-		run, err := importers.FromRunData(rd)
+		run, err := importers.FromRunDataContext(ctx, rd)
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		if err != nil {
 			continue // a run gpupath measured
 		}
@@ -395,7 +431,10 @@ func CalibrateImported(runs []*record.RunData, base *model.Scenario, opt fit.Opt
 			return nil, nil, fmt.Errorf("%s: %w", rd.Dir, err) // as the measured runs' fit and the report say
 		}
 		dirs = append(dirs, rd.Dir)
-		im := FromImported(run, base)
+		im, err := FromImportedContext(ctx, run, base)
+		if err != nil {
+			return nil, nil, err
+		}
 		kept := im.Files[:0]
 		for _, f := range im.Files {
 			where := rd.Dir + ": " + f.File

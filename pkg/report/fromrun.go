@@ -15,6 +15,7 @@ import (
 	"github.com/gpupath/gpupath/pkg/importers"
 	"github.com/gpupath/gpupath/pkg/model"
 	"github.com/gpupath/gpupath/pkg/record"
+	"github.com/gpupath/gpupath/pkg/units"
 )
 
 // This file turns measurement runs into the report's input, before Render:
@@ -29,6 +30,12 @@ import (
 // be read: it is the one file FromRun reads). An error is a results file in
 // which no line is a record.
 func FromRun(rd *record.RunData) (Measured, error) {
+	return FromRunContext(context.Background(), rd)
+}
+
+// FromRunContext is FromRun that stops when ctx is done (while it groups
+// the records) with ctx's error.
+func FromRunContext(ctx context.Context, rd *record.RunData) (Measured, error) {
 	man := rd.Manifest
 	m := Measured{Source: rd.Dir, Start: man.Start, Tool: man.Version, Status: string(man.Status), Host: man.Host.Line()}
 	if man.Peer != nil && man.Pairing != nil {
@@ -61,7 +68,10 @@ func FromRun(rd *record.RunData) (Measured, error) {
 		return Measured{}, err
 	}
 	var unusable int
-	m.Series, unusable = record.Curves(rd.Results)
+	var err error
+	if m.Series, unusable, err = record.CurvesStop(rd.Results, ctx.Err); err != nil {
+		return Measured{}, err
+	}
 	// Records without a size are no points of a curve, but they are read:
 	// the calibration takes costs per call and the host's facts from them,
 	// the imported verdicts judge results without a size. Only the rest
@@ -72,6 +82,10 @@ func FromRun(rd *record.RunData) (Measured, error) {
 	}
 	if unusable > 0 {
 		m.Skipped = append(m.Skipped, fmt.Sprintf("%s: %d record(s) left out: times (and rate) zero, negative or not finite", name, unusable))
+	}
+	if rd.SamplesLeft > 0 {
+		m.Skipped = append(m.Skipped, fmt.Sprintf("%s: the samples of %d record(s) not kept, past %s of one size or %s in all (their medians stand for them)",
+			name, rd.SamplesLeft, units.Thousands(record.MaxPointSamples), units.Thousands(record.MaxSamples)))
 	}
 	m.Diagnosis, m.DiagnosisNote = readDiagnosis(rd.Dir)
 	return m, nil
@@ -167,14 +181,20 @@ func FromRunsContext(ctx context.Context, runs []*record.RunData, s *model.Scena
 		if err := ctx.Err(); err != nil {
 			return Data{}, err
 		}
-		m, err := FromRun(rd)
+		m, err := FromRunContext(ctx, rd)
+		if ctx.Err() != nil {
+			return Data{}, ctx.Err()
+		}
 		if err != nil {
 			return Data{}, fmt.Errorf("%s: %w", rd.Dir, err)
 		}
 		if sw := AnalyzeSweep(rd, s); sw != nil {
 			d.Sweeps = append(d.Sweeps, sw)
 		}
-		run, err := importers.FromRunData(rd)
+		run, err := importers.FromRunDataContext(ctx, rd)
+		if ctx.Err() != nil {
+			return Data{}, ctx.Err()
+		}
 		if err != nil {
 			// A run of gpupath measure: its records, every one kept,
 			// grouped as the report's curves are.
@@ -184,9 +204,17 @@ func FromRunsContext(ctx context.Context, runs []*record.RunData, s *model.Scena
 			d.Measured = append(d.Measured, m)
 			continue
 		}
-		d.Imported = append(d.Imported, FromImported(run, s))
+		im, err := FromImportedContext(ctx, run, s)
+		if err != nil {
+			return Data{}, err
+		}
+		d.Imported = append(d.Imported, im)
 		if compare {
-			series = append(series, importedCompareSeries(run))
+			cs, err := importedCompareSeries(ctx, run)
+			if err != nil {
+				return Data{}, err
+			}
+			series = append(series, cs)
 		}
 		m.Series, m.Imported = nil, true
 		m.Tool = fmt.Sprintf("%s (gpupath import %s; the series are in section “Imported measurements”)", describeTools(run), m.Tool)
@@ -220,7 +248,7 @@ func CalibrateRuns(ctx context.Context, runs []*record.RunData, base *model.Scen
 	if err != nil {
 		return nil, nil, "", err
 	}
-	ical, _, err := CalibrateImported(runs, base, fit.Options{Seed: 1, Stop: ctx.Err})
+	ical, _, err := CalibrateImportedContext(ctx, runs, base, fit.Options{Seed: 1, Stop: ctx.Err})
 	switch {
 	case ctx.Err() != nil:
 		return nil, nil, "", ctx.Err()

@@ -161,7 +161,7 @@ func (b *builder) importedCalibration(sec *section, ic *calib.ImportedCalibratio
 	} else {
 		t := &docTable{Head: []string{"key", "preset", "fitted", "interval", "points", "median error on them"}, Widths: []float64{2.4, 0.8, 0.8, 1.4, 0.5, 1}}
 		for _, f := range ic.Fits {
-			interval := f.Lo + " – " + f.Hi
+			interval := f.Interval()
 			if f.AtBound {
 				interval += " (at the end of the search)"
 			}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func importedInput(t *testing.T) Input {
 		},
 	}
 	for i := range im.Files {
-		im.Files[i].Model = judgeFile(s, im.Files[i], im.Hardware)
+		im.Files[i].Model, _ = judgeFile(context.Background(), s, im.Files[i], im.Hardware)
 	}
 	return Input{
 		Scenario: s, Source: "preset default", Version: "test", Host: "h", Time: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), RunID: "r",

@@ -44,7 +44,7 @@ func ImportedCalibration(root, dir string, base *model.Scenario) (string, error)
 	keys := &nb.Table{Caption: fmt.Sprintf("Keys fitted to %s (every other size of each series), on %s", dir, base.Name),
 		Head: []string{"key", "preset", "fitted", "interval", "points", "median error on them", "from"}, Right: []bool{false, true, true, true, true, true, false}}
 	for _, f := range c.Fits {
-		interval := f.Lo + " – " + f.Hi
+		interval := f.Interval()
 		if f.AtBound {
 			interval += " (at the end of the search)"
 		}
