@@ -34,8 +34,6 @@ func checkOut(dir string) error {
 }
 
 // The grammar of every command is internal/cli's: these are its names here.
-type usageError = cli.UsageError
-
 var (
 	usagef     = cli.Usagef
 	badInput   = cli.BadInput

@@ -438,16 +438,7 @@ func (b *builder) sweepSection(sec *section) {
 			sec.p("No outlier: every measured direction is within the thresholds.")
 		}
 		for _, q := range s.Quantities {
-			pm := plots.PairMap{Quantity: q.Name, Hosts: s.Hosts, Values: q.values, Bytes: q.Bytes, Provenance: measured}
-			pm.Outlier = make([][]bool, len(s.Hosts))
-			idx := map[string]int{}
-			for i, h := range s.Hosts {
-				idx[h] = i
-				pm.Outlier[i] = make([]bool, len(s.Hosts))
-			}
-			for _, p := range q.Pairs {
-				pm.Outlier[idx[p.Host]][idx[p.Peer]] = p.Outlier
-			}
+			pm, _ := s.PairMap(q.Name) // a quantity of s: no error
 			b.plot(sec, "pair-"+q.Name, "measured", measured)(plots.PairHeatmap(pm))
 			b.plot(sec, "pair-"+q.Name+"-distribution", "measured", measured)(plots.PairDistribution(pm))
 		}
@@ -463,6 +454,30 @@ func (b *builder) sweepSection(sec *section) {
 			sec.table(t)
 		}
 	}
+}
+
+// PairMap is one quantity of the sweep as the pair figures draw it: every
+// host by name, every measured direction, the outliers marked; an error
+// for a quantity the sweep did not measure.
+func (s *Sweep) PairMap(quantity string) (plots.PairMap, error) {
+	for _, q := range s.Quantities {
+		if q.Name != quantity {
+			continue
+		}
+		pm := plots.PairMap{Quantity: q.Name, Hosts: s.Hosts, Values: q.values, Bytes: q.Bytes,
+			Provenance: fmt.Sprintf("measured by a sweep of %d ranks (%s, %s), run %s", s.World, s.Pairs, s.Status, s.Source)}
+		pm.Outlier = make([][]bool, len(s.Hosts))
+		idx := map[string]int{}
+		for i, h := range s.Hosts {
+			idx[h] = i
+			pm.Outlier[i] = make([]bool, len(s.Hosts))
+		}
+		for _, p := range q.Pairs {
+			pm.Outlier[idx[p.Host]][idx[p.Peer]] = p.Outlier
+		}
+		return pm, nil
+	}
+	return plots.PairMap{}, fmt.Errorf("the sweep in %s measured no %s", s.Source, quantity)
 }
 
 // maxMissingRows bounds the table of directions not measured.
