@@ -146,11 +146,16 @@ func gpuSource(mode, sysRoot string) (doctor.GPUSource, error) {
 		return nil, usagef("--nvml %q: use auto, on, off, or a JSON file of GPU facts", mode)
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > doctor.MaxFileBytes {
-		// Up front: a FIFO, a device or a file over the limit is bad input
-		// (a damaged file is a finding: the facts could not be read).
+		// Up front: a FIFO, a device or a file over the limit is bad input.
 		return nil, usagef("--nvml %s: a regular file of at most %s is needed", mode, units.Bytes(doctor.MaxFileBytes).Human())
 	}
-	return doctor.FileGPUSource{FS: os.DirFS(filepath.Dir(mode)), Name: filepath.Base(mode)}, nil
+	// A file given is input, and must be GPU facts (a damaged nvml.json
+	// inside a tree is data being diagnosed: a finding).
+	src := doctor.FileGPUSource{FS: os.DirFS(filepath.Dir(mode)), Name: filepath.Base(mode)}
+	if _, err := src.GPUInventory(); err != nil {
+		return nil, usagef("--nvml %s: %v", mode, err)
+	}
+	return src, nil
 }
 
 // savingSource remembers the GPU inventory it passed on, for --save-tree.

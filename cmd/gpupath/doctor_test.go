@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpupath/gpupath/internal/fstree"
 	"github.com/gpupath/gpupath/internal/golden"
+	"github.com/gpupath/gpupath/internal/termtext"
 )
 
 // unpackDoctorTree unpacks a doctor fixture tree into a temporary directory.
@@ -24,7 +25,10 @@ func unpackDoctorTree(t *testing.T, name string) string {
 
 func doctorArgs(dir string, extra ...string) []string {
 	args := []string{"doctor", "--sysfs", filepath.Join(dir, "sys"), "--proc", filepath.Join(dir, "proc"), "--boot", filepath.Join(dir, "boot")}
-	if _, err := os.Stat(filepath.Join(dir, "nvml.json")); err == nil {
+	// A tree's nvml.json that is not JSON (the bad tree's) is left out:
+	// given as --nvml FILE it is bad input (TestDoctorBadInput); pkg/doctor's
+	// tree tests diagnose it as a finding of the tree.
+	if b, err := os.ReadFile(filepath.Join(dir, "nvml.json")); err == nil && json.Valid(b) {
 		args = append(args, "--nvml", filepath.Join(dir, "nvml.json"))
 	}
 	return append(args, extra...)
@@ -63,6 +67,9 @@ func TestDoctorBadInput(t *testing.T) {
 	if err := os.WriteFile(huge, nil, 0o644); err != nil || os.Truncate(huge, 17<<20) != nil {
 		t.Fatal("cannot make the large file")
 	}
+	binary, empty := filepath.Join(t.TempDir(), "bin.dat"), filepath.Join(t.TempDir(), "empty.json")
+	os.WriteFile(binary, []byte("\xa1\x00\xff\x1b[2J"), 0o644)
+	os.WriteFile(empty, nil, 0o644)
 	for _, args := range [][]string{
 		{"doctor", "--format", "yaml"},
 		{"doctor", "--sysfs", filepath.Join(dir, "nowhere")},
@@ -78,11 +85,17 @@ func TestDoctorBadInput(t *testing.T) {
 		{"doctor", "--nvml", "/dev/zero"},
 		{"doctor", "--nvml", fifo},
 		{"doctor", "--nvml", huge},
+		// Given, the file is input and must be GPU facts: one that is not
+		// JSON (binary, empty, the bad tree's damaged nvml.json) is bad input,
+		// the byte it stopped at escaped.
+		{"doctor", "--nvml", binary},
+		{"doctor", "--nvml", empty},
+		{"doctor", "--nvml", filepath.Join(unpackDoctorTree(t, "bad"), "nvml.json")},
 		{"doctor", "extra-argument"},
 		{"doctor", "--no-such-flag"},
 	} {
 		out, errOut, code := invoke(t, args...)
-		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "gpupath: ") {
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "gpupath: ") || !termtext.Safe(errOut, true) || strings.ContainsRune(errOut, '¡') {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}

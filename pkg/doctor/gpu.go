@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/gpupath/gpupath/internal/termtext"
 	"github.com/gpupath/gpupath/pkg/record"
@@ -64,8 +65,11 @@ func (f FileGPUSource) GPUInventory() (*record.GPUInventory, error) {
 // needs its PCI address.
 func ParseGPUInventory(b []byte) (*record.GPUInventory, error) {
 	var g record.GPUInventory
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New("doctor: GPU facts: the file is empty, not JSON")
+	}
 	if err := strictJSON(b, &g); err != nil {
-		return nil, fmt.Errorf("doctor: GPU facts: %w", err)
+		return nil, fmt.Errorf("doctor: GPU facts: %w", escapeSyntax(err, b))
 	}
 	for i, d := range g.Devices {
 		if d.PCIBusID == "" {
@@ -81,6 +85,22 @@ type NoGPUSource struct{ Why string }
 
 // GPUInventory returns the reason as an error.
 func (n NoGPUSource) GPUInventory() (*record.GPUInventory, error) { return nil, errors.New(n.Why) }
+
+// escapeSyntax is a JSON syntax error of b with the byte it stopped at
+// escaped: encoding/json quotes a byte past ASCII as the character of that
+// number (0xa1 as '¡', which the file does not hold), so the message says
+// '\xa1' instead, as termtext escapes a byte that is not UTF-8.
+func escapeSyntax(err error, b []byte) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset < 1 || se.Offset > int64(len(b)) {
+		return err
+	}
+	c := b[se.Offset-1]
+	if c < 0x80 {
+		return err
+	}
+	return errors.New(strings.Replace(se.Error(), "'"+string(rune(c))+"'", fmt.Sprintf(`'\x%02x'`, c), 1))
+}
 
 func strictJSON(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
